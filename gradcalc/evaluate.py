@@ -1,0 +1,147 @@
+"""Running a Program on the tape: the numeric backend of the interpreter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .errors import EvalError, LimitError
+from .limits import DEFAULT_LIMITS, Limits
+from .program import Decisions, Interpreter, Pos, Program
+from .tensor import Tensor
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div, "**": ops.pow, "@": ops.matmul,
+}
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+    "==": np.equal, "!=": np.not_equal,
+}
+
+
+def describe_shape(value: Any) -> str:
+    s = np.shape(ops.value(value))
+    return "a scalar" if s == () else f"shape {s}"
+
+
+class NumericBackend:
+    """Values are tensors (inputs and what depends on them) or float64 NumPy constants."""
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+
+    def number(self, value: float) -> Any:
+        return np.float64(value)
+
+    def _guard(self, result: Any, pos: Pos) -> Any:
+        size = np.size(ops.value(result))
+        if size > self.limits.max_array_elements:
+            raise LimitError(
+                f"an array of {size:,} elements at {pos} exceeds the limit of "
+                f"{self.limits.max_array_elements:,} elements")
+        return result
+
+    def call(self, func: str, args: list[Any], pos: Pos) -> Any:
+        fn, (low, high) = ops.FUNCTIONS[func]
+        if not low <= len(args) <= high:
+            wanted = str(low) if low == high else f"{low} to {high}"
+            raise EvalError(f"{func}() takes {wanted} arguments, not {len(args)} ({pos})")
+        if func in ("ones", "zeros"):
+            dims = [self.integer(a, pos) for a in args]
+            if int(np.prod(dims)) > self.limits.max_array_elements:
+                raise LimitError(f"{func}{tuple(dims)} at {pos} exceeds the limit of "
+                                 f"{self.limits.max_array_elements:,} elements")
+        return self._guard(self._attempt(lambda: fn(*args), f"{func}()", pos), pos)
+
+    def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+        if op == "@" and (np.ndim(ops.value(left)) == 0 or np.ndim(ops.value(right)) == 0):
+            raise EvalError(f"'@' needs vectors or matrices, not scalars ({pos})")
+        return self._guard(self._attempt(lambda: _BINARY[op](left, right), f"'{op}'", pos,
+                                         left, right), pos)
+
+    def negate(self, value: Any, pos: Pos) -> Any:
+        return ops.neg(value)
+
+    def stack(self, items: list[Any], pos: Pos) -> Any:
+        shapes = {np.shape(ops.value(i)) for i in items}
+        if len(shapes) > 1:
+            listed = ", ".join(sorted(str(s) for s in shapes))
+            raise EvalError(f"list at {pos} mixes elements of different shapes: {listed}")
+        if not items:
+            raise EvalError(f"empty list at {pos}")
+        return self._guard(ops.stack(items), pos)
+
+    def index(self, target: Any, key: tuple, pos: Pos) -> Any:
+        return self._attempt(lambda: ops.getitem(target, key), "index", pos, target)
+
+    def compare(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+        return self._attempt(lambda: _COMPARE[op](ops.value(left), ops.value(right)),
+                             f"'{op}'", pos, left, right)
+
+    def truth(self, value: Any, pos: Pos) -> bool:
+        v = np.asarray(ops.value(value))
+        if v.size != 1:
+            raise EvalError(
+                f"the condition at {pos} has {describe_shape(v)}, not a single value; "
+                "reduce it first, e.g. with norm(), sum() or a comparison of a scalar")
+        return bool(v.reshape(-1)[0])
+
+    def integer(self, value: Any, pos: Pos) -> int:
+        v = np.asarray(ops.value(value), dtype=np.float64)
+        if v.size != 1 or not np.isfinite(v).all() or v.reshape(-1)[0] != int(v.reshape(-1)[0]):
+            raise EvalError(f"expected a whole number at {pos}, got {_show(v)}")
+        return int(v.reshape(-1)[0])
+
+    @staticmethod
+    def _attempt(thunk: Callable[[], Any], what: str, pos: Pos, *operands: Any) -> Any:
+        try:
+            return thunk()
+        except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
+            shapes = " and ".join(describe_shape(o) for o in operands)
+            detail = f" on {shapes}" if operands else ""
+            raise EvalError(f"{what} at {pos} failed{detail}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _show(v: np.ndarray) -> str:
+    return np.array2string(v, threshold=6) if v.size != 1 else f"{v.reshape(-1)[0]:g}"
+
+
+def run_numeric(
+    program: Program,
+    inputs: dict[str, Any],
+    constants: dict[str, Any] | None = None,
+    *,
+    of: str,
+    limits: Limits = DEFAULT_LIMITS,
+    decisions: Decisions | None = None,
+) -> Any:
+    """Run `program` with `inputs` (tensors or arrays) and return the value named `of`."""
+    env: dict[str, Any] = {**(constants or {}), **inputs}
+    interpreter = Interpreter(NumericBackend(limits), env, decisions, limits.max_iterations)
+    with np.errstate(all="ignore"):
+        interpreter.run(program)
+    if of not in env:
+        assigned = ", ".join(program.assigned()) or "none"
+        raise EvalError(f"--of {of}: the program never assigns '{of}' (assigned: {assigned})")
+    return env[of]
+
+
+def as_function(program: Program, names: list[str], constants: dict[str, Any], *, of: str,
+                limits: Limits = DEFAULT_LIMITS) -> tuple[Callable[..., Any], Decisions]:
+    """The program as f(*inputs) for gradcalc.functional, and the decisions its last run made."""
+    decisions = Decisions()
+
+    def f(*values: Any) -> Any:
+        decisions.record.clear()
+        out = run_numeric(program, dict(zip(names, values)), constants, of=of, limits=limits,
+                          decisions=decisions)
+        return out if isinstance(out, Tensor) else Tensor(out)
+
+    return f, decisions

@@ -1,0 +1,125 @@
+"""Function transformations: take `f` and a point, return derivative values.
+
+`jacobian` pushes a whole identity seed through one reverse sweep (a batch of
+cotangents), `hessian` sweeps over a gradient that was itself recorded
+(`create_graph`), and `jvp` is the transpose of a recorded VJP (the double-VJP trick).
+A point may be one array or a tuple of arrays; results mirror that shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import tape
+from .tensor import Tensor, as_array
+
+Point = Any
+
+
+def _leaves(x: Point) -> tuple[list[Tensor], bool]:
+    is_tuple = isinstance(x, tuple)
+    xs = x if is_tuple else (x,)
+    return [Tensor(as_array(v), requires_grad=True) for v in xs], is_tuple
+
+
+def _shape_result(values: list[Any], is_tuple: bool) -> Any:
+    return tuple(values) if is_tuple else values[0]
+
+
+def _value(t: Any) -> np.ndarray:
+    return np.asarray(getattr(t, "_value", t), dtype=np.float64)
+
+
+def _node(t: Any) -> tape.Node | None:
+    return getattr(t, "_node", None)
+
+
+def _sweep(out: Any, seed: Any, leaves: list[Tensor], create_graph: bool = False) -> list[Any]:
+    """Cotangents of `leaves` for one reverse sweep from `out` seeded with `seed`.
+
+    A leaf the output does not depend on gets zeros of batch + its shape.
+    """
+    batch = np.shape(getattr(seed, "_value", seed))[: np.ndim(seed) - len(np.shape(_value(out)))]
+    node = _node(out)
+    found = {} if node is None else tape.backward(
+        [(node, seed)], retain_graph=True, create_graph=create_graph)
+    return [found.get(leaf._node, np.zeros(batch + leaf.shape)) for leaf in leaves]
+
+
+def identity_seed(out_shape: tuple[int, ...]) -> np.ndarray:
+    """One cotangent per output element: the rows of an identity, shaped (n,) + out_shape."""
+    n = int(np.prod(out_shape))
+    return np.eye(n).reshape((n,) + tuple(out_shape))
+
+
+def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
+    """(f(x), vᵀ·J) — what PyTorch's `f(x).backward(v)` leaves in `x.grad`."""
+    leaves, is_tuple = _leaves(x)
+    out = f(*leaves)
+    seed = as_array(v)
+    if seed.shape != np.shape(_value(out)):
+        raise ValueError(f"v has shape {seed.shape}; the output has shape {np.shape(_value(out))}")
+    grads = _sweep(out, seed, leaves)
+    return _value(out), _shape_result([np.asarray(g) for g in grads], is_tuple)
+
+
+def grad(f: Callable[..., Any], x: Point) -> Any:
+    """The gradient of a scalar-valued `f` at `x`."""
+    leaves, is_tuple = _leaves(x)
+    out = f(*leaves)
+    if np.size(_value(out)) != 1:
+        raise ValueError(
+            f"grad needs a scalar output; this one has shape {np.shape(_value(out))} "
+            "(use vjp with weights, or jacobian)")
+    grads = _sweep(out, np.ones(np.shape(_value(out))), leaves)
+    return _shape_result([np.asarray(g) for g in grads], is_tuple)
+
+
+def jacobian(f: Callable[..., Any], x: Point) -> Any:
+    """d f / d x, shaped output shape + input shape, from one batched reverse sweep."""
+    leaves, is_tuple = _leaves(x)
+    out = f(*leaves)
+    out_shape = np.shape(_value(out))
+    grads = _sweep(out, identity_seed(out_shape), leaves)
+    return _shape_result(
+        [np.asarray(g).reshape(out_shape + leaf.shape) for g, leaf in zip(grads, leaves)],
+        is_tuple)
+
+
+def hessian(f: Callable[..., Any], x: Point) -> Any:
+    """Second derivatives of a scalar `f`: blocks H[i][j] shaped x_i.shape + x_j.shape.
+
+    The gradient is recorded on the tape (create_graph), then each of its parts gets a
+    batched reverse sweep, so every row of a block comes from one sweep.
+    """
+    leaves, is_tuple = _leaves(x)
+    out = f(*leaves)
+    if np.size(_value(out)) != 1:
+        raise ValueError(f"hessian needs a scalar output; this one has shape "
+                         f"{np.shape(_value(out))}")
+    first = _sweep(out, np.ones(np.shape(_value(out))), leaves, create_graph=True)
+    blocks = []
+    for g, leaf in zip(first, leaves):
+        rows = _sweep(g, identity_seed(leaf.shape), leaves)
+        blocks.append([np.asarray(r).reshape(leaf.shape + other.shape)
+                       for r, other in zip(rows, leaves)])
+    if not is_tuple:
+        return blocks[0][0]
+    return tuple(tuple(row) for row in blocks)
+
+
+def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarray]:
+    """(f(x), J·v), as the transpose of a recorded VJP: no forward-mode rules needed."""
+    leaves, is_tuple = _leaves(x)
+    vs = v if is_tuple else (v,)
+    out = f(*leaves)
+    out_value = _value(out)
+    u = Tensor(np.zeros(np.shape(out_value)), requires_grad=True)
+    grads = _sweep(out, u, leaves, create_graph=True)
+    roots = [(g._node, as_array(vi)) for g, vi in zip(grads, vs)
+             if isinstance(g, Tensor) and g._node is not None]
+    found = tape.backward(roots, retain_graph=True) if roots else {}
+    return out_value, np.asarray(found.get(u._node, np.zeros(np.shape(out_value))))

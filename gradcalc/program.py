@@ -1,0 +1,384 @@
+"""gradcalc's own program objects (the parser's output) and the interpreter that runs them.
+
+The interpreter is define-by-run: it walks the statements with real values, so control
+flow follows the values, and every arithmetic step goes through a *backend*: the tape
+(numeric, recorded for differentiation) or sympy (symbolic, for the check). Every value-
+dependent decision of the numeric run (a condition, a comparison, a loop range, an index)
+is recorded, and the symbolic run replays them, so both follow the same path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Union
+
+from .errors import EvalError, LimitError
+
+# --------------------------------------------------------------------------- the IR
+
+
+@dataclass(frozen=True)
+class Pos:
+    """1-based line and column of a construct in the program text."""
+
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"line {self.line}, column {self.col}"
+
+
+@dataclass(frozen=True)
+class Num:
+    value: float
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # '-' or '+'
+    operand: Expr
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str  # '+', '-', '*', '/', '**', '@'
+    left: Expr
+    right: Expr
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str  # a name from the function table
+    args: tuple[Expr, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class ListLit:
+    items: tuple[Expr, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Slice:
+    start: Expr | None
+    stop: Expr | None
+    step: Expr | None
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Index:
+    target: Expr
+    items: tuple[Expr | Slice, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Compare:
+    ops: tuple[str, ...]  # '<', '<=', '>', '>=', '==', '!='
+    operands: tuple[Expr, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # 'and' or 'or'
+    values: tuple[Expr, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Expr
+    pos: Pos
+
+
+Expr = Union[Num, Name, Unary, Binary, Call, ListLit, Index, Compare, BoolOp, Not]
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: str
+    value: Expr
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class ExprStmt:
+    value: Expr
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class If:
+    test: Expr
+    body: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class While:
+    test: Expr
+    body: tuple[Stmt, ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class For:
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple[Stmt, ...]
+    pos: Pos
+
+
+Stmt = Union[Assign, ExprStmt, If, While, For]
+
+#: the name a bare final expression's value is given
+RESULT_NAME = "result"
+
+
+@dataclass(frozen=True)
+class Program:
+    body: tuple[Stmt, ...]
+    source: str = ""
+
+    def names_used(self) -> set[str]:
+        """Every name read anywhere in the program (candidates for inputs)."""
+        return {n.id for n in _walk(self.body) if isinstance(n, Name)}
+
+    def assigned(self) -> list[str]:
+        """Assigned names in order of first appearance (loop variables excluded)."""
+        out: list[str] = []
+        for n in _walk(self.body):
+            if isinstance(n, Assign) and n.target not in out:
+                out.append(n.target)
+        return out
+
+    def default_output(self) -> str:
+        """The last assigned name, or RESULT_NAME when the program ends in an expression."""
+        last = self.body[-1] if self.body else None
+        if isinstance(last, ExprStmt):
+            return RESULT_NAME
+        assigned = _last_assigned(self.body)
+        if assigned is None:
+            raise EvalError("the program assigns nothing and has no final expression")
+        return assigned
+
+
+def _last_assigned(body: tuple[Stmt, ...]) -> str | None:
+    for stmt in reversed(body):
+        if isinstance(stmt, Assign):
+            return stmt.target
+        if isinstance(stmt, (If, While, For)):
+            inner = _last_assigned(stmt.body)
+            if isinstance(stmt, If):
+                inner = inner or _last_assigned(stmt.orelse)
+            if inner:
+                return inner
+    return None
+
+
+def _walk(body: tuple[Stmt, ...]):
+    """Every IR node below `body`, iteratively (programs can be long)."""
+    stack: list[Any] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for value in vars(node).values():
+            if isinstance(value, tuple):
+                stack.extend(v for v in value if hasattr(v, "pos"))
+            elif hasattr(value, "pos"):
+                stack.append(value)
+
+
+# --------------------------------------------------------------------------- the interpreter
+
+
+class Backend(Protocol):
+    """What the interpreter needs from a value domain (tape tensors or sympy arrays)."""
+
+    def number(self, value: float) -> Any: ...
+    def call(self, func: str, args: list[Any], pos: Pos) -> Any: ...
+    def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any: ...
+    def negate(self, value: Any, pos: Pos) -> Any: ...
+    def stack(self, items: list[Any], pos: Pos) -> Any: ...
+    def index(self, target: Any, key: tuple, pos: Pos) -> Any: ...
+    def compare(self, op: str, left: Any, right: Any, pos: Pos) -> Any: ...
+    def truth(self, value: Any, pos: Pos) -> bool: ...
+    def integer(self, value: Any, pos: Pos) -> int: ...
+
+
+@dataclass
+class Decisions:
+    """Value-dependent choices of the numeric run, replayed by the symbolic run."""
+
+    record: list[Any] = field(default_factory=list)
+    replaying: bool = False
+    cursor: int = 0
+
+    def decide(self, compute: Callable[[], Any]) -> Any:
+        if self.replaying:
+            value = self.record[self.cursor]
+            self.cursor += 1
+            return value
+        value = compute()
+        self.record.append(value)
+        return value
+
+    def replay(self) -> Decisions:
+        return Decisions(record=self.record, replaying=True)
+
+
+#: default bound on loop iterations summed over the whole run
+MAX_ITERATIONS = 1_000_000
+
+
+class Interpreter:
+    """Runs a Program on a backend; `env` maps names to values and receives assignments."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        env: dict[str, Any],
+        decisions: Decisions | None = None,
+        max_iterations: int = MAX_ITERATIONS,
+    ) -> None:
+        self.backend = backend
+        self.env = env
+        self.decisions = decisions if decisions is not None else Decisions()
+        self.iterations_left = max_iterations
+        self.max_iterations = max_iterations
+
+    # statements -----------------------------------------------------------------------
+    def run(self, program: Program) -> dict[str, Any]:
+        self.exec_block(program.body)
+        return self.env
+
+    def exec_block(self, body: tuple[Stmt, ...]) -> None:
+        for stmt in body:
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt: Stmt) -> None:
+        if isinstance(stmt, Assign):
+            self.env[stmt.target] = self.eval(stmt.value)
+        elif isinstance(stmt, ExprStmt):
+            self.env[RESULT_NAME] = self.eval(stmt.value)
+        elif isinstance(stmt, If):
+            branch = stmt.body if self.condition(stmt.test) else stmt.orelse
+            self.exec_block(branch)
+        elif isinstance(stmt, While):
+            while self.condition(stmt.test):
+                self.tick(stmt.pos)
+                self.exec_block(stmt.body)
+        elif isinstance(stmt, For):
+            start, stop, step = self.decisions.decide(lambda: self.range_of(stmt))
+            for i in range(start, stop, step):
+                self.tick(stmt.pos)
+                self.env[stmt.var] = self.backend.number(float(i))
+                self.exec_block(stmt.body)
+        else:  # pragma: no cover - the parser only builds the kinds above
+            raise EvalError(f"unknown statement {type(stmt).__name__}")
+
+    def tick(self, pos: Pos) -> None:
+        self.iterations_left -= 1
+        if self.iterations_left < 0:
+            raise LimitError(
+                f"loop at {pos} exceeded {self.max_iterations:,} iterations in all "
+                "(raise with --max-iterations)"
+            )
+
+    def range_of(self, stmt: For) -> tuple[int, int, int]:
+        bounds = [self.backend.integer(self.eval(e), e.pos) for e in (stmt.start, stmt.stop)]
+        step = self.backend.integer(self.eval(stmt.step), stmt.step.pos)
+        if step == 0:
+            raise EvalError(f"range() step is zero at {stmt.pos}")
+        return bounds[0], bounds[1], step
+
+    def condition(self, test: Expr) -> bool:
+        return self.decisions.decide(lambda: self.truth_of(test))
+
+    def truth_of(self, test: Expr) -> bool:
+        """Evaluate a condition numerically (short-circuiting and/or/not)."""
+        if isinstance(test, BoolOp):
+            if test.op == "and":
+                return all(self.truth_of(v) for v in test.values)
+            return any(self.truth_of(v) for v in test.values)
+        if isinstance(test, Not):
+            return not self.truth_of(test.operand)
+        return self.backend.truth(self.eval(test), test.pos)
+
+    # expressions ----------------------------------------------------------------------
+    def eval(self, e: Expr) -> Any:
+        b = self.backend
+        if isinstance(e, Num):
+            return b.number(e.value)
+        if isinstance(e, Name):
+            try:
+                return self.env[e.id]
+            except KeyError:
+                raise EvalError(self.unknown_name(e)) from None
+        if isinstance(e, Binary):
+            return b.binary(e.op, self.eval(e.left), self.eval(e.right), e.pos)
+        if isinstance(e, Unary):
+            value = self.eval(e.operand)
+            return b.negate(value, e.pos) if e.op == "-" else value
+        if isinstance(e, Call):
+            return b.call(e.func, [self.eval(a) for a in e.args], e.pos)
+        if isinstance(e, ListLit):
+            return b.stack([self.eval(item) for item in e.items], e.pos)
+        if isinstance(e, Index):
+            target = self.eval(e.target)
+            key = self.decisions.decide(lambda: self.index_key(e))
+            return b.index(target, key, e.pos)
+        if isinstance(e, Compare):
+            return self.decisions.decide(lambda: self.compare(e))
+        if isinstance(e, (BoolOp, Not)):
+            raise EvalError(f"'{_bool_word(e)}' is only allowed in if/while conditions ({e.pos})")
+        raise EvalError(f"unknown expression {type(e).__name__}")  # pragma: no cover
+
+    def compare(self, e: Compare) -> Any:
+        values = [self.eval(x) for x in e.operands]
+        result = None
+        for op, left, right in zip(e.ops, values, values[1:]):
+            r = self.backend.compare(op, left, right, e.pos)
+            result = r if result is None else (result & r)
+        return result
+
+    def index_key(self, e: Index) -> tuple:
+        key: list[Any] = []
+        for item in e.items:
+            if isinstance(item, Slice):
+                parts = [
+                    None if p is None else self.backend.integer(self.eval(p), p.pos)
+                    for p in (item.start, item.stop, item.step)
+                ]
+                key.append(slice(*parts))
+            else:
+                key.append(self.backend.integer(self.eval(item), item.pos))
+        return tuple(key)
+
+    def unknown_name(self, e: Name) -> str:
+        known = sorted(k for k in self.env if not k.startswith("_"))
+        listing = ", ".join(known) if known else "none"
+        return (
+            f"name '{e.id}' at {e.pos} has no value; give it one with --at "
+            f"(names with values: {listing})"
+        )
+
+
+def _bool_word(e: Expr) -> str:
+    return e.op if isinstance(e, BoolOp) else "not"
