@@ -1,0 +1,5 @@
+"""`python -m gradcalc`."""
+
+from .cli import main
+
+raise SystemExit(main())

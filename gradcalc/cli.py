@@ -1,0 +1,345 @@
+"""The command line: a thin shell that reads arguments, calls `commands`, and renders.
+
+One place (`main`) maps every failure to an `error:` line and an exit code: 0 success,
+1 a check failed, 2 bad input or usage. No traceback ever reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+
+from .errors import GradcalcError
+from .limits import DEFAULT_LIMITS
+
+app = typer.Typer(
+    name="gradcalc",
+    help="Gradients, vector-Jacobian products, Jacobians and Hessians of small programs, "
+    "computed on gradcalc's own autograd tape and checked against sympy.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+MAX_PROGRAM_BYTES = 1_000_000
+
+ProgramArg = Annotated[str, typer.Argument(
+    help="The program: text, @FILE to read a file, or - to read standard input.",
+    show_default=False)]
+AtOpt = Annotated[list[str], typer.Option(
+    "--at", "-a", help="Input values, e.g. 'x=[1,2]' or 'a=1, b=2' (repeatable).",
+    show_default=False)]
+WrtOpt = Annotated[str | None, typer.Option(
+    "--wrt", help="Differentiate with respect to these inputs only (comma-separated).")]
+OfOpt = Annotated[str | None, typer.Option(
+    "--of", help="The output to differentiate (default: the last assigned name).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")]
+PlainOpt = Annotated[bool, typer.Option("--plain", help="Numbers only, one row per line.")]
+NoCheckOpt = Annotated[bool, typer.Option(
+    "--no-check", help="Skip the check against sympy's symbolic derivative.")]
+SecondsOpt = Annotated[float, typer.Option(
+    "--check-seconds", min=0.01, max=3600,
+    help="Time budget of the symbolic check; past it, finite differences are used.")]
+IterOpt = Annotated[int, typer.Option(
+    "--max-iterations", min=1, max=100_000_000, help="Bound on loop iterations in one run.")]
+ExpectOpt = Annotated[str | None, typer.Option(
+    "--expect", help="Expected derivative, e.g. 'x=[6,6]'; a mismatch exits with 1.")]
+PointsOpt = Annotated[str | None, typer.Option(
+    "--points", metavar="FILE.csv", help="A CSV table of points (header: input names, x[0],x[1] for vectors; "
+    "- for standard input): one answer row per point, in one vectorised pass.",
+    show_default=False)]
+
+
+def read_program(text: str) -> str:
+    """The program text itself, or the contents of @FILE, or standard input for '-'."""
+    if text == "-":
+        data = sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1)
+        return _decode(data, "standard input")
+    if text.startswith("@") and len(text) > 1:
+        path = Path(text[1:])
+        try:
+            with path.open("rb") as fh:
+                data = fh.read(MAX_PROGRAM_BYTES + 1)
+        except OSError as exc:
+            raise GradcalcError(f"cannot read program file {text[1:]!r}: {exc.strerror}",
+                                kind="usage") from None
+        return _decode(data, repr(text[1:]))
+    return text
+
+
+def _decode(data: bytes, where: str) -> str:
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise GradcalcError(f"the program in {where} is over {MAX_PROGRAM_BYTES:,} bytes",
+                            kind="limit")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GradcalcError(f"the program in {where} is not UTF-8 text (byte {exc.start})",
+                            kind="usage") from None
+
+
+def _format(json_out: bool, plain_out: bool) -> str:
+    if json_out and plain_out:
+        raise GradcalcError("--json and --plain cannot be used together", kind="usage")
+    return "json" if json_out else "plain" if plain_out else "rich"
+
+
+def _run(command: str, program: str, at: list[str], weights: str | None, wrt: str | None,
+         of: str | None, json_out: bool, plain_out: bool, no_check: bool, check_seconds: float,
+         max_iterations: int, expect: str | None, points: str | None = None) -> None:
+    from . import commands, render
+
+    fmt = _format(json_out, plain_out)
+    _state["format"] = fmt
+    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations)
+    if points == "-" and program == "-":
+        raise GradcalcError("the program and --points cannot both come from standard input",
+                            kind="usage")
+    job = commands.Job(
+        command=command, program=read_program(program), at=at, weights=weights,
+        wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
+        of=of, check=not no_check, expect=expect, limits=limits)
+    if points is not None:
+        _run_points(job, points, fmt)
+        return
+    result = commands.run(job)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(render.to_json(result)) + "\n")
+    elif fmt == "plain":
+        sys.stdout.write(render.plain(result) + "\n")
+        for warning in result.warnings:
+            sys.stderr.write(f"warning: {warning}\n")
+        if result.check.status == "fail":
+            sys.stderr.write(f"check: fail: {result.check.detail or 'the derivatives differ'}\n")
+        if result.expect_ok is False:
+            sys.stderr.write("expect: mismatch\n")
+    else:
+        render.show(result, _console())
+    if result.failed:
+        raise typer.Exit(1)
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+#: a progress bar is shown (on a terminal) for tables of at least this many points
+PROGRESS_MIN_POINTS = 10_000
+
+
+def _stdin_note(what: str) -> None:
+    """Say so when standard input is a terminal, so a waiting prompt is not a mystery."""
+    if sys.stdin.isatty():
+        sys.stderr.write(f"reading {what} from the terminal; end with Ctrl-D\n")
+
+
+class _Bar:
+    """A rich progress bar on stderr, only when stderr is a terminal and the input is long."""
+
+    def __init__(self, total: int) -> None:
+        self.bar: Any = None
+        if total >= PROGRESS_MIN_POINTS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("reading", total=None)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, description=stage, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _run_points(job: Any, source: str, fmt: str) -> None:
+    from . import points
+
+    if source == "-":
+        _stdin_note("the --points table")
+    fh = points.open_source(source)
+    try:
+        table = points.read_table(fh)
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+    bar = _Bar(table.count)
+    try:
+        result = points.run(job, table, progress=bar)
+        if fmt == "json":
+            chunks = points.json_lines(result, bar)
+        else:
+            chunks = points.csv_lines(result, bar, header_row=fmt != "plain",
+                                      sep="," if fmt != "plain" else " ")
+        for chunk in chunks:
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `| head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        bar.close()
+    for warning in result.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    sys.stderr.write(f"note: {result.check_summary()}\n")
+    if result.failed:
+        raise typer.Exit(1)
+
+
+_state: dict[str, str] = {"format": "rich"}
+
+
+@app.command()
+def grad(
+    program: ProgramArg,
+    at: AtOpt = [],  # noqa: B006 - typer reads the default
+    weights: Annotated[str | None, typer.Option(
+        "--weights", "-w",
+        help="Weights of the output's shape: computes the vector-Jacobian product "
+        "(PyTorch's y.backward(w)).")] = None,
+    wrt: WrtOpt = None,
+    of: OfOpt = None,
+    json_out: JsonOpt = False,
+    plain_out: PlainOpt = False,
+    no_check: NoCheckOpt = False,
+    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    expect: ExpectOpt = None,
+    points: PointsOpt = None,
+) -> None:
+    """Gradient of a scalar output, or with --weights the vector-Jacobian product."""
+    _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check, check_seconds,
+         max_iterations, expect, points)
+
+
+@app.command()
+def jacobian(
+    program: ProgramArg,
+    at: AtOpt = [],  # noqa: B006
+    wrt: WrtOpt = None,
+    of: OfOpt = None,
+    json_out: JsonOpt = False,
+    plain_out: PlainOpt = False,
+    no_check: NoCheckOpt = False,
+    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    expect: ExpectOpt = None,
+    points: PointsOpt = None,
+) -> None:
+    """Full Jacobian: shape = output shape + input shape, one batched reverse sweep."""
+    _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
+         max_iterations, expect, points)
+
+
+@app.command()
+def hessian(
+    program: ProgramArg,
+    at: AtOpt = [],  # noqa: B006
+    wrt: WrtOpt = None,
+    of: OfOpt = None,
+    json_out: JsonOpt = False,
+    plain_out: PlainOpt = False,
+    no_check: NoCheckOpt = False,
+    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    expect: ExpectOpt = None,
+) -> None:
+    """Hessian of a scalar output (second order through the tape); blocks per input pair."""
+    _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
+         max_iterations, expect)
+
+
+@app.command()
+def batch(
+    file: Annotated[str | None, typer.Argument(
+        help="A file of JSON lines, one job each, or - for standard input (the default when "
+        "input is piped).", show_default=False)] = None,
+    no_check: NoCheckOpt = False,
+    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+) -> None:
+    """One job per JSON line in, one JSON result per line out, in order, in one process."""
+    from . import batch as batch_mod
+
+    _state["format"] = "json"
+    if file is None:
+        if sys.stdin.isatty():
+            raise GradcalcError("batch needs a FILE of JSON lines, or - for standard input "
+                                "(nothing is piped in)", kind="usage")
+        file = "-"
+    if file == "-":
+        _stdin_note("batch jobs (one JSON object per line)")
+        fh: Any = sys.stdin.buffer
+    else:
+        try:
+            fh = open(file, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise GradcalcError(f"cannot read batch file {file!r}: {exc.strerror}",
+                                kind="usage") from None
+    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations)
+    tally = batch_mod.Tally()
+    try:
+        for out in batch_mod.run(fh, tally, check=not no_check, limits=limits):
+            sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+    if tally.exit_code:
+        raise typer.Exit(tally.exit_code)
+
+
+def _fail(kind: str, message: str) -> int:
+    from .render import error_json
+
+    if _state["format"] == "json":
+        sys.stdout.write(json.dumps(error_json(kind, message)) + "\n")
+    sys.stderr.write(f"error: {message}\n")
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `gradcalc` script: run the app, map failures to exit codes."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    _state["format"] = "json" if "--json" in args else "rich"
+    try:
+        code = app(args=args, prog_name="gradcalc", standalone_mode=False)
+        return code if isinstance(code, int) else 0
+    except typer.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        return _fail("usage", exc.format_message())
+    except click.ClickException as exc:
+        return _fail("usage", exc.format_message())
+    except click.Abort:
+        return _fail("usage", "aborted")
+    except GradcalcError as exc:
+        return _fail(exc.kind, exc.message)
+    except RecursionError:
+        return _fail("limit", "the program is nested too deeply to evaluate")
+    except MemoryError:
+        return _fail("limit", "out of memory: the program's arrays are too large")
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a clean line
+        if os.environ.get("GRADCALC_DEBUG"):
+            raise
+        return _fail("internal", f"internal error ({type(exc).__name__}): {exc}; "
+                     "set GRADCALC_DEBUG=1 for a traceback and please report it")

@@ -1,0 +1,216 @@
+"""What each CLI command computes, as data: parse, run on the tape, differentiate, check.
+
+Nothing here prints; `render` turns a `Result` into rich tables, JSON or plain rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import functional
+from .errors import GradcalcError, ShapeError
+from .evaluate import as_function, describe_shape
+from .limits import DEFAULT_LIMITS, Limits
+from .parse import parse
+from .program import Program
+from .tape import no_grad
+from .values import parse_assignments, parse_value
+
+COMMANDS = ("grad", "jacobian", "hessian")
+
+
+@dataclass
+class Job:
+    """One request: a program, the point, and what to compute there."""
+
+    command: str
+    program: str
+    at: list[str] | dict[str, Any] = field(default_factory=list)
+    weights: str | Any | None = None
+    wrt: list[str] | None = None
+    of: str | None = None
+    check: bool = True
+    expect: str | Any | None = None
+    limits: Limits = DEFAULT_LIMITS
+
+
+@dataclass
+class Result:
+    command: str
+    output_name: str
+    output: np.ndarray
+    inputs: dict[str, np.ndarray]  # every value given with --at
+    weights: np.ndarray | None
+    derivative: dict[str, np.ndarray]  # input name (hessian: "x,y") -> values
+    check: Any  # check.CheckResult
+    warnings: list[str] = field(default_factory=list)
+    expect_ok: bool | None = None
+    wrt: list[str] = field(default_factory=list)  # the differentiated inputs, in order
+
+    @property
+    def failed(self) -> bool:
+        return self.check.status == "fail" or self.expect_ok is False
+
+    @property
+    def derivative_key(self) -> str:
+        return {"grad": "gradient", "jacobian": "jacobian", "hessian": "hessian"}[self.command]
+
+
+def load_values(at: list[str] | dict[str, Any]) -> dict[str, np.ndarray]:
+    """--at texts (or a JSON object of numbers/lists, for batch) as float64 arrays."""
+    if isinstance(at, dict):
+        texts = [f"{name}={_literal(v)}" for name, v in at.items()]
+        return parse_assignments(texts)
+    if isinstance(at, str):
+        at = [at]
+    return parse_assignments(list(at))
+
+
+def _literal(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool) or not isinstance(v, (int, float, list)):
+        raise GradcalcError(f"value {v!r} is not a number or a list of numbers", kind="value")
+    return repr(v) if not isinstance(v, list) else "[" + ", ".join(_literal(i) for i in v) + "]"
+
+
+def _weights(w: Any) -> np.ndarray | None:
+    if w is None:
+        return None
+    if isinstance(w, str):
+        return parse_value(w)
+    return parse_value(_literal(w))
+
+
+def choose_inputs(program: Program, values: dict[str, np.ndarray],
+                  wrt: list[str] | None) -> list[str]:
+    """The inputs to differentiate: --wrt, else every name given a value."""
+    if not values:
+        used = sorted(program.names_used() - set(program.assigned()))
+        hint = f" (the program reads {', '.join(used)})" if used else ""
+        raise GradcalcError(f"no inputs: give values with --at, e.g. --at x=1{hint}",
+                            kind="usage")
+    if wrt is None:
+        return list(values)
+    missing = [w for w in wrt if w not in values]
+    if missing:
+        raise GradcalcError(
+            f"--wrt {', '.join(missing)}: no value given with --at "
+            f"(names with values: {', '.join(values)})", kind="usage")
+    return list(dict.fromkeys(wrt))
+
+
+def run(job: Job) -> Result:
+    """Compute the job's derivative on the tape and check it (unless told not to)."""
+    if job.command not in COMMANDS:
+        raise GradcalcError(f"unknown command {job.command!r}", kind="usage")
+    program = parse(job.program, limits=job.limits)
+    values = load_values(job.at)
+    names = choose_inputs(program, values, job.wrt)
+    constants = {k: v for k, v in values.items() if k not in names}
+    of = job.of or program.default_output()
+    f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
+    point = tuple(values[n] for n in names)
+    with no_grad():
+        output = np.asarray(f(*point)._value, dtype=np.float64)
+    weights = _weights(job.weights)
+    if job.command != "grad" and weights is not None:
+        raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
+    derivative = _differentiate(job.command, f, point, names, output, of, weights)
+    result = Result(job.command, of, output, values, weights, derivative, None, wrt=names)
+    result.warnings = _warnings(result)
+    result.check = _check(job, program, values, names, constants, of, decisions, result)
+    if job.expect is not None:
+        result.expect_ok = _matches(result, job.expect)
+    return result
+
+
+def _differentiate(command: str, f: Any, point: tuple, names: list[str], output: np.ndarray,
+                   of: str, weights: np.ndarray | None) -> dict[str, np.ndarray]:
+    if command == "jacobian":
+        return dict(zip(names, functional.jacobian(f, point)))
+    if output.size != 1:
+        if command == "hessian":
+            raise ShapeError(
+                f"hessian needs a scalar output; '{of}' has {describe_shape(output)}: "
+                f"reduce it (sum, mean, norm) or use --of to pick a scalar")
+        if weights is None:
+            raise ShapeError(
+                f"'{of}' has {describe_shape(output)}, so its gradient needs weights: "
+                f"pass --weights with an array of shape {output.shape} for the "
+                f"vector-Jacobian product (PyTorch's y.backward(w)), or use "
+                f"'gradcalc jacobian' for the full Jacobian")
+    if command == "hessian":
+        blocks = functional.hessian(f, point)
+        return {f"{a},{b}": np.asarray(blocks[i][j])
+                for i, a in enumerate(names) for j, b in enumerate(names)} \
+            if len(names) > 1 else {names[0]: np.asarray(blocks[0][0])}
+    if weights is not None and weights.shape != output.shape:
+        raise ShapeError(
+            f"--weights has shape {weights.shape} but '{of}' has shape {output.shape}; "
+            f"they must match")
+    seed = weights if weights is not None else np.ones(output.shape)
+    _, grads = functional.vjp(f, point, seed)
+    return dict(zip(names, grads))
+
+
+def _warnings(result: Result) -> list[str]:
+    out = []
+    if not np.all(np.isfinite(result.output)):
+        out.append(f"the output '{result.output_name}' has non-finite values "
+                   "(a domain error such as log(0), 0/0 or overflow)")
+    bad = [k for k, v in result.derivative.items() if not np.all(np.isfinite(v))]
+    if bad:
+        out.append(f"the derivative with respect to {', '.join(bad)} has non-finite values "
+                   "(a singular point or a domain error)")
+    return out
+
+
+def _check(job: Job, program: Program, values: dict[str, np.ndarray], names: list[str],
+           constants: dict[str, np.ndarray], of: str, decisions: Any, result: Result) -> Any:
+    from .check import check_derivative, skipped_check  # imports sympy: only when checking
+
+    if not job.check:
+        return skipped_check()
+    if job.command == "grad":
+        kind = "gradient" if result.weights is None else "vjp"
+        tape_result = result.derivative
+    elif job.command == "hessian":
+        kind = "hessian"
+        tape_result = _hessian_blocks(result.derivative, names)
+    else:
+        kind, tape_result = "jacobian", result.derivative
+    return check_derivative(kind, program, values, names, constants, of, decisions,
+                            tape_result, weights=result.weights, limits=job.limits)
+
+
+def _hessian_blocks(derivative: dict[str, np.ndarray], names: list[str]) -> dict:
+    if len(names) == 1:
+        return {(names[0], names[0]): derivative[names[0]]}
+    return {tuple(k.split(",")): v for k, v in derivative.items()}
+
+
+def _matches(result: Result, expect: Any) -> bool:
+    """--expect: the derivative equals the given values (to 1e-9 relative)."""
+    if isinstance(expect, dict):
+        wanted = load_values(expect)
+    elif "=" in str(expect):
+        wanted = load_values([str(expect)])
+    elif len(result.derivative) == 1:
+        wanted = {next(iter(result.derivative)): parse_value(str(expect))}
+    else:
+        raise GradcalcError("--expect with several inputs needs names, e.g. "
+                            "--expect 'a=1, b=[2,3]'", kind="usage")
+    unknown = [k for k in wanted if k not in result.derivative]
+    if unknown:
+        raise GradcalcError(f"--expect names {', '.join(unknown)}, which are not derivatives "
+                            f"here ({', '.join(result.derivative)})", kind="usage")
+    for key, want in wanted.items():
+        got = result.derivative[key]
+        if np.shape(want) != np.shape(got) or not np.allclose(got, want, rtol=1e-9, atol=1e-12,
+                                                              equal_nan=True):
+            return False
+    return True

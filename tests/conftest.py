@@ -1,0 +1,52 @@
+"""Shared helpers: run gradcalc through its installed entry point, or in-process."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> dict:
+        return json.loads(self.out)
+
+
+def entry_point() -> list[str]:
+    """The installed `gradcalc` script (CI installs the package), else `python -m gradcalc`."""
+    script = shutil.which("gradcalc")
+    return [script] if script else [sys.executable, "-m", "gradcalc"]
+
+
+def run_cli(*args: str, stdin: str | None = None, timeout: float = 60, cwd=None) -> Run:
+    """Run the real command in a subprocess, as a user's shell would."""
+    proc = subprocess.run([*entry_point(), *args], input=stdin, capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def invoke(capsys):
+    """Run gradcalc.cli.main in-process (fast); returns a Run."""
+    from gradcalc.cli import main
+
+    def _invoke(*args: str) -> Run:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return _invoke

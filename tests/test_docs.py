@@ -1,0 +1,52 @@
+"""Every shell example in the README and docs/ runs and prints what the page says."""
+
+from __future__ import annotations
+
+import pytest
+
+from docs_examples import ROOT, examples, run
+
+PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
+         "docs/security.md"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_examples(page, tmp_path):
+    path = ROOT / page
+    if not path.exists():
+        pytest.fail(f"{page} is missing")
+    found = examples(path)
+    assert found, f"{page} has no console examples"
+    for example in found:
+        lines, code = run(example, tmp_path)
+        assert lines == example.expected, f"{example.id}\n" + "\n".join(lines)
+        assert code == example.exit_code, f"{example.id}: exit {code}"
+
+
+def test_every_docs_page_is_tested():
+    """A page with shell examples is listed here or has a test of its own."""
+    own_tests = {"pytorch.md": "test_docs_pytorch.py", "scripting.md": "test_docs_scripting.py",
+                 "performance.md": None}
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        rel = f"docs/{path.name}"
+        if rel in PAGES:
+            continue
+        assert path.name in own_tests, f"{rel} is not run by any test"
+        test = own_tests[path.name]
+        if test is not None:
+            assert (ROOT / "tests" / test).exists(), f"{rel}: {test} is missing"
+
+
+def test_readme_python_examples(capsys):
+    """```python blocks: each `print(...)  # text` must print `text`."""
+    import re
+
+    from docs_examples import ROOT as root
+
+    text = (root / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        expected = [m.group(1) for m in re.finditer(r"print\(.*\)\s+# (.*)", block)]
+        exec(compile(block, "README.md", "exec"), {})  # the README's own code, not user input
+        assert capsys.readouterr().out.splitlines() == expected
