@@ -1,0 +1,38 @@
+"""Every bound gradcalc puts on its inputs, in one place, so they are stated and settable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource bounds; every module reads them from here (CLI flags may override some)."""
+
+    max_source_chars: int = 100_000
+    """Longest program text (and longest value text for --at/--weights/--expect)."""
+
+    max_nodes: int = 20_000
+    """Most Python ast nodes a program may have (bounds parse and evaluation work)."""
+
+    max_depth: int = 100
+    """Deepest nesting of expressions and statements (keeps every tree walk shallow
+    enough for recursion: a chain `a+b+...` of N terms is N deep)."""
+
+    max_literal_digits: int = 30
+    """Most digits in one number literal (float64 holds ~17 significant digits)."""
+
+    max_array_elements: int = 10_000_000
+    """Most elements in one array value (ones(n), zeros(n, m), list literals)."""
+
+    max_iterations: int = 1_000_000
+    """Most loop iterations in one run, summed over all loops."""
+
+    check_seconds: float = 2.0
+    """Time budget of the symbolic check before it falls back to finite differences."""
+
+    max_symbolic_ops: int = 5_000
+    """Most symbolic operations the check builds before it falls back to finite differences."""
+
+
+DEFAULT_LIMITS = Limits()
