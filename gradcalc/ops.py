@@ -16,13 +16,15 @@ sympy is imported only when a symbolic twin is first used.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .tape import Node, grad_enabled
+from . import tape as _tape
+from .tape import Node
 
 
 def _sp():
@@ -57,28 +59,46 @@ class Prim:
 
 
 def apply(prim: Prim, *args: Any, **params: Any) -> Any:
-    """Run `prim` on raw values; if any argument is a tensor, wrap and record the result."""
-    from .tensor import Tensor
+    """Run `prim` on raw values; if any argument is a tensor, wrap and record the result.
 
+    This is the hot path of every recorded program, so it is written for speed: inside
+    `tape.hot()` (interpreter runs, reverse sweeps) NumPy's warnings are already off.
+    """
+    tensor = _Tensor[0] or _tensor_type()
     values = []
     parents = []
     tensor_seen = needs_grad = False
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, tensor):
             tensor_seen = True
             values.append(a._value)
-            parents.append(a._node)
-            needs_grad = needs_grad or a._node is not None
+            node = a._node
+            parents.append(node)
+            if node is not None:
+                needs_grad = True
         else:
             values.append(a)
             parents.append(None)
-    with np.errstate(all="ignore"):
+    if _tape._quiet:
         out = prim.forward(*values, **params)
+    else:
+        with np.errstate(all="ignore"):
+            out = prim.forward(*values, **params)
     if not tensor_seen:
         return out
-    if needs_grad and grad_enabled():
-        return Tensor._wrap(out, Node(prim, tuple(parents), (values, out), params))
-    return Tensor._wrap(out, None)
+    if needs_grad and _tape._grad_enabled:  # tuples of arrays leave the cyclic GC's watch
+        return tensor._wrap(out, Node(prim, tuple(parents), (tuple(values), out), params))
+    return tensor._wrap(out, None)
+
+
+_Tensor: list[Any] = [None]
+
+
+def _tensor_type() -> type:
+    from .tensor import Tensor  # tensor.py imports this module, so it is looked up once here
+
+    _Tensor[0] = Tensor
+    return Tensor
 
 
 # --------------------------------------------------------------------------- shape helpers
@@ -90,7 +110,10 @@ def value(x: Any) -> Any:
 
 
 def shape(x: Any) -> tuple[int, ...]:
-    return np.shape(value(x))
+    try:  # arrays, NumPy scalars and tensors know their shape
+        return x.shape
+    except AttributeError:
+        return np.shape(x)
 
 
 def ndim(x: Any) -> int:
@@ -187,7 +210,8 @@ def _sym_minimum(sp, a, b):
 
 
 def _sym_clamp(sp, x, lo, hi):
-    return sp.Piecewise((lo, x < lo), (hi, x > hi), (x, True))
+    # minimum(maximum(x, lo), hi): when lo > hi the result is hi (as in NumPy and PyTorch)
+    return sp.Piecewise((hi, (x > hi) | (lo > hi)), (lo, x < lo), (x, True))
 
 
 def _sym_sum(x, axis=None, keepdims=False):
@@ -202,11 +226,33 @@ def _sym_mean(x, axis=None, keepdims=False):
     return _sym_sum(x, axis, keepdims) / _count(x, axis)
 
 
-def _sym_norm(x):
-    return _sp().sqrt(np.sum(np.asarray(x, dtype=object) ** 2))
+def _sym_norm(x, axis=None):
+    squares = np.sum(np.asarray(x, dtype=object) ** 2, axis=axis)
+    if axis is None:
+        return _sp().sqrt(squares)
+    return np.vectorize(_sp().sqrt, otypes=[object])(squares)
 
 
 # --------------------------------------------------------------------------- forwards
+
+
+def _scalar_fast(op: Callable[[Any, Any], Any], ufunc: Any) -> Callable[[Any, Any], Any]:
+    """The ufunc; with a NumPy float64 scalar operand, its operator instead: the same
+    float64 result (NumPy's scalar math, which has priority over Python's float), at a
+    tenth of the cost, which is what scalar programs spend their time on."""
+
+    def forward(x: Any, y: Any) -> Any:
+        if type(x) is np.float64 or type(y) is np.float64:
+            return op(x, y)
+        return ufunc(x, y)
+
+    forward.__name__ = ufunc.__name__
+    return forward
+
+
+def _neg(x):
+    return -x if type(x) is np.float64 else np.negative(x)
+
 
 
 def _relu(x):
@@ -269,28 +315,36 @@ def _matmul(a, b):
 
 
 def _prod_others(x, axis):
-    """Product of all factors but one, for each factor, without dividing (zeros are fine)."""
-    x = np.asarray(x, dtype=np.float64)
-    if axis is None:
-        flat = x.reshape(-1)
-        left = np.concatenate(([1.0], np.cumprod(flat[:-1])))
-        right = np.concatenate((np.cumprod(flat[::-1][:-1])[::-1], [1.0]))
-        return (left * right).reshape(x.shape)
-    out = x
-    for a in axis:
-        moved = np.moveaxis(out, a, -1)
-        ones = np.ones(moved.shape[:-1] + (1,))
-        left = np.concatenate((ones, np.cumprod(moved[..., :-1], axis=-1)), axis=-1)
-        right = np.concatenate((np.cumprod(moved[..., ::-1][..., :-1], axis=-1)[..., ::-1], ones),
-                               axis=-1)
-        out = np.moveaxis(left * right, -1, a)
-    return out if len(axis) == 1 else None
+    """Product of all factors but one, for each factor, without dividing (zeros are fine).
+
+    The reduced axes are moved last and flattened into one. Plain arrays use cumulative
+    products; a tensor (a recorded backward) uses a product over rows with each factor in
+    turn replaced by 1, built from primitives so that second derivatives are right too.
+    """
+    nd = ndim(x)
+    reduced = tuple(range(nd)) if axis is None else tuple(axis)
+    perm = tuple(i for i in range(nd) if i not in reduced) + reduced
+    moved = transpose(x, perm)
+    lead = shape(moved)[: nd - len(reduced)]
+    n = math.prod(shape(moved)[nd - len(reduced):])
+    flat = reshape(moved, lead + (n,))
+    if value(flat) is flat:
+        ones = np.ones(lead + (1,))
+        left = np.concatenate((ones, np.cumprod(flat[..., :-1], axis=-1)), axis=-1)
+        right = np.concatenate((np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1], ones), axis=-1)
+        others = left * right
+    else:
+        rows = broadcast_to(unsqueeze(flat, -2), lead + (n, n))
+        others = prod(where(np.eye(n, dtype=bool), 1.0, rows), axis=-1)
+    return transpose(reshape(others, shape(moved)), tuple(int(i) for i in np.argsort(perm)))
 
 
 # --------------------------------------------------------------------------- VJP rules
 
 
 def _pow_dx(g, ans, x, y):
+    if type(y) in (np.float64, float, int) and y == 2:  # x**2: x**1.0 is x itself,
+        return _unb(g * (y * x), ans, x)  # so one array pass fewer, the same numbers
     dx = y * x ** (y - 1.0)
     zero_exponent = value(y) == 0
     if np.any(zero_exponent):
@@ -301,8 +355,10 @@ def _pow_dx(g, ans, x, y):
 def _pow_dy(g, ans, x, y):
     xv, yv = value(x), value(y)
     masked = (xv == 0) & (yv >= 0)
-    safe_x = where(masked, 1.0, x) if np.any(masked) else x
-    dy = ans * log(safe_x)
+    if np.any(masked):  # exactly 0 there (PyTorch); log(1) keeps the recorded sweep finite
+        dy = where(masked, 0.0, ans * log(where(masked, 1.0, x)))
+    else:
+        dy = ans * log(x)
     return _unb(g * dy, ans, y)
 
 
@@ -311,10 +367,10 @@ def _atan2_rule(sign):
         denom = x * x + y * y
         num = x if sign > 0 else -y
         zero = value(denom) == 0
-        ratio = num / denom
-        if np.any(zero):
-            ratio = where(zero, 0.0, ratio)
-        return g * ratio
+        recip = 1.0 / denom  # PyTorch: recip is 0 where the denominator is 0, so at
+        if np.any(zero):  # (0, 0) the zeros keep their signs: d/dx = -y * 0 = -0
+            recip = where(zero, 0.0, recip)
+        return g * (num * recip)
 
     return rule
 
@@ -331,8 +387,8 @@ def _ext_dx(tie_sign):
     """maximum (tie_sign=+1) / minimum (-1): the winner takes g, a tie splits it in halves."""
 
     def rule(g, ans, a, b):
-        av, bv = value(a), value(b)
-        share = ((av - bv) * tie_sign > 0) + 0.5 * (av == bv)
+        av, bv = value(a), value(b)  # PyTorch masks the loser, so a NaN passes g to both
+        share = np.logical_not((av - bv) * tie_sign < 0) - 0.5 * (av == bv)
         return _unb(g * share, ans, a)
 
     return rule
@@ -341,7 +397,7 @@ def _ext_dx(tie_sign):
 def _ext_dy(tie_sign):
     def rule(g, ans, a, b):
         av, bv = value(a), value(b)
-        share = ((bv - av) * tie_sign > 0) + 0.5 * (av == bv)
+        share = np.logical_not((bv - av) * tie_sign < 0) - 0.5 * (av == bv)
         return _unb(g * share, ans, b)
 
     return rule
@@ -352,12 +408,12 @@ def _clamp_dx(g, ans, x, lo, hi):
     return _unb(g * ((xv >= value(lo)) & (xv <= value(hi))), ans, x)
 
 
-def _clamp_dlo(g, ans, x, lo, hi):
-    return _unb(g * (value(x) < value(lo)), ans, lo)
+def _clamp_dlo(g, ans, x, lo, hi):  # PyTorch: when lo >= hi the result is hi, not lo
+    return _unb(g * ((value(x) < value(lo)) & (value(lo) < value(hi))), ans, lo)
 
 
 def _clamp_dhi(g, ans, x, lo, hi):
-    return _unb(g * (value(x) > value(hi)) * (value(x) >= value(lo)), ans, hi)
+    return _unb(g * ((value(x) > value(hi)) | (value(lo) > value(hi))), ans, hi)
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -373,35 +429,37 @@ def _prod_vjp(g, ans, x, axis=None, keepdims=False):
     if np.all(value(x) != 0):
         return expanded * _expand(ans, ans, x, axis) / x
     # a zero factor: the product of the other factors, computed without dividing
-    if axis is None or len(axis) == 1:
-        return expanded * _prod_others(value(x), axis)
-    raise NotImplementedError("prod over several axes with a zero factor has no gradient here")
+    return expanded * _prod_others(x, axis)
 
 
-def _norm_vjp(g, ans, x):
+def _norm_vjp(g, ans, x, axis=None):
     at_zero = value(ans) == 0
     denom = where(at_zero, 1.0, ans) if np.any(at_zero) else ans
-    return _expand(g, ans, x, None) * x / denom
+    if axis is not None:  # one norm per slice (--points: one per point)
+        denom = _expand(denom, ans, x, axis)
+    return _expand(g, ans, x, axis) * x / denom
+
+
+def _as_matrices(g, ans, a, b):
+    """The operands as (stacks of) matrices, a vector as a row (a) or a column (b), and the
+    cotangent reshaped to match; numpy's batch broadcasting then covers every case."""
+    a2 = reshape(a, (1,) + shape(a)) if ndim(a) == 1 else a
+    b2 = reshape(b, shape(b) + (1,)) if ndim(b) == 1 else b
+    stack_shape = tuple(np.broadcast_shapes(shape(a2)[:-2], shape(b2)[:-2]))
+    g2 = reshape(g, batch_of(g, ans) + stack_shape + (shape(a2)[-2], shape(b2)[-1]))
+    return g2, a2, b2, stack_shape
 
 
 def _matmul_da(g, ans, a, b):
-    if ndim(a) == 1 and ndim(b) == 1:
-        return _expand(g, ans, a, None) * b
-    if ndim(b) == 1:  # (m, n) @ (n,) -> (m,)
-        return unsqueeze(g, -1) * b
-    if ndim(a) == 1:  # (n,) @ (n, k) -> (k,)
-        return matmul(g, transpose(b))
-    return unbroadcast(matmul(g, swap_last(b)), shape(ans)[:-2] + shape(a)[-2:], shape(a))
+    g2, a2, b2, stack_shape = _as_matrices(g, ans, a, b)
+    da = unbroadcast(matmul(g2, swap_last(b2)), stack_shape + shape(a2)[-2:], shape(a2))
+    return reshape(da, batch_of(g, ans) + shape(a))
 
 
 def _matmul_db(g, ans, a, b):
-    if ndim(a) == 1 and ndim(b) == 1:
-        return _expand(g, ans, b, None) * a
-    if ndim(b) == 1:
-        return matmul(g, a)
-    if ndim(a) == 1:
-        return unsqueeze(a, -1) * unsqueeze(g, -2)
-    return unbroadcast(matmul(swap_last(a), g), shape(ans)[:-2] + shape(b)[-2:], shape(b))
+    g2, a2, b2, stack_shape = _as_matrices(g, ans, a, b)
+    db = unbroadcast(matmul(swap_last(a2), g2), stack_shape + shape(b2)[-2:], shape(b2))
+    return reshape(db, batch_of(g, ans) + shape(b))
 
 
 def _transpose_vjp(g, ans, x, axes=None):
@@ -461,17 +519,17 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 # name, forward, VJP per argument, sympy twin, [kinks]
 P = Prim
 PRIMITIVES: dict[str, Prim] = {p.name: p for p in [
-    P("neg", np.negative, (lambda g, ans, x: -g,), lambda x: -x, "NegBackward0"),
-    P("add", np.add, (lambda g, ans, x, y: _unb(g, ans, x),
+    P("neg", _neg, (lambda g, ans, x: -g,), lambda x: -x, "NegBackward0"),
+    P("add", _scalar_fast(operator.add, np.add), (lambda g, ans, x, y: _unb(g, ans, x),
                       lambda g, ans, x, y: _unb(g, ans, y)), lambda x, y: x + y),
-    P("sub", np.subtract, (lambda g, ans, x, y: _unb(g, ans, x),
+    P("sub", _scalar_fast(operator.sub, np.subtract), (lambda g, ans, x, y: _unb(g, ans, x),
                            lambda g, ans, x, y: _unb(-g, ans, y)), lambda x, y: x - y),
-    P("mul", np.multiply, (lambda g, ans, x, y: _unb(g * y, ans, x),
+    P("mul", _scalar_fast(operator.mul, np.multiply), (lambda g, ans, x, y: _unb(g * y, ans, x),
                            lambda g, ans, x, y: _unb(g * x, ans, y)), lambda x, y: x * y),
-    P("div", np.true_divide, (lambda g, ans, x, y: _unb(g / y, ans, x),
+    P("div", _scalar_fast(operator.truediv, np.true_divide), (lambda g, ans, x, y: _unb(g / y, ans, x),
                               lambda g, ans, x, y: _unb(-g * x / (y * y), ans, y)),
       lambda x, y: x / y),
-    P("pow", np.power, (_pow_dx, _pow_dy), lambda x, y: x**y,
+    P("pow", _scalar_fast(operator.pow, np.power), (_pow_dx, _pow_dy), lambda x, y: x**y,
       kinks="d/dx = 0 where y == 0; d/dy = 0 where x == 0 and y >= 0 (PyTorch)"),
     P("matmul", _matmul, (_matmul_da, _matmul_db), lambda a, b: np.matmul(a, b), "MmBackward0"),
     P("sin", np.sin, (lambda g, ans, x: g * cos(x),), _elementwise("sin")),
@@ -496,7 +554,7 @@ PRIMITIVES: dict[str, Prim] = {p.name: p for p in [
     P("abs", np.abs, (lambda g, ans, x: g * sign(x),), _elementwise("Abs"),
       kinks="|x|'(0) = 0"),
     P("sign", _sign, (lambda g, ans, x: np.zeros(shape(g)),), _piecewise(_sym_sign), kinks="sign' = 0"),
-    P("relu", _relu, (lambda g, ans, x: g * (value(x) > 0),), _piecewise(_sym_relu),
+    P("relu", _relu, (lambda g, ans, x: g * np.logical_not(value(x) <= 0),), _piecewise(_sym_relu),
       kinks="relu'(0) = 0"),
     P("sigmoid", _sigmoid, (lambda g, ans, x: g * ans * (1.0 - ans),),
       _piecewise(lambda sp, x: 1 / (1 + sp.exp(-x)))),
@@ -516,7 +574,8 @@ PRIMITIVES: dict[str, Prim] = {p.name: p for p in [
       (_mean_vjp,), _sym_mean),
     P("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, keepdims=keepdims),
       (_prod_vjp,), _sym_prod),
-    P("norm", lambda x: np.sqrt(np.sum(np.square(x))), (_norm_vjp,), _sym_norm,
+    P("norm", lambda x, axis=None: np.sqrt(np.sum(np.square(x), axis=axis)), (_norm_vjp,),
+      _sym_norm,
       "LinalgVectorNormBackward0", kinks="norm'(0) = 0 (PyTorch)"),
     P("transpose", lambda x, axes=None: np.transpose(x, axes), (_transpose_vjp,),
       lambda x, axes=None: np.transpose(x, axes), "PermuteBackward0"),
@@ -619,9 +678,11 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return apply(PRIMITIVES["prod"], x, axis=_normalize_axis(axis, ndim(x)), keepdims=keepdims)
 
 
-def norm(x: Any) -> Any:
-    """The 2-norm of all elements."""
-    return apply(PRIMITIVES["norm"], x)
+def norm(x: Any, axis: Any = None) -> Any:
+    """The 2-norm of all elements (or, given axes, of each slice along them)."""
+    if axis is None:
+        return apply(PRIMITIVES["norm"], x)
+    return apply(PRIMITIVES["norm"], x, axis=_normalize_axis(axis, ndim(x)))
 
 
 def dot(a: Any, b: Any) -> Any:

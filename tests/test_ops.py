@@ -1,0 +1,361 @@
+"""Every entry of ops.PRIMITIVES against central differences, batched cotangents and sympy.
+
+The tests are parametrised over the table itself: a new primitive fails
+`test_every_primitive_has_a_sample` until it gets a sample below, and is then checked
+by every test here. Sample points stay away from kinks (CONVENTIONS.md has those).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from gradcalc import functional, ops, tape
+from gradcalc.ops import PRIMITIVES
+from gradcalc.tensor import Tensor
+
+Builder = Callable[[np.random.Generator], list]
+
+
+def _n(r, *shape):
+    return r.normal(size=shape)
+
+
+def _u(r, lo, hi, *shape):
+    return r.uniform(lo, hi, size=shape)
+
+
+def _away(r, *shape, lo=0.3, hi=1.5):
+    """Values of either sign, at least `lo` away from zero (a kink of abs, relu, sign)."""
+    return r.choice([-1.0, 1.0], size=shape) * r.uniform(lo, hi, size=shape)
+
+
+def _gapped(r, *shape):
+    """A partner for maximum/minimum: differs from its argument by at least 0.2."""
+    def build(a):
+        return a + _away(r, *shape, lo=0.2, hi=1.0)
+    return build
+
+
+def _pair_apart(r):
+    a = _n(r, 2, 3)
+    return [a, _gapped(r, 2, 3)(a)]
+
+
+def _grid_pair(r):
+    """(3, 1) and (4,) on interleaved grids, so no pair after broadcasting is a tie."""
+    a = r.permutation([0.25, 1.25, 2.25]).reshape(3, 1)
+    b = r.permutation([0.0, 1.0, 2.0, 3.0])
+    return [a, b]
+
+
+def _clamp_args(r):
+    lo = -0.5 + _u(r, -0.1, 0.1, 6)
+    hi = 0.5 + _u(r, -0.1, 0.1, 6)
+    band = np.array([-1.2, -0.9, -0.2, 0.1, 0.8, 1.1])  # below, inside and above the bounds
+    return [r.permutation(band), lo, hi]
+
+
+COND = np.array([[True, False, True], [False, False, True]])
+COND_34 = np.array([[True, False, True, False], [False, False, True, True],
+                    [True, True, False, False]])
+REPEATED = (np.array([0, 2, 0, 3, 0]),)
+
+# name -> (argument builder, static parameters); every argument is differentiated
+SAMPLES: dict[str, tuple[Builder, dict[str, Any]]] = {
+    "neg": (lambda r: [_n(r, 2, 3)], {}),
+    "add": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {}),
+    "sub": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {}),
+    "mul": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {}),
+    "div": (lambda r: [_n(r, 2, 3), _away(r, 2, 3, lo=0.5)], {}),
+    "pow": (lambda r: [_u(r, 0.5, 2.0, 2, 3), _n(r, 2, 3)], {}),
+    "matmul": (lambda r: [_n(r, 3, 4), _n(r, 4, 2)], {}),
+    "sin": (lambda r: [_n(r, 2, 3)], {}),
+    "cos": (lambda r: [_n(r, 2, 3)], {}),
+    "tan": (lambda r: [_u(r, -1.0, 1.0, 2, 3)], {}),
+    "asin": (lambda r: [_u(r, -0.8, 0.8, 2, 3)], {}),
+    "acos": (lambda r: [_u(r, -0.8, 0.8, 2, 3)], {}),
+    "atan": (lambda r: [_n(r, 2, 3)], {}),
+    "atan2": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {}),
+    "sinh": (lambda r: [_n(r, 2, 3)], {}),
+    "cosh": (lambda r: [_n(r, 2, 3)], {}),
+    "tanh": (lambda r: [_n(r, 2, 3)], {}),
+    "exp": (lambda r: [_n(r, 2, 3)], {}),
+    "log": (lambda r: [_u(r, 0.5, 2.0, 2, 3)], {}),
+    "log2": (lambda r: [_u(r, 0.5, 2.0, 2, 3)], {}),
+    "log10": (lambda r: [_u(r, 0.5, 2.0, 2, 3)], {}),
+    "sqrt": (lambda r: [_u(r, 0.5, 2.0, 2, 3)], {}),
+    "abs": (lambda r: [_away(r, 2, 3)], {}),
+    "sign": (lambda r: [_away(r, 2, 3)], {}),
+    "relu": (lambda r: [_away(r, 2, 3)], {}),
+    "sigmoid": (lambda r: [_n(r, 2, 3)], {}),
+    "softplus": (lambda r: [_n(r, 2, 3)], {}),
+    "maximum": (_pair_apart, {}),
+    "minimum": (_pair_apart, {}),
+    "clamp": (_clamp_args, {}),
+    "where": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {"cond": COND}),
+    "sum": (lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
+    "mean": (lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
+    "prod": (lambda r: [_away(r, 2, 3, lo=0.5)], {"axis": None, "keepdims": False}),
+    "norm": (lambda r: [_n(r, 2, 3)], {}),
+    "transpose": (lambda r: [_n(r, 2, 3)], {"axes": None}),
+    "reshape": (lambda r: [_n(r, 2, 3)], {"new_shape": (3, 2)}),
+    "broadcast_to": (lambda r: [_n(r, 3, 1)], {"new_shape": (2, 3, 4)}),
+    "clone": (lambda r: [_n(r, 2, 3)], {}),
+    "getitem": (lambda r: [_n(r, 3, 4)], {"index": (1, slice(0, 3))}),
+    "scatter": (lambda r: [_n(r, 5)], {"index": REPEATED, "x_shape": (4,), "sub_ndim": 1}),
+    "index_put": (lambda r: [_n(r, 3, 4), _n(r, 2)], {"index": (1, slice(1, 3))}),
+    "stack": (lambda r: [_n(r, 2), _n(r, 2), _n(r, 2)], {}),
+}
+
+# more cases: broadcasting (unbroadcast), matmul shapes, axes and keepdims, indexing kinds
+EXTRA: list[tuple[str, str, Builder, dict[str, Any]]] = [
+    ("add", "bcast", lambda r: [_n(r, 3, 1), _n(r, 4)], {}),
+    ("sub", "bcast", lambda r: [_n(r, 4), _n(r, 3, 1)], {}),
+    ("mul", "bcast", lambda r: [_n(r, 3, 1), _n(r, 4)], {}),
+    ("mul", "scalar", lambda r: [_n(r), _n(r, 2, 3)], {}),
+    ("div", "bcast", lambda r: [_n(r, 3, 1), _away(r, 4, lo=0.5)], {}),
+    ("pow", "bcast", lambda r: [_u(r, 0.5, 2.0, 3, 1), _n(r, 4)], {}),
+    ("pow", "scalar-exponent", lambda r: [_u(r, 0.5, 2.0, 2, 3), _n(r)], {}),
+    ("atan2", "bcast", lambda r: [_n(r, 3, 1), _n(r, 1, 4)], {}),
+    ("maximum", "bcast", _grid_pair, {}),
+    ("minimum", "bcast", _grid_pair, {}),
+    ("clamp", "scalar-bounds", lambda r: [_u(r, -0.4, 0.4, 2, 3), np.array(-0.5),
+                                          np.array(0.5)], {}),
+    ("where", "bcast", lambda r: [_n(r, 3, 1), _n(r, 4)], {"cond": COND_34}),
+    ("matmul", "vec-vec", lambda r: [_n(r, 4), _n(r, 4)], {}),
+    ("matmul", "mat-vec", lambda r: [_n(r, 3, 4), _n(r, 4)], {}),
+    ("matmul", "vec-mat", lambda r: [_n(r, 4), _n(r, 4, 2)], {}),
+    ("matmul", "batch-mat", lambda r: [_n(r, 2, 3, 4), _n(r, 4, 2)], {}),
+    ("matmul", "batch-batch", lambda r: [_n(r, 2, 3, 4), _n(r, 2, 4, 2)], {}),
+    ("matmul", "bcast-batch", lambda r: [_n(r, 1, 3, 4), _n(r, 2, 4, 2)], {}),
+    ("matmul", "batch-vec", lambda r: [_n(r, 2, 3, 4), _n(r, 4)], {}),
+    ("matmul", "vec-batch", lambda r: [_n(r, 4), _n(r, 2, 4, 3)], {}),
+    ("sum", "axis", lambda r: [_n(r, 2, 3)], {"axis": (1,), "keepdims": False}),
+    ("sum", "keepdims", lambda r: [_n(r, 2, 3, 2)], {"axis": (0, 2), "keepdims": True}),
+    ("mean", "axis", lambda r: [_n(r, 2, 3)], {"axis": (0,), "keepdims": True}),
+    ("prod", "axis", lambda r: [_away(r, 2, 3, lo=0.5)], {"axis": (1,), "keepdims": False}),
+    ("prod", "one-zero", lambda r: [np.array([2.0, 0.0, -1.5, 0.5])],
+     {"axis": None, "keepdims": False}),
+    ("prod", "two-zeros", lambda r: [np.array([2.0, 0.0, -1.5, 0.0])],
+     {"axis": None, "keepdims": False}),
+    ("prod", "zero-axis", lambda r: [np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 1.5]])],
+     {"axis": (1,), "keepdims": True}),
+    ("prod", "zero-axes",
+     lambda r: [np.array([[[2.0, 0.0], [3.0, 1.5]], [[0.5, 1.0], [2.0, 0.0]]])],
+     {"axis": (0, 2), "keepdims": False}),
+    ("transpose", "axes", lambda r: [_n(r, 2, 3, 4)], {"axes": (1, 0, 2)}),
+    ("getitem", "negative", lambda r: [_n(r, 5)], {"index": (-1,)}),
+    ("getitem", "repeated", lambda r: [_n(r, 4)], {"index": REPEATED}),
+    ("getitem", "2d-advanced", lambda r: [_n(r, 3, 4)],
+     {"index": (np.array([0, 2, 0]), np.array([1, 1, 1]))}),
+    ("index_put", "bcast-value", lambda r: [_n(r, 3, 4), _n(r, 1)], {"index": (slice(0, 2),)}),
+    ("stack", "matrices", lambda r: [_n(r, 2, 2), _n(r, 2, 2)], {}),
+]
+
+CASES = [pytest.param(name, *SAMPLES[name], id=name) for name in SAMPLES] + [
+    pytest.param(name, build, params, id=f"{name}[{tag}]") for name, tag, build, params in EXTRA]
+
+NO_SYM = {"scatter", "index_put"}  # structural: their effect is the index bookkeeping itself
+
+
+def _rng(name: str, salt: str = "") -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(f"{name}/{salt}".encode()))
+
+
+def _args(name: str, build: Builder) -> list[np.ndarray]:
+    return [np.asarray(a, dtype=np.float64) for a in build(_rng(name, "args"))]
+
+
+def _forward(prim, args, params) -> np.ndarray:
+    with np.errstate(all="raise"):
+        return np.asarray(prim.forward(*args, **params), dtype=np.float64)
+
+
+def _vjps(prim, g, args, params) -> list[np.ndarray]:
+    ans = _forward(prim, args, params)
+    return [np.asarray(prim.vjp(i, g, ans, list(args), params), dtype=np.float64)
+            for i in range(len(args))]
+
+
+def _close(a, b, rtol, scale=1.0) -> None:
+    assert np.allclose(a, b, rtol=rtol, atol=rtol * scale), (a, b)
+
+
+# ------------------------------------------------------------------------------- the table
+
+
+def test_every_primitive_has_a_sample():
+    assert set(SAMPLES) == set(PRIMITIVES), "give each primitive an entry in SAMPLES"
+
+
+def test_symbolic_twins_are_explicit():
+    assert {name for name, p in PRIMITIVES.items() if p.sym is None} == NO_SYM
+
+
+def test_every_primitive_has_a_rule_per_argument():
+    for name, (build, _params) in SAMPLES.items():
+        prim = PRIMITIVES[name]
+        if prim.variadic_vjp is None:
+            assert len(prim.vjps) == len(build(_rng(name))), name
+
+
+# ------------------------------------------------------------------------------- (a) VJP vs FD
+
+
+@pytest.mark.parametrize("name, build, params", CASES)
+def test_vjp_matches_central_differences(name, build, params):
+    """<u, J v> by central differences of the forward equals <VJP(u), v> from the rule."""
+    prim, args = PRIMITIVES[name], _args(name, build)
+    r = _rng(name, "directions")
+    ans = _forward(prim, args, params)
+    h = 1e-6
+    for _ in range(3):
+        u = r.normal(size=ans.shape)
+        v = [r.normal(size=a.shape) for a in args]
+        plus = _forward(prim, [a + h * d for a, d in zip(args, v, strict=True)], params)
+        minus = _forward(prim, [a - h * d for a, d in zip(args, v, strict=True)], params)
+        u_jv = np.sum(u * (plus - minus)) / (2 * h)
+        grads = _vjps(prim, u, args, params)
+        for gr, a in zip(grads, args, strict=True):
+            assert gr.shape == a.shape
+        vjp_v = sum(np.sum(gr * d) for gr, d in zip(grads, v, strict=True))
+        scale = max(1.0, sum(np.sum(np.abs(gr * d)) for gr, d in zip(grads, v, strict=True)))
+        assert abs(u_jv - vjp_v) <= 1e-6 * scale, (u_jv, vjp_v)
+
+
+# ------------------------------------------------------------------------------- (b) batches
+
+
+@pytest.mark.parametrize("name, build, params", CASES)
+def test_batched_cotangents_equal_single_ones(name, build, params):
+    """A stack of K cotangents gives the K single VJPs: a Jacobian is one sweep."""
+    prim, args = PRIMITIVES[name], _args(name, build)
+    ans = _forward(prim, args, params)
+    k = 4
+    gs = _rng(name, "batch").normal(size=(k,) + ans.shape)
+    batched = _vjps(prim, gs, args, params)
+    for i, a in enumerate(args):
+        assert batched[i].shape == (k,) + a.shape
+        singles = np.stack([_vjps(prim, gs[j], args, params)[i] for j in range(k)])
+        _close(batched[i], singles, 1e-12)
+
+
+@pytest.mark.parametrize("name, build, params", CASES)
+def test_recorded_rule_matches_plain_rule(name, build, params):
+    """Under create_graph the rules run on tensors; the values must not change."""
+    prim, args = PRIMITIVES[name], _args(name, build)
+    leaves = [Tensor(a, requires_grad=True) for a in args]
+    out = prim(*leaves, **params)
+    u = _rng(name, "u").normal(size=out.shape)
+    found = tape.backward([(out._node, u)], retain_graph=True, create_graph=True)
+    plain = _vjps(prim, u, args, params)
+    for leaf, expected in zip(leaves, plain, strict=True):
+        _close(ops.value(found[leaf._node]), expected, 1e-12)
+
+
+# ------------------------------------------------------------------------------- (c) sympy
+
+
+def _symbols(args: list[np.ndarray]) -> list[np.ndarray]:
+    out = []
+    for i, a in enumerate(args):
+        names = [sp.Symbol(f"a{i}_{j}", real=True) for j in range(a.size)]
+        out.append(np.array(names, dtype=object).reshape(a.shape))
+    return out
+
+
+def _objective(prim, syms, params, u) -> Any:
+    """sum(u * prim(symbols)) as one sympy expression."""
+    out = np.asarray(prim.sym(*syms, **params), dtype=object)
+    return np.sum(np.asarray(u, dtype=object) * out)
+
+
+def _point(syms, args) -> dict:
+    return {s: sp.Float(float(v), 30) for ss, a in zip(syms, args, strict=True)
+            for s, v in zip(ss.reshape(-1), a.reshape(-1), strict=True)}
+
+
+WITH_SYM = [c for c in CASES if c.values[0] not in NO_SYM]
+
+
+@pytest.mark.parametrize("name, build, params", WITH_SYM)
+def test_symbolic_twin_matches_forward_and_gradient(name, build, params):
+    prim, args = PRIMITIVES[name], _args(name, build)
+    syms = _symbols(args)
+    point = _point(syms, args)
+    ans = _forward(prim, args, params)
+    sym_out = np.asarray(prim.sym(*syms, **params), dtype=object)
+    assert sym_out.shape == ans.shape
+    values = np.array([float(e.xreplace(point)) if isinstance(e, sp.Basic) else float(e)
+                       for e in sym_out.reshape(-1)]).reshape(ans.shape)
+    _close(values, ans, 1e-12)
+    u = _rng(name, "u").normal(size=ans.shape)
+    expr = _objective(prim, syms, params, u)
+    for ss, gr in zip(syms, _vjps(prim, u, args, params), strict=True):
+        expected = np.array([float(sp.diff(expr, s).xreplace(point)) for s in ss.reshape(-1)])
+        _close(gr.reshape(-1), expected, 1e-9)
+
+
+# ------------------------------------------------------------------------------- (d) order 2
+
+
+@pytest.mark.parametrize("name, build, params", WITH_SYM)
+def test_hessian_of_recorded_vjp_matches_sympy(name, build, params):
+    """functional.hessian differentiates the recorded VJP; sympy differentiates twice."""
+    prim, args = PRIMITIVES[name], _args(name, build)
+    ans = _forward(prim, args, params)
+    w = _rng(name, "w").normal(size=ans.shape)
+
+    def f(*xs):
+        return ops.sum(ops.mul(w, prim(*xs, **params)))
+
+    blocks = functional.hessian(f, tuple(args))
+    syms = _symbols(args)
+    point = _point(syms, args)
+    expr = _objective(prim, syms, params, w)
+    firsts = [[sp.diff(expr, s) for s in ss.reshape(-1)] for ss in syms]
+    for i, ai in enumerate(args):
+        for j, (sj, aj) in enumerate(zip(syms, args, strict=True)):
+            expected = np.array([[float(sp.diff(d, t).xreplace(point)) for t in sj.reshape(-1)]
+                                 for d in firsts[i]])
+            got = np.asarray(blocks[i][j]).reshape(ai.size, aj.size)
+            _close(got, expected, 1e-9)
+
+
+# ------------------------------------------------------------------------------- unbroadcast
+
+
+@pytest.mark.parametrize("out_shape, x_shape", [
+    ((3, 4), (4,)), ((3, 4), (3, 1)), ((3, 4), (1, 4)), ((3, 4), ()), ((2, 3, 4), (3, 1)),
+    ((2, 3, 4), (1, 1, 4)), ((3, 4), (3, 4)),
+])
+def test_unbroadcast_sums_broadcast_axes_and_keeps_the_batch(out_shape, x_shape):
+    r = _rng(f"{out_shape}{x_shape}")
+    g = r.normal(size=(5,) + out_shape)
+    got = ops.unbroadcast(g, out_shape, x_shape)
+    assert np.shape(got) == (5,) + x_shape
+    # <unbroadcast(g), v> = <g, broadcast(v)> for every v: it is the adjoint of broadcasting
+    v = r.normal(size=x_shape)
+    lhs = np.sum(got * v, axis=tuple(range(1, 1 + len(x_shape))))
+    rhs = np.sum(g * np.broadcast_to(v, out_shape), axis=tuple(range(1, 1 + len(out_shape))))
+    _close(lhs, rhs, 1e-12)
+
+
+def test_mixed_shapes_through_the_tape():
+    """x of shape (3, 1) with y of shape (4,): each gradient has its input's shape."""
+    x = Tensor(np.arange(3.0).reshape(3, 1), requires_grad=True)
+    y = Tensor(np.arange(4.0) + 1.0, requires_grad=True)
+    ops.sum(x * y + ops.maximum(x, y) - y / (1.0 + x)).backward()
+    xv, yv = np.arange(3.0).reshape(3, 1), np.arange(4.0) + 1.0
+    share = (xv > yv) + 0.5 * (xv == yv)
+    dx = np.sum(yv + share + yv / (1.0 + xv) ** 2, axis=1, keepdims=True)
+    dy = np.sum(xv + (1 - share) - 1.0 / (1.0 + xv), axis=0)
+    assert x.grad.shape == (3, 1) and y.grad.shape == (4,)
+    _close(x.grad._value, dx, 1e-12)
+    _close(y.grad._value, dy, 1e-12)
