@@ -17,7 +17,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .parse import parse
 from .program import Program
 from .tape import no_grad
-from .values import parse_assignments, parse_value
+from .values import parse_assignments, value_from_data
 
 COMMANDS = ("grad", "jacobian", "hessian")
 
@@ -59,30 +59,19 @@ class Result:
         return {"grad": "gradient", "jacobian": "jacobian", "hessian": "hessian"}[self.command]
 
 
-def load_values(at: list[str] | dict[str, Any]) -> dict[str, np.ndarray]:
+def load_values(at: list[str] | str | dict[str, Any], option: str = "--at",
+                limits: Limits = DEFAULT_LIMITS) -> dict[str, np.ndarray]:
     """--at texts (or a JSON object of numbers/lists, for batch) as float64 arrays."""
     if isinstance(at, dict):
-        texts = [f"{name}={_literal(v)}" for name, v in at.items()]
-        return parse_assignments(texts)
-    if isinstance(at, str):
-        at = [at]
-    return parse_assignments(list(at))
+        names = parse_assignments([f"{name}=0" for name in at], option=option, limits=limits)
+        return {name: value_from_data(v, what=f"{option} {name}", limits=limits)
+                for name, v in zip(names, at.values())}
+    return parse_assignments([at] if isinstance(at, str) else list(at), option=option,
+                             limits=limits)
 
 
-def _literal(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool) or not isinstance(v, (int, float, list)):
-        raise GradcalcError(f"value {v!r} is not a number or a list of numbers", kind="value")
-    return repr(v) if not isinstance(v, list) else "[" + ", ".join(_literal(i) for i in v) + "]"
-
-
-def _weights(w: Any) -> np.ndarray | None:
-    if w is None:
-        return None
-    if isinstance(w, str):
-        return parse_value(w)
-    return parse_value(_literal(w))
+def _weights(w: Any, limits: Limits) -> np.ndarray | None:
+    return None if w is None else value_from_data(w, what="--weights", limits=limits)
 
 
 def choose_inputs(program: Program, values: dict[str, np.ndarray],
@@ -108,7 +97,7 @@ def run(job: Job) -> Result:
     if job.command not in COMMANDS:
         raise GradcalcError(f"unknown command {job.command!r}", kind="usage")
     program = parse(job.program, limits=job.limits)
-    values = load_values(job.at)
+    values = load_values(job.at, limits=job.limits)
     names = choose_inputs(program, values, job.wrt)
     constants = {k: v for k, v in values.items() if k not in names}
     of = job.of or program.default_output()
@@ -116,7 +105,7 @@ def run(job: Job) -> Result:
     point = tuple(values[n] for n in names)
     with no_grad():
         output = np.asarray(f(*point)._value, dtype=np.float64)
-    weights = _weights(job.weights)
+    weights = _weights(job.weights, job.limits)
     if job.command != "grad" and weights is not None:
         raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
     derivative = _differentiate(job.command, f, point, names, output, of, weights)
@@ -196,11 +185,11 @@ def _hessian_blocks(derivative: dict[str, np.ndarray], names: list[str]) -> dict
 def _matches(result: Result, expect: Any) -> bool:
     """--expect: the derivative equals the given values (to 1e-9 relative)."""
     if isinstance(expect, dict):
-        wanted = load_values(expect)
+        wanted = load_values(expect, "--expect")
     elif "=" in str(expect):
-        wanted = load_values([str(expect)])
+        wanted = load_values([str(expect)], "--expect")
     elif len(result.derivative) == 1:
-        wanted = {next(iter(result.derivative)): parse_value(str(expect))}
+        wanted = {next(iter(result.derivative)): value_from_data(expect, what="--expect")}
     else:
         raise GradcalcError("--expect with several inputs needs names, e.g. "
                             "--expect 'a=1, b=[2,3]'", kind="usage")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 from .errors import EvalError, LimitError
+from .limits import DEFAULT_LIMITS
 
 # --------------------------------------------------------------------------- the IR
 
@@ -104,7 +105,7 @@ class Not:
     pos: Pos
 
 
-Expr = Union[Num, Name, Unary, Binary, Call, ListLit, Index, Compare, BoolOp, Not]
+Expr = Num | Name | Unary | Binary | Call | ListLit | Index | Compare | BoolOp | Not
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ class For:
     pos: Pos
 
 
-Stmt = Union[Assign, ExprStmt, If, While, For]
+Stmt = Assign | ExprStmt | If | While | For
 
 #: the name a bare final expression's value is given
 RESULT_NAME = "result"
@@ -243,10 +244,6 @@ class Decisions:
         return Decisions(record=self.record, replaying=True)
 
 
-#: default bound on loop iterations summed over the whole run
-MAX_ITERATIONS = 1_000_000
-
-
 class Interpreter:
     """Runs a Program on a backend; `env` maps names to values and receives assignments."""
 
@@ -255,7 +252,7 @@ class Interpreter:
         backend: Backend,
         env: dict[str, Any],
         decisions: Decisions | None = None,
-        max_iterations: int = MAX_ITERATIONS,
+        max_iterations: int = DEFAULT_LIMITS.max_iterations,
     ) -> None:
         self.backend = backend
         self.env = env

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradcalc import commands
 from gradcalc.evaluate import run_numeric
+from gradcalc.ops import value
 from gradcalc.parse import parse
 
 UNARY = ["sin({})", "cos({})", "tanh({})", "sigmoid({})", "softplus({})", "atan({})",
@@ -42,7 +43,16 @@ def programs(draw) -> str:
     return "\n".join(lines)
 
 
-POINT = st.tuples(*(st.floats(-1.5, 1.5) for _ in range(5)))
+# values away from 0, so that finite differences (h = 1e-6) never straddle a kink
+COORDINATE = st.builds(lambda m, s: m * s, st.floats(0.1, 1.5), st.sampled_from([-1.0, 1.0]))
+POINT = st.tuples(*(COORDINATE for _ in range(5)))
+
+
+def assume_smooth(check) -> None:
+    """A kink of the point (norm at 0, a tie in maximum) is reported as skipped: never fail."""
+    if check.status == "skipped":
+        assert "singular" in (check.detail or ""), check
+    assume(check.status != "skipped")
 
 
 def finite_differences(text: str, values: dict[str, np.ndarray], h: float = 1e-6) -> dict:
@@ -56,8 +66,8 @@ def finite_differences(text: str, values: dict[str, np.ndarray], h: float = 1e-6
             minus[name] = base.copy()
             plus[name][idx] += h
             minus[name][idx] -= h
-            f_plus = float(np.asarray(run_numeric(program, plus, of="out")._value))
-            f_minus = float(np.asarray(run_numeric(program, minus, of="out")._value))
+            f_plus = float(value(run_numeric(program, plus, of="out")))
+            f_minus = float(value(run_numeric(program, minus, of="out")))
             g[idx] = (f_plus - f_minus) / (2 * h)
         grads[name] = g
     return grads
@@ -69,6 +79,7 @@ def test_tape_equals_sympy_equals_finite_differences(text, point):
     x, y, *v = point
     at = f"x={x!r}, y={y!r}, v=[{v[0]!r}, {v[1]!r}, {v[2]!r}]"
     result = commands.run(commands.Job(command="grad", program=text, at=[at]))
+    assume_smooth(result.check)
     assert result.check.status == "pass", (text, at, result.check)
     assert result.check.method == "symbolic"
     values = {"x": np.array(x), "y": np.array(y), "v": np.array(v)}
@@ -83,6 +94,7 @@ def test_hessian_is_symmetric_and_checked(text, point):
     x, y, *v = point
     at = f"x={x!r}, y={y!r}, v=[{v[0]!r}, {v[1]!r}, {v[2]!r}]"
     result = commands.run(commands.Job(command="hessian", program=text, at=[at], wrt=["x", "v"]))
+    assume_smooth(result.check)
     assert result.check.status == "pass", (text, at, result.check)
     np.testing.assert_allclose(result.derivative["x,v"], result.derivative["v,x"], atol=1e-10)
     vv = result.derivative["v,v"]
