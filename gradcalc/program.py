@@ -225,19 +225,29 @@ class Backend(Protocol):
 
 @dataclass
 class Decisions:
-    """Value-dependent choices of the numeric run, replayed by the symbolic run."""
+    """Value-dependent choices of the numeric run, replayed by the symbolic run.
+
+    Only outermost decisions are recorded (a condition, not the comparisons inside it),
+    so a replay reads them in the order it meets them and never evaluates what they hid.
+    """
 
     record: list[Any] = field(default_factory=list)
     replaying: bool = False
     cursor: int = 0
+    depth: int = 0
 
     def decide(self, compute: Callable[[], Any]) -> Any:
         if self.replaying:
             value = self.record[self.cursor]
             self.cursor += 1
             return value
-        value = compute()
-        self.record.append(value)
+        self.depth += 1
+        try:
+            value = compute()
+        finally:
+            self.depth -= 1
+        if self.depth == 0:
+            self.record.append(value)
         return value
 
     def replay(self) -> Decisions:
