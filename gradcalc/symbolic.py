@@ -1,0 +1,733 @@
+"""Running a Program on sympy: the symbolic backend that the check compares the tape with.
+
+Each value carries the tape's float64 numbers (the primitives' own NumPy forwards) and,
+once an input symbol is involved, an object array of sympy expressions built with the
+sympy twins of `ops.PRIMITIVES`. Operations on plain numbers are folded in float64, so
+`9**9**9` never reaches sympy's exact integers, and a Piecewise twin (relu, maximum, ...)
+takes the branch the float64 values select, exactly as the tape does.
+
+The path is the numeric run's: `record_path` runs the program numerically and records its
+value-dependent decisions; the symbolic run replays them (`PathDecisions`). sympy only
+ever sees expressions built here from IR objects, never text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from . import ops
+from .errors import EvalError
+from .limits import DEFAULT_LIMITS, Limits
+from .program import Decisions, Interpreter, Pos, Program
+
+#: integral values up to this size become exact sympy Integers; larger ones Floats
+MAX_EXACT_INTEGER = 10**6
+#: an exact number (coefficient, exponent) with more bits than this stops the symbolic run
+MAX_EXACT_BITS = 10_000
+#: integer exponents beyond this become Floats, so (2*x)**n never expands 2**n exactly
+MAX_EXACT_EXPONENT = 64
+
+#: primitives that act element by element (broadcasting their operands)
+ELEMENTWISE = frozenset(
+    "neg add sub mul div pow sin cos tan asin acos atan atan2 sinh cosh tanh exp log log2 "
+    "log10 sqrt abs sign relu sigmoid softplus maximum minimum clamp".split())
+#: operators of the language and their primitives
+BINARY_PRIMS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "@": "matmul"}
+#: derivative leftovers that mean sympy has no value at the point (a kink, a jump)
+LEFTOVERS = (sp.DiracDelta, sp.Heaviside, sp.Subs, sp.Derivative)
+
+
+class SymbolicBudgetExceeded(Exception):
+    """The symbolic route would build more than `limits.max_symbolic_ops` operations."""
+
+
+class SymbolicUnsupported(Exception):
+    """A construct the symbolic route cannot follow (e.g. a symbolic array size)."""
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def to_sympy(value: float) -> sp.Expr:
+    """A float64 as sympy: a small exact Integer when integral, else the exact Float."""
+    v = float(value)
+    if math.isnan(v):
+        return sp.nan
+    if math.isinf(v):
+        return sp.oo if v > 0 else -sp.oo
+    if v == int(v) and abs(v) <= MAX_EXACT_INTEGER:
+        return sp.Integer(int(v))
+    return sp.Float(v)
+
+
+def _is_const(e: Any) -> bool:
+    return not isinstance(e, sp.Basic) or e.is_Number or e is sp.zoo
+
+
+def _const_float(e: Any) -> float:
+    if e is sp.zoo:
+        return math.nan
+    try:
+        return float(e)
+    except OverflowError:
+        return math.inf if e > 0 else -math.inf
+
+
+def _scalar_obj(e: Any) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = e
+    return out
+
+
+def _is_numeric(a: np.ndarray) -> bool:
+    return a.dtype != object or all(_is_const(e) for e in a.flat)
+
+
+def _as_float(a: np.ndarray) -> np.ndarray:
+    if a.dtype != object:
+        return a.astype(np.float64)
+    return np.vectorize(_const_float, otypes=[np.float64])(a) if a.size else a.astype(float)
+
+
+def _as_obj(a: np.ndarray) -> np.ndarray:
+    """Object array of sympy expressions (plain numbers converted with `to_sympy`)."""
+    if a.dtype == object:
+        return a
+    out = np.empty(a.shape, dtype=object)
+    for idx, v in np.ndenumerate(a):
+        out[idx] = to_sympy(v)
+    return out
+
+
+class Value:
+    """A backend value: the tape's float64 numbers and, once an input is involved, sympy.
+
+    `num` is what the tape computes (the same NumPy forwards on the same numbers), so
+    folding constants and choosing a Piecewise branch follow float64 exactly; `sym` is an
+    object array of sympy expressions, or None while the value is a plain number.
+    """
+
+    __slots__ = ("sym", "num")
+
+    def __init__(self, sym: np.ndarray | None, num: np.ndarray) -> None:
+        self.sym = sym
+        self.num = num
+
+    @property
+    def numeric(self) -> bool:
+        return self.sym is None
+
+    def exprs(self) -> np.ndarray:
+        """The value as an object array of sympy expressions."""
+        return self.sym if self.sym is not None else _as_obj(self.num)
+
+    def __repr__(self) -> str:
+        return f"Value({self.sym if self.sym is not None else self.num!r})"
+
+
+def _value(value: Any) -> Value:
+    """A backend value; raw NumPy values (constants, replayed masks) are plain numbers."""
+    if isinstance(value, Value):
+        return value
+    a = np.asarray(ops.value(value))
+    if a.dtype == object:
+        return _symbolic(a, _as_float(a) if _is_numeric(a) else np.full(a.shape, np.nan))
+    return Value(None, a.astype(np.float64))
+
+
+def _symbolic(sym: Any, num: Any) -> Value:
+    """A Value from a symbolic result; one without symbols left is the tape's number."""
+    num = np.asarray(num, dtype=np.float64)
+    if not isinstance(sym, np.ndarray):
+        sym = _scalar_obj(sym)
+    if _is_numeric(sym):
+        return Value(None, num)
+    return Value(sym, num)
+
+
+def _check_exact(e: Any) -> None:
+    """Stop before sympy's exact arithmetic grows numbers without bound ((2x)**(2**k))."""
+    if not isinstance(e, sp.Basic):
+        return
+    parts = [e, *e.args] if (e.is_Add or e.is_Mul or e.is_Pow) else [e]
+    for t in parts:
+        if t.is_Mul and t.args:
+            t = t.args[0]
+        if t.is_Rational and max(int(t.p).bit_length(), int(t.q).bit_length()) > MAX_EXACT_BITS:
+            raise SymbolicBudgetExceeded(
+                f"an exact number in the symbolic expression exceeds {MAX_EXACT_BITS:,} bits")
+
+
+# --------------------------------------------------------------------------- symbols
+
+
+def symbol_name(name: str, index: tuple[int, ...]) -> str:
+    return name if not index else f"{name}[{','.join(str(i) for i in index)}]"
+
+
+def symbols_for(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Real symbols for an input: `x`, or `x[0]`, `x[1]`, ..., or `A[0,1]`, ..."""
+    out = np.empty(tuple(shape), dtype=object)
+    for idx in np.ndindex(*shape):
+        out[idx] = sp.Symbol(symbol_name(name, idx), real=True)
+    return out
+
+
+# --------------------------------------------------------------------------- the path
+
+
+class PathDecisions(Decisions):
+    """Decisions of the outermost level only, replayed without recomputing them.
+
+    A decision can contain others (a condition's comparison, an index inside an index);
+    its own recorded value already settles them, so only decisions made outside any other
+    decision's computation are recorded, and replaying never calls `compute`: the symbolic
+    backend is never asked for a truth value, a comparison or a whole number.
+    """
+
+    depth: int = 0
+
+    def decide(self, compute: Callable[[], Any]) -> Any:
+        if self.replaying:
+            if self.cursor >= len(self.record):
+                raise SymbolicUnsupported("the replayed run took a different path")
+            value = self.record[self.cursor]
+            self.cursor += 1
+            return value
+        self.depth += 1
+        try:
+            value = compute()
+        finally:
+            self.depth -= 1
+        if self.depth == 0:
+            self.record.append(value)
+        return value
+
+    def replay(self) -> PathDecisions:
+        return PathDecisions(record=self.record, replaying=True)
+
+
+def record_path(program: Program, inputs: dict[str, Any], constants: dict[str, Any] | None,
+                of: str, limits: Limits = DEFAULT_LIMITS) -> tuple[PathDecisions, np.ndarray]:
+    """Run the program numerically (no tape); return its decisions and the output value."""
+    from .evaluate import run_numeric
+
+    path = PathDecisions()
+    values = {k: np.asarray(ops.value(v), dtype=np.float64) for k, v in inputs.items()}
+    out = run_numeric(program, values, constants, of=of, limits=limits, decisions=path)
+    return path, np.asarray(ops.value(out), dtype=np.float64)
+
+
+def run_replayed(program: Program, backend: Any, env: dict[str, Any], path: PathDecisions,
+                 of: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Run `program` on `backend` along the recorded path; return the value named `of`."""
+    replay = path.replay()
+    interpreter = Interpreter(backend, env, replay, limits.max_iterations)
+    with np.errstate(all="ignore"):
+        interpreter.run(program)
+    if of not in env:
+        raise EvalError(f"the program never assigns '{of}'")
+    return env[of]
+
+
+# --------------------------------------------------------------------------- the backend
+
+
+class SymbolicBackend:
+    """Backend over `Value`s: float64 numbers and sympy expressions side by side."""
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS, local: bool = True) -> None:
+        self.limits = limits
+        self.ops = 0
+        #: each Piecewise twin (relu, sign, maximum, minimum, clamp) becomes at once the
+        #: branch the tape's float64 comparison picks: the same values and derivatives at
+        #: the point, and no Piecewise lands in another's condition (sympy folds those,
+        #: slowly)
+        self.local = local
+        #: (description, operand symbols) where the tape's convention has no sympy form
+        self.kinks: list[tuple[str, frozenset]] = []
+
+    # bookkeeping ----------------------------------------------------------------------
+    def spend(self, n: int) -> None:
+        self.ops += int(n)
+        if self.ops > self.limits.max_symbolic_ops:
+            n = self.limits.max_symbolic_ops
+            raise SymbolicBudgetExceeded(
+                f"the symbolic route needs more than {n:,} operation{'s' * (n != 1)}")
+
+    # the protocol ---------------------------------------------------------------------
+    def number(self, value: float) -> Value:
+        return Value(None, np.asarray(np.float64(value)))
+
+    def call(self, func: str, args: list[Any], pos: Pos) -> Value:
+        if func not in ops.FUNCTIONS:
+            raise EvalError(f"unknown function {func}() at {pos}")
+        if func in ("ones", "zeros"):
+            dims = [self._int(a, f"{func}() size", pos) for a in args]
+            return Value(None, np.asarray(ops.FUNCTIONS[func][0](*dims), dtype=np.float64))
+        if func == "where":
+            cond, a, b = args
+            return self.where(cond, _value(a), _value(b), pos)
+        if func in ("sum", "mean", "prod"):
+            x = _value(args[0])
+            axis = None
+            if len(args) > 1:
+                axis = ops._normalize_axis(self._int(args[1], "axis", pos), x.num.ndim)
+            return self.apply(func, [x], axis=axis)
+        name = "matmul" if func == "dot" else func
+        return self.apply(name, [_value(a) for a in args])
+
+    def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Value:
+        return self.apply(BINARY_PRIMS[op], [_value(left), _value(right)])
+
+    def negate(self, value: Any, pos: Pos) -> Value:
+        return self.apply("neg", [_value(value)])
+
+    def stack(self, items: list[Any], pos: Pos) -> Value:
+        values = [_value(i) for i in items]
+        prim = ops.PRIMITIVES["stack"]
+        num = prim.forward(*[v.num for v in values])
+        if all(v.numeric for v in values):
+            return Value(None, num)
+        return _symbolic(prim.sym(*[v.exprs() for v in values]), num)
+
+    def index(self, target: Any, key: tuple, pos: Pos) -> Value:
+        v = _value(target)
+        try:
+            num = np.asarray(v.num[key], dtype=np.float64)
+            return Value(None, num) if v.numeric else _symbolic(v.sym[key], num)
+        except (IndexError, TypeError, ValueError) as exc:
+            raise EvalError(f"index at {pos} failed: {exc}") from None
+
+    def compare(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+        raise SymbolicUnsupported(f"comparison at {pos} outside the recorded path")
+
+    def truth(self, value: Any, pos: Pos) -> bool:
+        raise SymbolicUnsupported(f"condition at {pos} outside the recorded path")
+
+    def integer(self, value: Any, pos: Pos) -> int:
+        raise SymbolicUnsupported(f"whole number at {pos} outside the recorded path")
+
+    # operations -----------------------------------------------------------------------
+    def _int(self, value: Any, what: str, pos: Pos) -> int:
+        v = _value(value)
+        if v.num.size != 1 or not v.numeric:
+            raise SymbolicUnsupported(f"{what} at {pos} depends on an input")
+        x = float(v.num.reshape(-1)[0])
+        if not math.isfinite(x) or x != int(x):
+            raise EvalError(f"{what} at {pos} is not a whole number")
+        return int(x)
+
+    def where(self, cond: Any, a: Value, b: Value, pos: Pos) -> Value:
+        c = _value(cond)
+        if not c.numeric:
+            raise SymbolicUnsupported(f"where() at {pos}: the condition depends on an input")
+        mask = c.num.astype(bool)
+        prim = ops.PRIMITIVES["where"]
+        num = prim.forward(a.num, b.num, cond=mask)
+        if a.numeric and b.numeric:
+            return Value(None, np.asarray(num, dtype=np.float64))
+        self.spend(np.size(num))
+        return _symbolic(prim.sym(a.exprs(), b.exprs(), mask), num)
+
+    def apply(self, name: str, args: list[Value], **params: Any) -> Value:
+        """Apply primitive `name`: the tape's float64 forward, and sympy's twin unless
+        every operand is a plain number (then the float64 result is the value)."""
+        prim = ops.PRIMITIVES[name]
+        with np.errstate(all="ignore"):
+            num = np.asarray(prim.forward(*[v.num for v in args], **params), dtype=np.float64)
+        if all(v.numeric for v in args):
+            return Value(None, num)
+        if name in ELEMENTWISE:
+            return _symbolic(self._elementwise(prim, args, num), num)
+        objs = [v.exprs() for v in args]
+        if name in _REDUCTIONS:
+            self.spend(max(1, objs[0].size))
+            sym = _REDUCTIONS[name](objs[0], params.get("axis"))
+        else:
+            if name == "matmul":
+                a, b = objs
+                inner = a.shape[-1] if a.ndim else 1
+                self.spend(max(1, num.size) * inner)
+            else:
+                self.spend(max(1, sum(o.size for o in objs)))
+            sym = prim.sym(*objs, **params)
+            sym = sym if isinstance(sym, np.ndarray) else _scalar_obj(sym)
+        for e in sym.flat:
+            _check_exact(e)
+        return _symbolic(sym, num)
+
+    def _elementwise(self, prim: ops.Prim, args: list[Value], num: np.ndarray) -> np.ndarray:
+        shape = num.shape
+        self.spend(max(1, math.prod(shape)))
+        exprs = np.broadcast_arrays(*[v.exprs() for v in args])
+        nums = np.broadcast_arrays(*[v.num for v in args])
+        out = np.empty(shape, dtype=object)
+        for idx in np.ndindex(*shape):
+            elems = [e[idx] for e in exprs]
+            if all(_is_const(e) for e in elems):
+                out[idx] = to_sympy(num[idx])  # folded: the tape's float64 result
+                continue
+            if prim.name == "pow":
+                e = elems[1]
+                if isinstance(e, sp.Integer) and abs(int(e)) > MAX_EXACT_EXPONENT:
+                    elems[1] = sp.Float(int(e))
+            if self.local:
+                at = [float(n[idx]) for n in nums]
+                self._note_kink(prim.name, elems, at)
+                r = _branch(prim, elems, at)
+            else:
+                r = _twin(prim, elems)
+            _check_exact(r)
+            out[idx] = r
+        return out
+
+    def _note_kink(self, name: str, elems: list[Any], at: list[float]) -> None:
+        """Record the points where the tape's convention is one no sympy expression has."""
+        if name == "clamp" and at[1] == at[2]:
+            # lo == hi: PyTorch passes no gradient to x, lo or hi unless x == lo
+            what = "clamp() with lo == hi"
+        elif name == "pow" and elems[1].free_symbols and (
+                at[1] == 0 or (at[0] == 0 and at[1] >= 0)):
+            # PyTorch masks d/dx where y == 0 and d/dy where x == 0 <= y, so a Hessian
+            # through those masks differs from the analytic one
+            what = "pow() with a zero exponent or base"
+        else:
+            return
+        free = frozenset().union(*(e.free_symbols for e in elems if isinstance(e, sp.Basic)))
+        if free:
+            self.kinks.append((what, free))
+
+
+def _twin(prim: ops.Prim, elems: list[Any]) -> Any:
+    """The primitive's sympy twin on scalar expressions."""
+    try:
+        r = prim.sym(*elems)
+    except TypeError:  # a Piecewise comparing with nan: undefined
+        return sp.nan
+    return r.item() if isinstance(r, np.ndarray) else r
+
+
+_TEMPLATES: dict[str, tuple[tuple[sp.Dummy, ...], Any]] = {}
+
+
+def _template(prim: ops.Prim, arity: int) -> tuple[tuple[sp.Dummy, ...], Any]:
+    """The twin on placeholder symbols, built once per primitive."""
+    if prim.name not in _TEMPLATES:
+        dummies = tuple(sp.Dummy(f"a{i}", real=True) for i in range(arity))
+        _TEMPLATES[prim.name] = (dummies, _twin(prim, list(dummies)))
+    return _TEMPLATES[prim.name]
+
+
+def _branch(prim: ops.Prim, elems: list[Any], at: list[float]) -> Any:
+    """The twin, with a Piecewise replaced by the branch that the operands' float64 values
+    (`at`, the tape's numbers) select."""
+    dummies, template = _template(prim, len(elems))
+    if not isinstance(template, sp.Piecewise):
+        return _twin(prim, elems)
+    values = {d: (sp.Float(v) if math.isfinite(v) else to_sympy(v))
+              for d, v in zip(dummies, at, strict=True)}
+    for expr, cond in template.args:
+        try:
+            holds = cond.xreplace(values)
+        except TypeError:  # nan compares with nothing: the value is undefined
+            return sp.nan
+        if holds is sp.true:
+            return expr.xreplace(dict(zip(dummies, elems, strict=True)))
+        if holds is not sp.false:
+            break
+    return _twin(prim, elems)
+
+
+def _reduce(x: np.ndarray, axis: tuple[int, ...] | None, combine: Any) -> np.ndarray:
+    """sympy's n-ary Add/Mul over `axis` (all axes if None): one flattening, not n."""
+    if axis is None:
+        return _scalar_obj(combine(*x.flat))
+    kept = [i for i in range(x.ndim) if i not in axis]
+    moved = np.transpose(x, kept + list(axis))
+    lead = tuple(x.shape[i] for i in kept)
+    flat = moved.reshape(lead + (-1,))
+    out = np.empty(lead, dtype=object)
+    for idx in np.ndindex(*lead):
+        out[idx] = combine(*flat[idx])
+    return out
+
+
+def _sum(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
+    return _reduce(x, axis, sp.Add)
+
+
+def _mean(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
+    count = x.size if axis is None else math.prod(x.shape[a] for a in axis)
+    total = _reduce(x, axis, sp.Add)
+    out = np.empty(total.shape, dtype=object)
+    for idx in np.ndindex(*total.shape):
+        out[idx] = total[idx] / count
+    return out
+
+
+def _norm(x: np.ndarray, axis: Any = None) -> np.ndarray:
+    return _scalar_obj(sp.sqrt(sp.Add(*[e**2 for e in x.flat])))
+
+
+#: the twins of sum, mean, prod and norm, computed with one n-ary sympy Add/Mul
+#: (the same expressions as ops.PRIMITIVES' twins, which add pairwise)
+_REDUCTIONS: dict[str, Callable[..., np.ndarray]] = {
+    "sum": _sum, "mean": _mean, "norm": _norm,
+    "prod": lambda x, axis: _reduce(x, axis, sp.Mul),
+}
+
+
+# --------------------------------------------------------------------------- the output
+
+
+def symbolic_output(
+    program: Program,
+    inputs: dict[str, Any],
+    wrt: list[str],
+    constants: dict[str, Any] | None,
+    of: str,
+    decisions: Decisions | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    local: bool = True,
+    kinks: list[tuple[str, frozenset]] | None = None,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The output `of` as sympy expressions of the `wrt` inputs, along the numeric path.
+
+    Inputs not in `wrt` (and `constants`) enter as numbers. `decisions` should be a
+    `PathDecisions` from `record_path`; anything else is re-recorded here. `local`: each
+    Piecewise twin (relu, sign, maximum, minimum, clamp) becomes the branch the tape's
+    float64 values select, like the path itself: values and derivatives of every order at
+    the point are the same (False: the whole Piecewise, valid at every point).
+    `kinks` (a list) receives (description, operand symbols) for each operation whose
+    convention at the point no sympy expression has (clamp with lo == hi, pow with a zero
+    exponent or base: PyTorch masks the derivative there).
+    """
+    if not isinstance(decisions, PathDecisions):
+        decisions, _ = record_path(program, inputs, constants, of, limits)
+    backend = SymbolicBackend(limits, local)
+    values = {k: np.asarray(ops.value(v), dtype=np.float64)
+              for k, v in {**(constants or {}), **inputs}.items()}
+    backend.spend(sum(values[n].size for n in wrt))
+    symbols = {n: symbols_for(n, values[n].shape) for n in wrt}
+    env: dict[str, Any] = {k: Value(None, v) for k, v in values.items()}
+    env.update({n: Value(symbols[n], values[n]) for n in wrt})
+    out = run_replayed(program, backend, env, decisions, of, limits)
+    if kinks is not None:
+        kinks.extend(backend.kinks)
+    return _value(out).exprs(), symbols
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def point_subs(symbols: dict[str, np.ndarray], point: dict[str, Any],
+               digits: int | None = None) -> dict[sp.Symbol, Any]:
+    """Symbol -> exact sympy Float of the point's float64 value (for a simultaneous xreplace).
+
+    The Floats carry float64's precision, or `digits` decimal digits: the same exact
+    values, with that much working precision for what is computed from them.
+    """
+    subs: dict[sp.Symbol, Any] = {}
+    for name, syms in symbols.items():
+        values = np.broadcast_to(np.asarray(ops.value(point[name]), dtype=np.float64),
+                                 syms.shape)
+        for idx in np.ndindex(*syms.shape):
+            v = float(values[idx])
+            if not math.isfinite(v):
+                subs[syms[idx]] = to_sympy(v)
+            else:
+                subs[syms[idx]] = sp.Float(v) if digits is None else sp.Float(v, digits)
+    return subs
+
+
+def evaluate_expr(expr: Any, subs: dict[sp.Symbol, Any],
+                  digits: int = 15) -> tuple[float, str | None]:
+    """(float value, None) or (nan/±inf, reason) of `expr` at the point `subs`.
+
+    Reasons: 'undefined' (nan, 0/0), 'complex infinity', 'complex', or the name of a
+    leftover (DiracDelta, Heaviside at 0, Subs, Derivative) that has no value there.
+    """
+    if not isinstance(expr, sp.Basic):
+        return float(expr), None
+    if expr.has(*LEFTOVERS):
+        for atom in expr.atoms(sp.Heaviside, sp.DiracDelta):
+            arg = atom.args[0].xreplace(subs)
+            try:
+                at_zero = complex(arg.evalf()) == 0
+            except (TypeError, ValueError):
+                at_zero = True
+            if at_zero:
+                return math.nan, f"{type(atom).__name__} at 0"
+    try:
+        r = expr.xreplace(subs)
+        r = r.evalf(digits) if not r.is_Number else r
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return math.nan, "undefined"
+    return _classify(r)
+
+
+def _classify(r: Any) -> tuple[float, str | None]:
+    if r is sp.nan:
+        return math.nan, "undefined"
+    if r is sp.zoo:
+        return math.nan, "complex infinity"
+    if r is sp.oo or r is sp.S.NegativeInfinity:
+        return (math.inf if r is sp.oo else -math.inf), None
+    if r.is_Number:
+        return _const_float(r), None
+    for kind in LEFTOVERS:
+        if r.has(kind):
+            return math.nan, kind.__name__
+    if r.free_symbols:
+        return math.nan, "unevaluated"
+    try:
+        c = complex(r)
+    except (TypeError, ValueError):
+        return math.nan, "unevaluated"
+    if c.imag != 0:
+        return math.nan, "complex"
+    return c.real, None
+
+
+FLOAT64_TINY = float(np.finfo(np.float64).tiny)
+FLOAT64_MAX = float(np.finfo(np.float64).max)
+
+
+def leaves_float64_range(expr: Any, subs: dict[sp.Symbol, Any]) -> bool:
+    """Whether some subexpression of `expr` at the point lies outside float64's normal
+    range (under 2.2e-308 but not 0, or over 1.8e308): there the tape underflows or
+    overflows while sympy's Floats, with unbounded exponents, do not."""
+    if not isinstance(expr, sp.Basic):
+        return False
+    values: dict[Any, Any] = {}
+    stack: list[tuple[Any, bool]] = [(expr, False)]
+    while stack:  # post-order, iteratively, each shared subexpression once
+        node, ready = stack.pop()
+        if node in values:
+            continue
+        if not ready and node.args:
+            stack.append((node, True))
+            stack.extend((a, False) for a in node.args if a not in values)
+            continue
+        try:
+            if node.is_Symbol:
+                v = subs.get(node, node)
+            elif node.args:
+                v = node.func(*[values[a] for a in node.args])
+            else:
+                v = node
+        except (TypeError, ValueError, KeyError, ArithmeticError):
+            v = node
+        values[node] = v
+        if isinstance(v, sp.Float) and not v.is_zero:
+            magnitude = abs(v)
+            if magnitude < FLOAT64_TINY or magnitude > FLOAT64_MAX:
+                return True
+    return False
+
+
+def evaluate_array(exprs: np.ndarray, subs: dict[sp.Symbol, Any]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Values (float64) and reasons (None where the value is a plain real) of each entry."""
+    exprs = np.asarray(exprs, dtype=object)
+    values = np.empty(exprs.shape, dtype=np.float64)
+    reasons = np.empty(exprs.shape, dtype=object)
+    for idx in np.ndindex(*exprs.shape):
+        values[idx], reasons[idx] = evaluate_expr(exprs[idx], subs)
+    return values, reasons
+
+
+def gradient_of(expr: Any, syms: list[sp.Symbol]) -> list[Any]:
+    """sympy's d expr / d s for each symbol s, skipping the terms of a sum free of s.
+
+    Equal to `sp.diff(expr, s)` term by term (diff is linear), but a sum of n terms
+    differentiated by n symbols costs O(n) diffs instead of O(n^2).
+    """
+    zero = sp.Integer(0)
+    if not isinstance(expr, sp.Basic) or expr.is_Number:
+        return [zero] * len(syms)
+    if expr.is_Add:
+        terms: dict[sp.Symbol, list[Any]] = {}
+        for term in expr.args:
+            for s in term.free_symbols:
+                terms.setdefault(s, []).append(term)
+        return [sp.Add(*[sp.diff(t, s) for t in terms[s]]) if s in terms else zero
+                for s in syms]
+    free = expr.free_symbols
+    return [sp.diff(expr, s) if s in free else zero for s in syms]
+
+
+def derivative_exprs(out_exprs: np.ndarray, symbols: dict[str, np.ndarray],
+                     spend: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+    """d out[i] / d in[j] as object arrays shaped out.shape + in.shape."""
+    out_exprs = np.asarray(out_exprs, dtype=object)
+    names = list(symbols)
+    flat = [s for n in names for s in symbols[n].flat]
+    if spend is not None:
+        spend(out_exprs.size * len(flat))
+    result = {n: np.empty(out_exprs.shape + symbols[n].shape, dtype=object) for n in names}
+    for i in np.ndindex(*out_exprs.shape):
+        ds = iter(gradient_of(out_exprs[i], flat))
+        for n in names:
+            block = result[n]
+            for j in np.ndindex(*symbols[n].shape):
+                block[i + j] = next(ds)
+    return result
+
+
+def hessian_exprs(out_expr: Any, symbols: dict[str, np.ndarray],
+                  spend: Callable[[int], None] | None = None
+                  ) -> dict[tuple[str, str], np.ndarray]:
+    """Second derivatives of a scalar: blocks shaped in_i.shape + in_j.shape."""
+    scalar = np.asarray(out_expr, dtype=object).reshape(())
+    first = derivative_exprs(scalar, symbols, spend)
+    blocks = {}
+    for a, g in first.items():
+        for b, block in derivative_exprs(g, symbols, spend).items():
+            blocks[(a, b)] = block
+    return blocks
+
+
+def jacobian_at(out_exprs: np.ndarray, symbols: dict[str, np.ndarray],
+                point: dict[str, Any]) -> dict[str, np.ndarray]:
+    """d out / d input at the point: float arrays shaped out.shape + in.shape (nan where
+    sympy gives nan, zoo or a complex value; ±inf for ±oo)."""
+    subs = point_subs(symbols, point)
+    return {n: evaluate_array(d, subs)[0]
+            for n, d in derivative_exprs(out_exprs, symbols).items()}
+
+
+def hessian_at(out_expr: Any, symbols: dict[str, np.ndarray],
+               point: dict[str, Any]) -> dict[tuple[str, str], np.ndarray]:
+    subs = point_subs(symbols, point)
+    return {k: evaluate_array(b, subs)[0] for k, b in hessian_exprs(out_expr, symbols).items()}
+
+
+def value_at(out_exprs: np.ndarray, symbols: dict[str, np.ndarray],
+             point: dict[str, Any]) -> np.ndarray:
+    return evaluate_array(out_exprs, point_subs(symbols, point))[0]
+
+
+def expression_text(expr: Any, limit: int = 120) -> str:
+    """A short readable text of an expression (or of an array's entries)."""
+    if isinstance(expr, np.ndarray):
+        text = sp.sstr(expr.tolist()) if expr.ndim else sp.sstr(expr.item())
+    else:
+        text = sp.sstr(expr)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+__all__ = [
+    "SymbolicBackend", "SymbolicBudgetExceeded", "SymbolicUnsupported", "PathDecisions",
+    "record_path", "run_replayed", "symbols_for", "symbolic_output", "to_sympy",
+    "point_subs", "Value", "evaluate_expr", "evaluate_array", "gradient_of",
+    "derivative_exprs", "hessian_exprs", "leaves_float64_range", "jacobian_at",
+    "hessian_at", "value_at", "expression_text",
+]
