@@ -1,63 +1,61 @@
 """gradcalc: gradients, VJPs, Jacobians and Hessians on a small tape-based autograd engine.
 
-`import gradcalc` gives a PyTorch-shaped library (tensors, backward, autograd.grad,
-custom Functions) and functional helpers (grad, vjp, jvp, jacobian, hessian). It never
-imports sympy; only the symbolic check does.
+`import gradcalc` gives a PyTorch-shaped library, so the tutorials' code runs with
+`torch` replaced by `gradcalc`:
+
+- tensors: `gradcalc.tensor(data, requires_grad=False)`, `ones`, `zeros`, `ones_like`,
+  `zeros_like`, `full`, `arange`, `linspace`, `eye`, `stack`; everything is float64
+  (`dtype=` accepts the float types and keeps float64);
+- `y.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)`,
+  `.grad` that accumulates, `x.grad.zero_()`, `gradcalc.autograd.grad`, custom
+  `gradcalc.autograd.Function`s (see gradcalc.autograd);
+- module-level functions with the command-line language's names (`gradcalc.sin`,
+  `gradcalc.relu`, `gradcalc.sum`, ...): the same table of primitives (gradcalc.ops);
+- functional helpers that take `f` and a point and return NumPy values: `grad`, `vjp`,
+  `jvp`, `jacobian`, `hessian` (tuples of inputs allowed).
+
+It never imports sympy; only the symbolic check does.
 """
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from . import autograd
+from . import autograd, ops
+from .autograd import enable_grad, is_grad_enabled, set_grad_enabled
 from .functional import grad, hessian, jacobian, jvp, vjp
-from .ops import (
-    abs, acos, asin, atan, atan2, clamp, cos, cosh, dot, exp, log, log2, log10, matmul,
-    maximum, mean, minimum, norm, prod, relu, sigmoid, sign, sin, sinh, softplus, sqrt, sum,
-    tan, tanh, transpose, where,
-)
 from .tape import no_grad
-from .tensor import Tensor
+from .tensor import Tensor, as_array
 
 __version__ = "0.1.0"
+
 float64 = np.float64
+"""The one dtype: every tensor holds float64 values."""
+double = float32 = float16 = float64  # accepted wherever PyTorch takes a dtype; still float64
+
+_FLOAT_DTYPES = {None, builtins.float, np.float64, np.float32, np.float16, "float", "double",
+                 "float64", "float32", "float16", "torch.float", "torch.float64",
+                 "torch.float32", "torch.double"}
 
 
-def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
-    """A new leaf tensor holding a float64 copy of `data` (dtype is accepted and ignored)."""
-    return Tensor(data, requires_grad=requires_grad)
+def _check_dtype(dtype: Any) -> None:
+    if dtype is bool or dtype is np.bool_:
+        return
+    key = dtype if isinstance(dtype, (str, type)) or dtype is None else str(dtype)
+    if key not in _FLOAT_DTYPES and not (isinstance(dtype, np.dtype) and dtype.kind == "f"):
+        raise TypeError(f"gradcalc computes in float64 only; dtype={dtype!r} is not supported "
+                        "(leave dtype out, or pass gradcalc.float64)")
 
 
-def ones(*size: Any, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.ones(_size(size)), requires_grad=requires_grad)
-
-
-def zeros(*size: Any, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.zeros(_size(size)), requires_grad=requires_grad)
-
-
-def ones_like(t: Any, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.ones(np.shape(getattr(t, "_value", t))), requires_grad=requires_grad)
-
-
-def zeros_like(t: Any, requires_grad: bool = False) -> Tensor:
-    return Tensor(np.zeros(np.shape(getattr(t, "_value", t))), requires_grad=requires_grad)
-
-
-def stack(tensors: Any, dim: int = 0) -> Any:
-    from .ops import stack as _stack
-    from .ops import transpose as _transpose
-
-    out = _stack(list(tensors))
-    if dim != 0:
-        nd = np.ndim(getattr(out, "_value", out))
-        dim = dim % nd
-        axes = list(range(1, nd))
-        axes.insert(dim, 0)
-        out = _transpose(out, axes)
-    return out if isinstance(out, Tensor) else Tensor(out)
+def _leaf(value: np.ndarray, requires_grad: bool, dtype: Any = None) -> Tensor:
+    _check_dtype(dtype)
+    if dtype is bool or dtype is np.bool_:
+        value = np.asarray(value, dtype=bool)
+    return Tensor._wrap(value, None).requires_grad_(requires_grad)
 
 
 def _size(size: tuple) -> tuple[int, ...]:
@@ -66,10 +64,149 @@ def _size(size: tuple) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
+# --------------------------------------------------------------------------- making tensors
+
+
+def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor holding a float64 copy of `data` (numbers, nested lists, arrays)."""
+    return _leaf(as_array(data), requires_grad, dtype)
+
+
+def as_tensor(data: Any, dtype: Any = None) -> Tensor:
+    """`data` itself when it is already a tensor, else a new tensor."""
+    return data if isinstance(data, Tensor) else tensor(data, dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    return tensor(array)
+
+
+def FloatTensor(*args: Any) -> Tensor:  # noqa: N802 - PyTorch's legacy constructor
+    """Legacy `torch.FloatTensor(data)` (or `FloatTensor(2, 3)`: zeros of that size)."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        return tensor(args[0])
+    return zeros(*args)
+
+
+DoubleTensor = FloatTensor
+
+
+def ones(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.ones(_size(size)), requires_grad, dtype)
+
+
+def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.zeros(_size(size)), requires_grad, dtype)
+
+
+def full(size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.full(_size((size,)), builtins.float(fill_value)), requires_grad, dtype)
+
+
+def ones_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.ones(ops.shape(t)), requires_grad, dtype)
+
+
+def zeros_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.zeros(ops.shape(t)), requires_grad, dtype)
+
+
+def full_like(t: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.full(ops.shape(t), builtins.float(fill_value)), requires_grad, dtype)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    return _leaf(np.arange(start, end, step, dtype=np.float64), requires_grad, dtype)
+
+
+def linspace(start: Any, end: Any, steps: int, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    return _leaf(np.linspace(start, end, int(steps)), requires_grad, dtype)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.eye(int(n), None if m is None else int(m)), requires_grad, dtype)
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join equal-shaped tensors along a new axis `dim` (differentiable)."""
+    out = ops.stack(list(tensors))
+    if dim != 0:
+        nd = ops.ndim(out)
+        dim = dim % nd
+        axes = list(range(1, nd))
+        axes.insert(dim, 0)
+        out = ops.transpose(out, axes)
+    return _as_tensor(out)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(t: Tensor) -> int:
+    return t.numel()
+
+
+# --------------------------------------------------------------------------- functions
+# The command-line language's function table (gradcalc.ops.FUNCTIONS), as module-level
+# functions that return tensors. Reductions also take PyTorch's `dim` and `keepdim`.
+
+
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, dtype=np.float64), None)
+
+
+def _returns_tensor(fn: Callable[..., Any], name: str) -> Callable[..., Tensor]:
+    def function(*args: Any, **kwargs: Any) -> Tensor:
+        return _as_tensor(fn(*args, **kwargs))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = fn.__doc__ or f"{name} (a primitive; see gradcalc.ops.PRIMITIVES)."
+    return function
+
+
+def _reduction(fn: Callable[..., Any], name: str) -> Callable[..., Tensor]:
+    def function(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+        return _as_tensor(fn(input, dim, keepdim))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"{name} of all elements, or along `dim` (kept as size 1 if `keepdim`)."
+    return function
+
+
+def transpose(input: Any, dim0: int | None = None, dim1: int | None = None) -> Tensor:  # noqa: A002
+    """All axes reversed (the language's transpose), or `dim0` and `dim1` swapped (PyTorch's)."""
+    if dim0 is None and dim1 is None:
+        return _as_tensor(ops.transpose(input))
+    axes = list(range(ops.ndim(input)))
+    axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+    return _as_tensor(ops.transpose(input, axes))
+
+
+_SPECIAL = {"sum", "mean", "prod", "transpose", "ones", "zeros"}
+_FUNCTION_NAMES = [n for n in ops.FUNCTIONS if n not in _SPECIAL]
+for _name in _FUNCTION_NAMES:
+    globals()[_name] = _returns_tensor(ops.FUNCTIONS[_name][0], _name)
+for _name in ("matmul", "pow", "add", "sub", "mul", "div", "neg", "clone", "reshape",
+              "unsqueeze"):
+    globals()[_name] = _returns_tensor(getattr(ops, _name), _name)
+for _name in ("sum", "mean", "prod"):
+    globals()[_name] = _reduction(getattr(ops, _name), _name)
+del _name
+mm = mv = globals()["matmul"]
+
 __all__ = [
-    "Tensor", "tensor", "ones", "zeros", "ones_like", "zeros_like", "stack", "no_grad",
-    "autograd", "grad", "vjp", "jvp", "jacobian", "hessian", "float64",
-    "abs", "acos", "asin", "atan", "atan2", "clamp", "cos", "cosh", "dot", "exp", "log", "log2",
-    "log10", "matmul", "maximum", "mean", "minimum", "norm", "prod", "relu", "sigmoid", "sign",
-    "sin", "sinh", "softplus", "sqrt", "sum", "tan", "tanh", "transpose", "where",
+    "Tensor", "tensor", "as_tensor", "from_numpy", "FloatTensor", "DoubleTensor", "ones",
+    "zeros", "full", "ones_like", "zeros_like", "full_like", "arange", "linspace", "eye",
+    "stack", "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
+    "set_grad_enabled", "is_grad_enabled", "autograd", "grad", "vjp", "jvp", "jacobian",
+    "hessian", "float64", "float32", "float16", "double",
 ]
+__all__ += _FUNCTION_NAMES + ["matmul", "pow", "add", "sub", "mul", "div", "neg", "clone",
+                              "reshape", "unsqueeze", "sum", "mean", "prod"]
+
+float = float64  # noqa: A001 - torch.float; defined last so the module's code keeps the builtin

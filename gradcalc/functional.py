@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import tape
+from .diagonal import Diagonal
 from .tensor import Tensor, as_array
 
 Point = Any
@@ -46,7 +47,8 @@ def _sweep(out: Any, seed: Any, leaves: list[Tensor], create_graph: bool = False
     node = _node(out)
     found = {} if node is None else tape.backward(
         [(node, seed)], retain_graph=True, create_graph=create_graph)
-    return [found.get(leaf._node, np.zeros(batch + leaf.shape)) for leaf in leaves]
+    return [found[leaf._node] if leaf._node in found else np.zeros(batch + leaf.shape)
+            for leaf in leaves]
 
 
 def identity_seed(out_shape: tuple[int, ...]) -> np.ndarray:
@@ -83,9 +85,12 @@ def jacobian(f: Callable[..., Any], x: Point) -> Any:
     leaves, is_tuple = _leaves(x)
     out = f(*leaves)
     out_shape = np.shape(_value(out))
-    grads = _sweep(out, identity_seed(out_shape), leaves)
+    # a vector output's identity seed stays diagonal through elementwise steps (O(n))
+    seed = Diagonal.identity(out_shape[0]) if len(out_shape) == 1 else identity_seed(out_shape)
+    grads = _sweep(out, seed, leaves)
     return _shape_result(
-        [np.asarray(g).reshape(out_shape + leaf.shape) for g, leaf in zip(grads, leaves)],
+        [np.asarray(g).reshape(out_shape + leaf.shape)
+         for g, leaf in zip(grads, leaves, strict=True)],
         is_tuple)
 
 
@@ -102,10 +107,10 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
                          f"{np.shape(_value(out))}")
     first = _sweep(out, np.ones(np.shape(_value(out))), leaves, create_graph=True)
     blocks = []
-    for g, leaf in zip(first, leaves):
+    for g, leaf in zip(first, leaves, strict=True):
         rows = _sweep(g, identity_seed(leaf.shape), leaves)
         blocks.append([np.asarray(r).reshape(leaf.shape + other.shape)
-                       for r, other in zip(rows, leaves)])
+                       for r, other in zip(rows, leaves, strict=True)])
     if not is_tuple:
         return blocks[0][0]
     return tuple(tuple(row) for row in blocks)
@@ -114,12 +119,15 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
 def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarray]:
     """(f(x), J·v), as the transpose of a recorded VJP: no forward-mode rules needed."""
     leaves, is_tuple = _leaves(x)
-    vs = v if is_tuple else (v,)
+    vs = tuple(as_array(vi) for vi in (v if is_tuple else (v,)))
+    if [vi.shape for vi in vs] != [leaf.shape for leaf in leaves]:
+        raise ValueError(f"v has shapes {[vi.shape for vi in vs]}; the point has shapes "
+                         f"{[leaf.shape for leaf in leaves]}")
     out = f(*leaves)
     out_value = _value(out)
     u = Tensor(np.zeros(np.shape(out_value)), requires_grad=True)
     grads = _sweep(out, u, leaves, create_graph=True)
-    roots = [(g._node, as_array(vi)) for g, vi in zip(grads, vs)
+    roots = [(g._node, vi) for g, vi in zip(grads, vs, strict=True)
              if isinstance(g, Tensor) and g._node is not None]
     found = tape.backward(roots, retain_graph=True) if roots else {}
     return out_value, np.asarray(found.get(u._node, np.zeros(np.shape(out_value))))
