@@ -238,6 +238,8 @@ class Decisions:
 
     def decide(self, compute: Callable[[], Any]) -> Any:
         if self.replaying:
+            if self.cursor >= len(self.record):
+                raise EvalError("the replayed run took a different path than the recorded one")
             value = self.record[self.cursor]
             self.cursor += 1
             return value

@@ -112,11 +112,14 @@ class Value:
     object array of sympy expressions, or None while the value is a plain number.
     """
 
-    __slots__ = ("sym", "num")
+    __slots__ = ("sym", "num", "size")
 
-    def __init__(self, sym: np.ndarray | None, num: np.ndarray) -> None:
+    def __init__(self, sym: np.ndarray | None, num: np.ndarray, size: int | None = None) -> None:
         self.sym = sym
         self.num = num
+        #: how many nodes the largest element's expression would have written out as a tree
+        #: (shared subexpressions counted each time): what sympy's diff and evalf walk
+        self.size = (0 if sym is None else 1) if size is None else size
 
     @property
     def numeric(self) -> bool:
@@ -140,14 +143,14 @@ def _value(value: Any) -> Value:
     return Value(None, a.astype(np.float64))
 
 
-def _symbolic(sym: Any, num: Any) -> Value:
+def _symbolic(sym: Any, num: Any, size: int = 1) -> Value:
     """A Value from a symbolic result; one without symbols left is the tape's number."""
     num = np.asarray(num, dtype=np.float64)
     if not isinstance(sym, np.ndarray):
         sym = _scalar_obj(sym)
     if _is_numeric(sym):
         return Value(None, num)
-    return Value(sym, num)
+    return Value(sym, num, size)
 
 
 def _check_exact(e: Any) -> None:
@@ -181,35 +184,8 @@ def symbols_for(name: str, shape: tuple[int, ...]) -> np.ndarray:
 # --------------------------------------------------------------------------- the path
 
 
-class PathDecisions(Decisions):
-    """Decisions of the outermost level only, replayed without recomputing them.
-
-    A decision can contain others (a condition's comparison, an index inside an index);
-    its own recorded value already settles them, so only decisions made outside any other
-    decision's computation are recorded, and replaying never calls `compute`: the symbolic
-    backend is never asked for a truth value, a comparison or a whole number.
-    """
-
-    depth: int = 0
-
-    def decide(self, compute: Callable[[], Any]) -> Any:
-        if self.replaying:
-            if self.cursor >= len(self.record):
-                raise SymbolicUnsupported("the replayed run took a different path")
-            value = self.record[self.cursor]
-            self.cursor += 1
-            return value
-        self.depth += 1
-        try:
-            value = compute()
-        finally:
-            self.depth -= 1
-        if self.depth == 0:
-            self.record.append(value)
-        return value
-
-    def replay(self) -> PathDecisions:
-        return PathDecisions(record=self.record, replaying=True)
+#: the decisions of one numeric run, replayed by the symbolic run
+PathDecisions = Decisions
 
 
 def record_path(program: Program, inputs: dict[str, Any], constants: dict[str, Any] | None,
@@ -260,6 +236,15 @@ class SymbolicBackend:
             raise SymbolicBudgetExceeded(
                 f"the symbolic route needs more than {n:,} operation{'s' * (n != 1)}")
 
+    def grow(self, size: int) -> int:
+        """Refuse an expression too large to differentiate in time (e.g. a loop that uses
+        its variable twice per step doubles the written-out expression every step)."""
+        limit = self.limits.max_symbolic_ops * 20
+        if size > limit:
+            raise SymbolicBudgetExceeded(
+                f"the symbolic expression would have more than {limit:,} terms")
+        return size
+
     # the protocol ---------------------------------------------------------------------
     def number(self, value: float) -> Value:
         return Value(None, np.asarray(np.float64(value)))
@@ -294,13 +279,14 @@ class SymbolicBackend:
         num = prim.forward(*[v.num for v in values])
         if all(v.numeric for v in values):
             return Value(None, num)
-        return _symbolic(prim.sym(*[v.exprs() for v in values]), num)
+        size = max(v.size for v in values)
+        return _symbolic(prim.sym(*[v.exprs() for v in values]), num, size)
 
     def index(self, target: Any, key: tuple, pos: Pos) -> Value:
         v = _value(target)
         try:
             num = np.asarray(v.num[key], dtype=np.float64)
-            return Value(None, num) if v.numeric else _symbolic(v.sym[key], num)
+            return Value(None, num) if v.numeric else _symbolic(v.sym[key], num, v.size)
         except (IndexError, TypeError, ValueError) as exc:
             raise EvalError(f"index at {pos} failed: {exc}") from None
 
@@ -333,7 +319,7 @@ class SymbolicBackend:
         if a.numeric and b.numeric:
             return Value(None, np.asarray(num, dtype=np.float64))
         self.spend(np.size(num))
-        return _symbolic(prim.sym(a.exprs(), b.exprs(), mask), num)
+        return _symbolic(prim.sym(a.exprs(), b.exprs(), mask), num, max(a.size, b.size))
 
     def apply(self, name: str, args: list[Value], **params: Any) -> Value:
         """Apply primitive `name`: the tape's float64 forward, and sympy's twin unless
@@ -343,16 +329,19 @@ class SymbolicBackend:
             num = np.asarray(prim.forward(*[v.num for v in args], **params), dtype=np.float64)
         if all(v.numeric for v in args):
             return Value(None, num)
+        size = self.grow(1 + sum(v.size for v in args))
         if name in ELEMENTWISE:
-            return _symbolic(self._elementwise(prim, args, num), num)
+            return _symbolic(self._elementwise(prim, args, num), num, size)
         objs = [v.exprs() for v in args]
         if name in _REDUCTIONS:
+            size = self.grow(1 + args[0].size * max(1, objs[0].size // max(1, num.size)))
             self.spend(max(1, objs[0].size))
             sym = _REDUCTIONS[name](objs[0], params.get("axis"))
         else:
             if name == "matmul":
                 a, b = objs
                 inner = a.shape[-1] if a.ndim else 1
+                size = self.grow(1 + inner * (args[0].size + args[1].size))
                 self.spend(max(1, num.size) * inner)
             else:
                 self.spend(max(1, sum(o.size for o in objs)))
@@ -360,7 +349,7 @@ class SymbolicBackend:
             sym = sym if isinstance(sym, np.ndarray) else _scalar_obj(sym)
         for e in sym.flat:
             _check_exact(e)
-        return _symbolic(sym, num)
+        return _symbolic(sym, num, size)
 
     def _elementwise(self, prim: ops.Prim, args: list[Value], num: np.ndarray) -> np.ndarray:
         shape = num.shape
@@ -500,16 +489,16 @@ def symbolic_output(
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The output `of` as sympy expressions of the `wrt` inputs, along the numeric path.
 
-    Inputs not in `wrt` (and `constants`) enter as numbers. `decisions` should be a
-    `PathDecisions` from `record_path`; anything else is re-recorded here. `local`: each
-    Piecewise twin (relu, sign, maximum, minimum, clamp) becomes the branch the tape's
+    Inputs not in `wrt` (and `constants`) enter as numbers. `decisions` are those of a
+    numeric run at the same point (e.g. from `record_path`); None re-records them here.
+    `local`: each Piecewise twin (relu, sign, maximum, minimum, clamp) becomes the branch the tape's
     float64 values select, like the path itself: values and derivatives of every order at
     the point are the same (False: the whole Piecewise, valid at every point).
     `kinks` (a list) receives (description, operand symbols) for each operation whose
     convention at the point no sympy expression has (clamp with lo == hi, pow with a zero
     exponent or base: PyTorch masks the derivative there).
     """
-    if not isinstance(decisions, PathDecisions):
+    if decisions is None:
         decisions, _ = record_path(program, inputs, constants, of, limits)
     backend = SymbolicBackend(limits, local)
     values = {k: np.asarray(ops.value(v), dtype=np.float64)
