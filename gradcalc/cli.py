@@ -13,8 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
+
+try:  # typer >= 0.2x carries its own copy of click (click is not installed with it)
+    from typer._click.exceptions import ClickException, UsageError
+except ImportError:  # older typer, built on click
+    from click.exceptions import ClickException, UsageError
 
 from .errors import GradcalcError
 from .limits import DEFAULT_LIMITS
@@ -53,14 +57,16 @@ IterOpt = Annotated[int, typer.Option(
 ExpectOpt = Annotated[str | None, typer.Option(
     "--expect", help="Expected derivative, e.g. 'x=[6,6]'; a mismatch exits with 1.")]
 PointsOpt = Annotated[str | None, typer.Option(
-    "--points", metavar="FILE.csv", help="A CSV table of points (header: input names, x[0],x[1] for vectors; "
-    "- for standard input): one answer row per point, in one vectorised pass.",
+    "--points", metavar="FILE.csv",
+    help="A CSV table of points (header: input names, x[0],x[1] for vectors; - for standard "
+    "input): one answer row per point, in one vectorised pass.",
     show_default=False)]
 
 
 def read_program(text: str) -> str:
     """The program text itself, or the contents of @FILE, or standard input for '-'."""
     if text == "-":
+        _stdin_note("the program")
         data = sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1)
         return _decode(data, "standard input")
     if text.startswith("@") and len(text) > 1:
@@ -152,7 +158,8 @@ class _Bar:
             from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar = Progress(console=Console(stderr=True), transient=True,
+                                redirect_stdout=False, redirect_stderr=False)
             self.bar.start()
             self.task = self.bar.add_task("reading", total=None)
 
@@ -193,7 +200,8 @@ def _run_points(job: Any, source: str, fmt: str) -> None:
         bar.close()
     for warning in result.warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    sys.stderr.write(f"note: {result.check_summary()}\n")
+    if result.checks:
+        sys.stderr.write(f"note: {result.check_summary()}\n")
     if result.failed:
         raise typer.Exit(1)
 
@@ -321,13 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         return code if isinstance(code, int) else 0
     except typer.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.UsageError as exc:
+    except UsageError as exc:
         return _fail("usage", exc.format_message())
-    except click.ClickException as exc:
+    except ClickException as exc:
         return _fail("usage", exc.format_message())
-    except click.Abort:
+    except typer.Abort:
         return _fail("usage", "aborted")
     except GradcalcError as exc:
         return _fail(exc.kind, exc.message)

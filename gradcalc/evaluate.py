@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from . import ops
+from . import ops, tape
 from .errors import EvalError, LimitError
 from .limits import DEFAULT_LIMITS, Limits
 from .program import Decisions, Interpreter, Pos, Program
@@ -32,17 +33,62 @@ class NumericBackend:
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
+        #: operations and work (result elements, plus matrix products' multiply-adds / 32)
+        #: of this run so far, bounded by limits.max_operations and limits.max_work
+        self.operations = 0
+        self.work = 0
 
     def number(self, value: float) -> Any:
         return np.float64(value)
 
-    def _guard(self, result: Any, pos: Pos) -> Any:
-        size = np.size(ops.value(result))
+    def _guard(self, result: Any, pos: Pos, extra: int = 0) -> Any:
+        size = getattr(getattr(result, "_value", result), "size", 1)
         if size > self.limits.max_array_elements:
             raise LimitError(
                 f"an array of {size:,} elements at {pos} exceeds the limit of "
                 f"{self.limits.max_array_elements:,} elements")
+        self.operations += 1
+        self.work += size + extra
+        if self.operations > self.limits.max_operations or self.work > self.limits.max_work:
+            raise self._over(pos)
         return result
+
+    def _over(self, pos: Pos) -> LimitError:
+        lim = self.limits
+        if self.operations > lim.max_operations:
+            return LimitError(
+                f"the program ran more than {lim.max_operations:,} operations (at {pos}); "
+                "the limit is settable with --max-operations")
+        return LimitError(
+            f"the program computes more than {lim.max_work:,} array elements in all (at "
+            f"{pos}; matrix products count their multiply-adds / 32): the limit on work "
+            "and tape memory, fixed")
+
+    def _precheck(self, what: str, operands: list[Any], pos: Pos, matmul: bool) -> int:
+        """Before an operation whose result may be larger than its operands (broadcasting,
+        matrix products): refuse it if the result or its work is over the limits; return
+        its extra work (multiply-adds / 32 of a matrix product)."""
+        shapes = [np.shape(ops.value(o)) for o in operands]
+        try:
+            if matmul:
+                a = shapes[0] if len(shapes[0]) > 1 else (1, *shapes[0])
+                b = shapes[1] if len(shapes[1]) > 1 else (*shapes[1], 1)
+                lead = np.broadcast_shapes(a[:-2], b[:-2])
+                size = math.prod(lead) * a[-2] * b[-1]
+                extra = size * a[-1] // 32
+            else:
+                size, extra = math.prod(np.broadcast_shapes(*shapes)), 0
+        except (ValueError, IndexError):
+            return 0  # the operation itself reports the mismatch
+        if size > self.limits.max_array_elements:
+            raise LimitError(
+                f"{what} at {pos} would make an array of {size:,} elements (from "
+                f"{' and '.join(str(s) for s in shapes)}), over the limit of "
+                f"{self.limits.max_array_elements:,} elements")
+        if self.work + size + extra > self.limits.max_work:
+            self.work += size + extra
+            raise self._over(pos)
+        return extra
 
     def call(self, func: str, args: list[Any], pos: Pos) -> Any:
         fn, (low, high) = ops.FUNCTIONS[func]
@@ -54,13 +100,20 @@ class NumericBackend:
             if int(np.prod(dims)) > self.limits.max_array_elements:
                 raise LimitError(f"{func}{tuple(dims)} at {pos} exceeds the limit of "
                                  f"{self.limits.max_array_elements:,} elements")
-        return self._guard(self._attempt(lambda: fn(*args), f"{func}()", pos), pos)
+        try:  # the hot path: no closure, no message unless it fails
+            result = fn(*args)
+        except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
+            raise self._error(f"{func}()", pos, exc) from None
+        return self._guard(result, pos)
 
     def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
         if op == "@" and (np.ndim(ops.value(left)) == 0 or np.ndim(ops.value(right)) == 0):
             raise EvalError(f"'@' needs vectors or matrices, not scalars ({pos})")
-        return self._guard(self._attempt(lambda: _BINARY[op](left, right), f"'{op}'", pos,
-                                         left, right), pos)
+        try:  # the interpreter's hot path: no closure, no message unless it fails
+            result = _BINARY[op](left, right)
+        except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
+            raise self._error(f"'{op}'", pos, exc, left, right) from None
+        return self._guard(result, pos)
 
     def negate(self, value: Any, pos: Pos) -> Any:
         return ops.neg(value)
@@ -100,9 +153,13 @@ class NumericBackend:
         try:
             return thunk()
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
-            shapes = " and ".join(describe_shape(o) for o in operands)
-            detail = f" on {shapes}" if operands else ""
-            raise EvalError(f"{what} at {pos} failed{detail}: {_first_line(exc)}") from None
+            raise NumericBackend._error(what, pos, exc, *operands) from None
+
+    @staticmethod
+    def _error(what: str, pos: Pos, exc: Exception, *operands: Any) -> EvalError:
+        shapes = " and ".join(describe_shape(o) for o in operands)
+        detail = f" on {shapes}" if operands else ""
+        return EvalError(f"{what} at {pos} failed{detail}: {_first_line(exc)}")
 
 
 def _first_line(exc: Exception) -> str:
@@ -125,7 +182,7 @@ def run_numeric(
     """Run `program` with `inputs` (tensors or arrays) and return the value named `of`."""
     env: dict[str, Any] = {**(constants or {}), **inputs}
     interpreter = Interpreter(NumericBackend(limits), env, decisions, limits.max_iterations)
-    with np.errstate(all="ignore"):
+    with tape.hot():
         interpreter.run(program)
     if of not in env:
         assigned = ", ".join(program.assigned()) or "none"

@@ -139,6 +139,11 @@ def unbroadcast(g: Any, out_shape: tuple[int, ...], x_shape: tuple[int, ...]) ->
 
 
 def _unb(g: Any, ans: Any, x: Any) -> Any:
+    try:  # the common case first, without a call: nothing was broadcast
+        if ans.shape == x.shape:
+            return g
+    except AttributeError:  # a Python number
+        pass
     return unbroadcast(g, shape(ans), shape(x))
 
 
@@ -526,8 +531,9 @@ PRIMITIVES: dict[str, Prim] = {p.name: p for p in [
                            lambda g, ans, x, y: _unb(-g, ans, y)), lambda x, y: x - y),
     P("mul", _scalar_fast(operator.mul, np.multiply), (lambda g, ans, x, y: _unb(g * y, ans, x),
                            lambda g, ans, x, y: _unb(g * x, ans, y)), lambda x, y: x * y),
-    P("div", _scalar_fast(operator.truediv, np.true_divide), (lambda g, ans, x, y: _unb(g / y, ans, x),
-                              lambda g, ans, x, y: _unb(-g * x / (y * y), ans, y)),
+    P("div", _scalar_fast(operator.truediv, np.true_divide),
+      (lambda g, ans, x, y: _unb(g / y, ans, x),
+       lambda g, ans, x, y: _unb(-g * x / (y * y), ans, y)),
       lambda x, y: x / y),
     P("pow", _scalar_fast(operator.pow, np.power), (_pow_dx, _pow_dy), lambda x, y: x**y,
       kinks="d/dx = 0 where y == 0; d/dy = 0 where x == 0 and y >= 0 (PyTorch)"),

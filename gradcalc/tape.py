@@ -9,6 +9,7 @@ dict, and never recurses, so a program of a million steps differentiates like a 
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import weakref
@@ -55,9 +56,32 @@ class Node:
 
 _grad_enabled = True
 
+#: True inside `hot()`: NumPy's floating-point warnings are already off for the block,
+#: so each operation need not switch them off itself (that costs more than a scalar op)
+_quiet = False
+
 
 def grad_enabled() -> bool:
     return _grad_enabled
+
+
+@contextmanager
+def hot():
+    """The block records or sweeps a whole program: domain errors give nan/inf silently
+    (one np.errstate for the block, not one per operation), and Python's cyclic garbage
+    collector pauses, since it would otherwise walk the growing tape again and again
+    (the tape has no cycles: reference counting frees it)."""
+    global _quiet
+    previous, collecting = _quiet, gc.isenabled()
+    with np.errstate(all="ignore"):
+        _quiet = True
+        gc.disable()
+        try:
+            yield
+        finally:
+            _quiet = previous
+            if collecting:
+                gc.enable()
 
 
 @contextmanager
@@ -93,28 +117,28 @@ def backward(
 
     cotangent: dict[Node, Any] = {}
     heap: list[tuple[int, Node]] = []
-
-    def add(node: Node, g: Any) -> None:
-        if node in cotangent:
-            cotangent[node] = cotangent[node] + g
-        else:
-            cotangent[node] = g
-            heapq.heappush(heap, (-node.seq, node))
+    push, pop = heapq.heappush, heapq.heappop
 
     for node, seed in roots:
-        add(node, seed)
+        if node in cotangent:
+            cotangent[node] = cotangent[node] + seed
+        else:
+            cotangent[node] = seed
+            push(heap, (-node.seq, node))
     result: dict[Node, Any] = {}
-    with np.errstate(all="ignore"):
+    with hot():
         while heap:
-            _, node = heapq.heappop(heap)
+            node = pop(heap)[1]
             g = cotangent.pop(node)
-            if node.prim is None or (stop_at is not None and node in stop_at):
+            prim = node.prim
+            if prim is None or (stop_at is not None and node in stop_at):
                 result[node] = g
-                if node.prim is None:
+                if prim is None:
                     continue
-            if node.saved is None:
+            saved = node.saved
+            if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
-            values, out = node.saved
+            values, out = saved
             if create_graph:
                 args = [v if p is None else Tensor._wrap(v, p) for v, p in zip(values, node.parents)]
                 ans = Tensor._wrap(out, node)
@@ -122,10 +146,20 @@ def backward(
                     g = Tensor(g)
             else:
                 args, ans = values, out
-            prim, params = node.prim, node.params
+            params = node.params
+            rules = prim.vjps if prim.variadic_vjp is None else None
             for i, parent in enumerate(node.parents):
-                if parent is not None:
-                    add(parent, prim.vjp(i, g, ans, args, params))
+                if parent is None:
+                    continue
+                if rules is not None:  # the common case, without the Prim.vjp indirection
+                    gi = rules[i](g, ans, *args, **params)
+                else:
+                    gi = prim.vjp(i, g, ans, args, params)
+                if parent in cotangent:
+                    cotangent[parent] = cotangent[parent] + gi
+                else:
+                    cotangent[parent] = gi
+                    push(heap, (-parent.seq, parent))
             if not retain_graph:
                 node.saved = None
     return result

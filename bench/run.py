@@ -1,0 +1,469 @@
+"""gradcalc's benchmark: every performance target of the project, side by side, in one run.
+
+    pip install .            # as the README says
+    python bench/run.py      # about two minutes on 2 cores; --quick for a smoke run
+
+Each row times gradcalc and its peers on the same machine in the same run, interleaved
+(round-robin, so background load hits everyone alike), and reports medians. The NumPy
+forward pass is the floor that array rows are measured against. PyTorch, JAX and HIPS
+autograd are measured where installed and skipped with a note where not (they are never
+gradcalc dependencies: `pip install torch jax autograd` to compare).
+
+If OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE are set on this machine (see the environment
+notes), they slow NumPy down; unset both for this command alone:
+`env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/run.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import gradcalc
+from gradcalc import batch, functional, points
+from gradcalc.evaluate import as_function
+from gradcalc.limits import Limits
+from gradcalc.parse import parse
+
+# --------------------------------------------------------------------------- timing
+
+
+def interleaved(contenders: dict[str, Callable[[], Any]], reps: int) -> dict[str, float]:
+    """Median seconds of each contender; one warm-up call each, then `reps` rounds in turn."""
+    for fn in contenders.values():
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    names = list(contenders)
+    for r in range(reps):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            start = time.perf_counter()
+            contenders[name]()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+@dataclass
+class Row:
+    title: str
+    target: str
+    lines: list[tuple[str, str, str]] = field(default_factory=list)  # contender, time, ratio
+    verdict: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def peer(name: str) -> Any:
+    """The peer module, or None (noted) when it is not installed."""
+    try:
+        if name == "torch":
+            import torch
+
+            return torch
+        if name == "jax":
+            import jax
+
+            jax.config.update("jax_enable_x64", True)
+            jax.config.update("jax_platforms", "cpu")
+            return jax
+        if name == "autograd":
+            import autograd
+
+            return autograd
+    except Exception:  # noqa: BLE001 - any failure to import means "not measured"
+        return None
+    return None
+
+
+PEER_NAMES = {"torch": "PyTorch", "jax": "JAX", "autograd": "HIPS autograd"}
+
+
+def missing(peers: dict[str, Any]) -> list[str]:
+    return [f"{PEER_NAMES[k]} not installed: skipped" for k, v in peers.items() if v is None]
+
+
+def ratio_rows(row: Row, times: dict[str, float], floor: str) -> None:
+    base = times[floor]
+    for name, t in times.items():
+        row.lines.append((name, ms(t), f"{t / base:.2f} ×"))
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def row_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
+    row = Row(f"gradient of sum(sin(x)*exp(-x**2) + log(1+x**2)), x of {n:,} float64",
+              "≤ 2.2 × the NumPy forward alone")
+    x = np.random.default_rng(0).standard_normal(n)
+    f, _ = as_function(parse("y = sum(sin(x)*exp(-x**2) + log(1+x**2))"), ["x"], {}, of="y")
+
+    def numpy_grad():  # the value and the gradient, as an autograd tool gives both
+        s, c, e, q = np.sin(x), np.cos(x), np.exp(-x * x), 1.0 + x * x
+        return np.sum(s * e + np.log(q)), c * e - 2.0 * x * s * e + 2.0 * x / q
+
+    contenders = {
+        "NumPy forward (floor)": lambda: np.sum(np.sin(x) * np.exp(-x**2) + np.log(1 + x**2)),
+        "gradcalc (program on the tape + reverse sweep)": lambda: functional.vjp(f, x, 1.0),
+        "hand-written NumPy value and gradient": numpy_grad,
+    }
+    if peers["autograd"]:
+        import autograd.numpy as anp
+
+        g = peers["autograd"].grad(lambda x: anp.sum(anp.sin(x) * anp.exp(-x**2)
+                                                     + anp.log(1 + x**2)))
+        contenders["HIPS autograd"] = lambda: g(x)
+    if peers["torch"]:
+        torch = peers["torch"]
+
+        def torch_grad():
+            xt = torch.from_numpy(x).requires_grad_()
+            torch.sum(torch.sin(xt) * torch.exp(-xt**2) + torch.log(1 + xt**2)).backward()
+            return xt.grad
+
+        contenders["PyTorch eager"] = torch_grad
+    if peers["jax"]:
+        jax, jnp = peers["jax"], peers["jax"].numpy
+        jg = jax.jit(jax.grad(lambda x: jnp.sum(jnp.sin(x) * jnp.exp(-x**2)
+                                                + jnp.log(1 + x**2))))
+        xj = jnp.asarray(x)
+        contenders["JAX grad (jit)"] = lambda: jg(xj).block_until_ready()
+    times = interleaved(contenders, reps)
+    ratio_rows(row, times, "NumPy forward (floor)")
+    r = times["gradcalc (program on the tape + reverse sweep)"] / times["NumPy forward (floor)"]
+    row.verdict = f"{r:.2f} × — {'met' if r <= 2.2 else 'NOT met'}"
+    row.notes += missing(peers)
+    return row
+
+
+def row_jacobian(n: int, reps: int, peers: dict[str, Any]) -> Row:
+    row = Row(f"dense Jacobian of x**2*sum(x) + sin(x), n = {n:,}",
+              "faster than torch.func.jacrev and jax.jacrev (jit)")
+    x = np.random.default_rng(1).standard_normal(n)
+    f, _ = as_function(parse("y = x**2*sum(x) + sin(x)"), ["x"], {}, of="y")
+    contenders: dict[str, Callable[[], Any]] = {
+        "gradcalc (one batched reverse sweep)": lambda: functional.jacobian(f, x),
+        "NumPy by hand: diag(2x·sum + cos) + outer(x², 1)": lambda: (
+            np.diag(2 * x * np.sum(x) + np.cos(x)) + np.outer(x**2, np.ones(n))),
+    }
+    if peers["torch"]:
+        torch = peers["torch"]
+        xt = torch.from_numpy(x)
+
+        def ft(v):
+            return v**2 * torch.sum(v) + torch.sin(v)
+
+        contenders["torch.func.jacrev"] = lambda: torch.func.jacrev(ft)(xt)
+        contenders["torch.autograd.functional.jacobian"] = (
+            lambda: torch.autograd.functional.jacobian(ft, xt))
+    if peers["jax"]:
+        jax, jnp = peers["jax"], peers["jax"].numpy
+        jj = jax.jit(jax.jacrev(lambda v: v**2 * jnp.sum(v) + jnp.sin(v)))
+        xj = jnp.asarray(x)
+        contenders["jax.jacrev (jit)"] = lambda: jj(xj).block_until_ready()
+    if peers["autograd"]:
+        import autograd.numpy as anp
+
+        ja = peers["autograd"].jacobian(lambda v: v**2 * anp.sum(v) + anp.sin(v))
+        contenders["HIPS autograd"] = lambda: ja(x)
+    times = interleaved(contenders, reps)
+    for name, t in times.items():
+        row.lines.append((name, ms(t), ""))
+    ours = times["gradcalc (one batched reverse sweep)"]
+    rivals = {k: v for k, v in times.items() if k in ("torch.func.jacrev", "jax.jacrev (jit)")}
+    if rivals:
+        best = min(rivals, key=rivals.get)
+        met = all(ours < v for v in rivals.values())
+        row.verdict = (f"{ms(ours)} vs {best} {ms(rivals[best])} — "
+                       f"{'met' if met else 'NOT met'}")
+    else:
+        row.verdict = f"{ms(ours)} — no rival installed to compare"
+    row.notes += missing(peers)
+    return row
+
+
+def row_points(n: int, reps: int, peers: dict[str, Any]) -> Row:
+    row = Row(f"gradient at {n:,} points of a*b*sin(c) + exp(a*c)/(1+b**2)",
+              "≤ 2.5 × the NumPy forward alone")
+    rng = np.random.default_rng(2)
+    a, b, c = (rng.uniform(-1, 1, n) for _ in range(3))
+    program = parse("y = a*b*sin(c) + exp(a*c)/(1+b**2)")
+    values = {"a": a, "b": b, "c": c}
+
+    def numpy_grad():  # the values and the gradients, as --points gives both
+        s, e, d = np.sin(c), np.exp(a * c), 1.0 + b * b
+        return (a * b * s + e / d, b * s + c * e / d, a * s - 2.0 * b * e / (d * d),
+                a * b * np.cos(c) + a * e / d)
+
+    contenders: dict[str, Callable[[], Any]] = {
+        "NumPy forward (floor)": lambda: a * b * np.sin(c) + np.exp(a * c) / (1 + b**2),
+        "gradcalc --points (one vectorised pass)": lambda: points.evaluate(
+            "grad", program, values, ["a", "b", "c"], "y", None, Limits()),
+        "hand-written NumPy values and gradients": numpy_grad,
+    }
+    import sympy as sp
+
+    sa, sb, sc = sp.symbols("a b c")
+    expr = sa * sb * sp.sin(sc) + sp.exp(sa * sc) / (1 + sb**2)
+    lam = sp.lambdify((sa, sb, sc), [sp.diff(expr, v) for v in (sa, sb, sc)], "numpy")
+    contenders["sympy diff + lambdify (evaluation)"] = lambda: lam(a, b, c)
+    if peers["autograd"]:
+        import autograd.numpy as anp
+
+        ga = peers["autograd"].grad(
+            lambda abc: anp.sum(abc[0] * abc[1] * anp.sin(abc[2])
+                                + anp.exp(abc[0] * abc[2]) / (1 + abc[1]**2)))
+        stacked = np.stack([a, b, c])
+        contenders["HIPS autograd"] = lambda: ga(stacked)
+    if peers["torch"]:
+        torch = peers["torch"]
+
+        def torch_grad():
+            ta, tb, tc = (torch.from_numpy(v).requires_grad_() for v in (a, b, c))
+            y = ta * tb * torch.sin(tc) + torch.exp(ta * tc) / (1 + tb**2)
+            y.backward(torch.ones_like(y))
+            return ta.grad, tb.grad, tc.grad
+
+        contenders["PyTorch eager"] = torch_grad
+    if peers["jax"]:
+        jax, jnp = peers["jax"], peers["jax"].numpy
+        jg = jax.jit(jax.grad(lambda a, b, c: jnp.sum(a * b * jnp.sin(c)
+                                                      + jnp.exp(a * c) / (1 + b**2)),
+                              argnums=(0, 1, 2)))
+        aj, bj, cj = (jnp.asarray(v) for v in (a, b, c))
+        contenders["JAX grad (jit)"] = lambda: [g.block_until_ready() for g in jg(aj, bj, cj)]
+    times = interleaved(contenders, reps)
+    ratio_rows(row, times, "NumPy forward (floor)")
+    r = times["gradcalc --points (one vectorised pass)"] / times["NumPy forward (floor)"]
+    row.verdict = f"{r:.2f} × — {'met' if r <= 2.5 else 'NOT met'}"
+    row.notes += missing(peers)
+    row.notes.append("sympy: diff and lambdify are done once, outside the timing")
+    return row
+
+
+SCALAR_STEP = "y = y*1.0001 + sin(y)*0.001"
+OPS_PER_STEP = 4  # mul, sin, mul, add
+
+
+def row_scalar(steps: int, big_steps: int, reps: int, peers: dict[str, Any]) -> Row:
+    row = Row(f"scalar program of {steps:,} steps `{SCALAR_STEP}`, then backward",
+              "≤ 2 µs per recorded operation; 10^6 steps work")
+    ops = steps * OPS_PER_STEP
+    program = parse(f"y = x\nfor i in range({steps}):\n    {SCALAR_STEP}")
+    f, _ = as_function(program, ["x"], {}, of="y", limits=Limits(max_iterations=10**7))
+
+    def eager():
+        x = gradcalc.tensor(0.5, requires_grad=True)
+        y = x
+        for _ in range(steps):
+            y = y * 1.0001 + gradcalc.sin(y) * 0.001
+        y.backward()
+        return x.grad
+
+    contenders: dict[str, Callable[[], Any]] = {
+        "gradcalc program (interpreter on the tape)": lambda: functional.vjp(f, 0.5, 1.0),
+        "gradcalc library, eager (PyTorch-style loop)": eager,
+    }
+    if peers["torch"]:
+        torch = peers["torch"]
+
+        def torch_eager():
+            x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+            y = x
+            for _ in range(steps):
+                y = y * 1.0001 + torch.sin(y) * 0.001
+            y.backward()
+            return x.grad
+
+        contenders["PyTorch eager"] = torch_eager
+    if peers["autograd"]:
+        import autograd.numpy as anp
+
+        def fa(y):
+            for _ in range(steps):
+                y = y * 1.0001 + anp.sin(y) * 0.001
+            return y
+
+        ga = peers["autograd"].grad(fa)
+        contenders["HIPS autograd"] = lambda: ga(0.5)
+    times = interleaved(contenders, reps)
+    for name, t in times.items():
+        row.lines.append((name, ms(t), f"{t / ops * 1e6:.2f} µs/op"))
+    per_op = times["gradcalc program (interpreter on the tape)"] / ops * 1e6
+    big = parse(f"y = x\nfor i in range({big_steps}):\n    {SCALAR_STEP}")
+    fb, _ = as_function(big, ["x"], {}, of="y", limits=Limits(max_iterations=big_steps))
+    start = time.perf_counter()
+    _, grad = functional.vjp(fb, 0.5, 1.0)
+    took = time.perf_counter() - start
+    row.lines.append((f"gradcalc program, {big_steps:,} steps (one run)", ms(took),
+                      f"{took / (big_steps * OPS_PER_STEP) * 1e6:.2f} µs/op"))
+    works = bool(np.isfinite(grad))
+    row.verdict = (f"{per_op:.2f} µs/op — {'met' if per_op <= 2 else 'NOT met'}; "
+                   f"{big_steps:,} steps {'work' if works else 'FAIL'}")
+    row.notes += missing({k: peers[k] for k in ("torch", "autograd")})
+    return row
+
+
+def gradcalc_command() -> list[str]:
+    script = shutil.which("gradcalc")
+    return [script] if script else [sys.executable, "-m", "gradcalc"]
+
+
+def timed_process(args: list[str], stdin: bytes | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=False)
+    return time.perf_counter() - start
+
+
+def row_startup(reps: int, peers: dict[str, Any]) -> list[Row]:
+    cmd = gradcalc_command()
+    grad = [*cmd, "grad", "y = 2*x**2", "--at", "x=1"]
+    imports = [sys.executable, "-c", "import sympy, numpy, typer, rich"]
+    # compile gradcalc's .pyc files once, as `pip install .` does at install time
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(grad, env=env, capture_output=True, check=False)
+    contenders = {
+        "python -c 'import sympy, numpy, typer, rich'": lambda: timed_process(imports),
+        "gradcalc grad 'y = 2*x**2' --at x=1 (with the check)": lambda: timed_process(grad),
+        "same with --no-check": lambda: timed_process([*grad, "--no-check"]),
+    }
+    if peers["torch"]:
+        script = ("import torch; x = torch.tensor(1.0, requires_grad=True); y = 2*x**2; "
+                  "y.backward(); print(x.grad)")
+        contenders["PyTorch's smallest backward script"] = (
+            lambda: timed_process([sys.executable, "-c", script]))
+    times = interleaved(contenders, reps)
+    first = Row("gradcalc grad \"y = 2*x**2\" --at x=1, whole process, with the check",
+                "≤ 1.3 × python -c \"import sympy, numpy, typer, rich\"")
+    base = times["python -c 'import sympy, numpy, typer, rich'"]
+    for name, t in times.items():
+        first.lines.append((name, ms(t), f"{t / base:.2f} ×"))
+    r = times["gradcalc grad 'y = 2*x**2' --at x=1 (with the check)"] / base
+    first.verdict = f"{r:.2f} × — {'met' if r <= 1.3 else 'NOT met'}"
+    probe = subprocess.run([sys.executable, "-X", "importtime", "-m", "gradcalc", "grad",
+                            "y = 2*x**2", "--at", "x=1", "--no-check"],
+                           capture_output=True, text=True, check=False)
+    imported = any(line.rstrip().endswith(" sympy") for line in probe.stderr.splitlines())
+    second = Row("same with --no-check", "sympy never imported")
+    second.lines.append(("gradcalc … --no-check", ms(times["same with --no-check"]),
+                         f"{times['same with --no-check'] / base:.2f} ×"))
+    second.verdict = ("sympy imported — NOT met" if imported else
+                      "sympy not imported (python -X importtime) — met")
+    return [first, second]
+
+
+def row_batch(jobs: int, reps: int) -> Row:
+    row = Row(f"gradcalc batch, {jobs} small grad jobs with checks", "≥ 100 jobs/s")
+    programs = ["y = 2*x**2", "y = sin(x)*exp(x)", "y = (a+b)*(b+c)", "y = sum(x**3)",
+                "y = log(1+x**2)/x", "b = a + 3; c = b*b*3; out = mean(c)"]
+    ats = ["x=1.5", "x=0.7", "a=1, b=2, c=3", "x=[1,2,3]", "x=2", "a=[2,3]"]
+    lines = [json.dumps({"command": "grad", "program": programs[i % 6], "at": ats[i % 6]})
+             for i in range(jobs)]
+
+    def in_process():
+        tally = batch.Tally()
+        for _ in batch.run(lines, tally):
+            pass
+        assert tally.errors == 0 and tally.failures == 0, tally
+
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+        fh.write("\n".join(lines) + "\n")
+    cmd = [*gradcalc_command(), "batch", fh.name]
+    times = interleaved({"in one process (steady state)": in_process,
+                         "whole process, start-up included": lambda: timed_process(cmd)}, reps)
+    os.unlink(fh.name)
+    for name, t in times.items():
+        row.lines.append((name, ms(t), f"{jobs / t:.0f} jobs/s"))
+    rate = jobs / times["whole process, start-up included"]
+    row.verdict = f"{rate:.0f} jobs/s (whole process) — {'met' if rate >= 100 else 'NOT met'}"
+    return row
+
+
+# --------------------------------------------------------------------------- report
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info = {"cpu": f"{cpu}, {os.cpu_count()} cores", "python": platform.python_version(),
+            "numpy": np.__version__, "gradcalc": gradcalc.__version__,
+            "platform": platform.platform()}
+    for name in ("sympy", "typer", "torch", "jax", "autograd"):
+        try:
+            from importlib.metadata import version
+
+            info[name] = version(name)
+        except Exception:  # noqa: BLE001
+            info[name] = "not installed"
+    info["OPENBLAS_CORETYPE"] = os.environ.get("OPENBLAS_CORETYPE", "unset")
+    try:
+        with open("/proc/loadavg") as fh:
+            info["load average at start"] = " ".join(fh.read().split()[:3])
+    except OSError:
+        pass
+    return info
+
+
+def report(rows: list[Row], info: dict[str, str]) -> str:
+    out = ["gradcalc benchmark — medians, same machine, same run", ""]
+    out += [f"  {k}: {v}" for k, v in info.items()]
+    for row in rows:
+        out += ["", f"## {row.title}", f"   target: {row.target}", f"   result: {row.verdict}"]
+        width = max(len(name) for name, _, _ in row.lines)
+        for name, t, ratio in row.lines:
+            out.append(f"   {name.ljust(width)}  {t.rjust(10)}  {ratio}")
+        out += [f"   note: {n}" for n in row.notes]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes and few repetitions: a smoke run, not a measurement")
+    parser.add_argument("--no-peers", action="store_true", help="skip PyTorch, JAX, autograd")
+    parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    reps = 3 if quick else 9
+    peers = {name: None if args.no_peers else peer(name) for name in PEER_NAMES}
+    rows = [
+        row_gradient(10**4 if quick else 10**6, reps, peers),
+        row_jacobian(100 if quick else 1000, reps, peers),
+        row_points(10**4 if quick else 10**6, reps, peers),
+        row_scalar(10**3 if quick else 10**5, 10**4 if quick else 10**6, 3 if quick else 5,
+                   peers),
+        *row_startup(3 if quick else 11, peers),
+        row_batch(20 if quick else 300, 3 if quick else 5),
+    ]
+    info = machine()
+    print(report(rows, info))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"machine": info, "rows": [vars(r) for r in rows]}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
