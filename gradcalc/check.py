@@ -117,13 +117,15 @@ def check_derivative(
     *,
     weights: Any = None,
     limits: Limits = DEFAULT_LIMITS,
+    output: Any = None,
 ) -> CheckResult:
     """Check a tape derivative of `of` with respect to `wrt` at the point `inputs`.
 
     kind: 'gradient' (scalar output; tape_result name -> input-shaped array), 'vjp'
     (`weights` of the output's shape; name -> weightsᵀ·J), 'jacobian' (name ->
     out.shape + in.shape), 'hessian' ((name_i, name_j) -> in_i.shape + in_j.shape).
-    `decisions` is accepted for symmetry with the tape run; the path is re-recorded here.
+    `decisions` and `output` are the tape run's path and output value; without both, the
+    program is run once more here to record them.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown check kind {kind!r}; expected one of {KINDS}")
@@ -134,12 +136,16 @@ def check_derivative(
     if kind == "vjp" and w is None:
         raise ValueError("a 'vjp' check needs weights")
     job = _Job(kind, program, inputs, list(wrt), constants, of, tape, w, limits)
-    try:
-        from .symbolic import record_path
+    if decisions is not None and output is not None:
+        path, output = decisions, _float(output)
+    else:
+        try:
+            from .symbolic import record_path
 
-        path, output = record_path(program, inputs, constants, of, limits)
-    except GradcalcError as exc:
-        return CheckResult("skipped", "none", None, f"the program could not be re-run: {exc}")
+            path, output = record_path(program, inputs, constants, of, limits)
+        except GradcalcError as exc:
+            return CheckResult("skipped", "none", None,
+                               f"the program could not be re-run: {exc}")
     job.path, job.output = path, output
     reason = _symbolic_or_reason(job)
     if isinstance(reason, CheckResult):

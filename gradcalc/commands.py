@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 
 from . import functional
-from .errors import GradcalcError, ShapeError
+from .errors import GradcalcError, LimitError, ShapeError
 from .evaluate import as_function, describe_shape
 from .limits import DEFAULT_LIMITS, Limits
-from .parse import parse
+from .parse import parse, quote
 from .program import Program
 from .tape import no_grad
 from .values import parse_assignments, value_from_data
@@ -71,7 +71,13 @@ def load_values(at: list[str] | str | dict[str, Any], option: str = "--at",
 
 
 def _weights(w: Any, limits: Limits) -> np.ndarray | None:
-    return None if w is None else value_from_data(w, what="--weights", limits=limits)
+    if w is None:
+        return None
+    weights = value_from_data(w, what="--weights", limits=limits)
+    if not np.all(np.isfinite(weights)):
+        raise GradcalcError("--weights must be finite numbers: nan or inf in a weight would "
+                            "make its whole product nan or inf", kind="value")
+    return weights
 
 
 def choose_inputs(program: Program, values: dict[str, np.ndarray],
@@ -87,7 +93,7 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
     missing = [w for w in wrt if w not in values]
     if missing:
         raise GradcalcError(
-            f"--wrt {', '.join(missing)}: no value given with --at "
+            f"--wrt {', '.join(quote(m) for m in missing)}: no value given with --at "
             f"(names with values: {', '.join(values)})", kind="usage")
     return list(dict.fromkeys(wrt))
 
@@ -103,12 +109,17 @@ def run(job: Job) -> Result:
     of = job.of or program.default_output()
     f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
     point = tuple(values[n] for n in names)
-    with no_grad():
-        output = np.asarray(f(*point)._value, dtype=np.float64)
     weights = _weights(job.weights, job.limits)
     if job.command != "grad" and weights is not None:
         raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
-    derivative = _differentiate(job.command, f, point, names, output, of, weights)
+    if job.command == "grad":  # one recorded run: its output decides the seed
+        output, pull = functional.pullback(f, point)
+        derivative = dict(zip(names, pull(_seed(output, of, weights))))
+    else:
+        with no_grad():
+            output = np.asarray(f(*point)._value, dtype=np.float64)
+        _bound(job.command, point, output, getattr(f, "usage", {}), job.limits)
+        derivative = _differentiate(job.command, f, point, names, output, of)
     result = Result(job.command, of, output, values, weights, derivative, None, wrt=names)
     result.warnings = _warnings(result)
     result.check = _check(job, program, values, names, constants, of, decisions, result)
@@ -117,33 +128,62 @@ def run(job: Job) -> Result:
     return result
 
 
-def _differentiate(command: str, f: Any, point: tuple, names: list[str], output: np.ndarray,
-                   of: str, weights: np.ndarray | None) -> dict[str, np.ndarray]:
-    if command == "jacobian":
-        return dict(zip(names, functional.jacobian(f, point)))
-    if output.size != 1:
-        if command == "hessian":
-            raise ShapeError(
-                f"hessian needs a scalar output; '{of}' has {describe_shape(output)}: "
-                f"reduce it (sum, mean, norm) or use --of to pick a scalar")
-        if weights is None:
+def _seed(output: np.ndarray, of: str, weights: np.ndarray | None) -> np.ndarray:
+    """The cotangent that starts grad's sweep: the weights, or 1 for a scalar output."""
+    if weights is None:
+        if output.size != 1:
             raise ShapeError(
                 f"'{of}' has {describe_shape(output)}, so its gradient needs weights: "
                 f"pass --weights with an array of shape {output.shape} for the "
                 f"vector-Jacobian product (PyTorch's y.backward(w)), or use "
                 f"'gradcalc jacobian' for the full Jacobian")
-    if command == "hessian":
-        blocks = functional.hessian(f, point)
-        return {f"{a},{b}": np.asarray(blocks[i][j])
-                for i, a in enumerate(names) for j, b in enumerate(names)} \
-            if len(names) > 1 else {names[0]: np.asarray(blocks[0][0])}
-    if weights is not None and weights.shape != output.shape:
+        return np.ones(output.shape)
+    if weights.shape != output.shape:
         raise ShapeError(
             f"--weights has shape {weights.shape} but '{of}' has shape {output.shape}; "
             f"they must match")
-    seed = weights if weights is not None else np.ones(output.shape)
-    _, grads = functional.vjp(f, point, seed)
-    return dict(zip(names, grads))
+    return weights
+
+
+def _bound(command: str, point: tuple, output: np.ndarray, usage: dict[str, int],
+           limits: Limits) -> None:
+    """Refuse a Jacobian or Hessian too large to compute or show, before its sweep."""
+    if command == "hessian" and output.size != 1:
+        return  # _differentiate says why
+    inputs = sum(np.size(p) for p in point)
+    rows = output.size if command == "jacobian" else inputs
+    entries = rows * inputs
+    what = "Jacobian" if command == "jacobian" else "Hessian"
+    if entries > limits.max_derivative_elements:
+        shape = f"{output.size:,} outputs × {inputs:,} inputs" if command == "jacobian" \
+            else f"{inputs:,} × {inputs:,} inputs"
+        raise LimitError(
+            f"the {what} would have {entries:,} entries ({shape}), over the limit of "
+            f"{limits.max_derivative_elements:,}: narrow the inputs with --wrt"
+            + (", or use grad --weights for a vector-Jacobian product"
+               if command == "jacobian" else ""))
+    work = usage.get("work", 0)
+    if rows * work > 20 * limits.max_work:
+        raise LimitError(
+            f"the {what}'s reverse sweep would carry {rows:,} rows through a run of "
+            f"{work:,} elements of work, over the limit of {20 * limits.max_work:,}: "
+            "narrow the inputs with --wrt")
+
+
+def _differentiate(command: str, f: Any, point: tuple, names: list[str], output: np.ndarray,
+                   of: str) -> dict[str, np.ndarray]:
+    """The Jacobian, or the Hessian of a scalar output (blocks "x,y" for several inputs)."""
+    if command == "jacobian":
+        return dict(zip(names, functional.jacobian(f, point)))
+    if output.size != 1:
+        raise ShapeError(
+            f"hessian needs a scalar output; '{of}' has {describe_shape(output)}: "
+            f"reduce it (sum, mean, norm) or use --of to pick a scalar")
+    blocks = functional.hessian(f, point)
+    if len(names) == 1:
+        return {names[0]: np.asarray(blocks[0][0])}
+    return {f"{a},{b}": np.asarray(blocks[i][j])
+            for i, a in enumerate(names) for j, b in enumerate(names)}
 
 
 def _warnings(result: Result) -> list[str]:
@@ -173,7 +213,8 @@ def _check(job: Job, program: Program, values: dict[str, np.ndarray], names: lis
     else:
         kind, tape_result = "jacobian", result.derivative
     return check_derivative(kind, program, values, names, constants, of, decisions,
-                            tape_result, weights=result.weights, limits=job.limits)
+                            tape_result, weights=result.weights, limits=job.limits,
+                            output=result.output)
 
 
 def _hessian_blocks(derivative: dict[str, np.ndarray], names: list[str]) -> dict:

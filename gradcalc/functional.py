@@ -60,15 +60,29 @@ def identity_seed(out_shape: tuple[int, ...]) -> np.ndarray:
     return np.eye(n).reshape((n,) + tuple(out_shape))
 
 
-def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
-    """(f(x), vᵀ·J) — what PyTorch's `f(x).backward(v)` leaves in `x.grad`."""
+def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any], Any]]:
+    """(f(x), v ↦ vᵀ·J), the shape of JAX's `vjp`: one forward, then a sweep on demand.
+
+    The sweep frees the recorded graph as it goes, so the returned function runs once.
+    """
     leaves, is_tuple = _leaves(x)
     out = f(*leaves)
-    seed = as_array(v)
-    if seed.shape != np.shape(_value(out)):
-        raise ValueError(f"v has shape {seed.shape}; the output has shape {np.shape(_value(out))}")
-    grads = _sweep(out, seed, leaves, retain_graph=False)
-    return _value(out), _shape_result([np.asarray(g) for g in grads], is_tuple)
+    value = _value(out)
+
+    def pull(v: Any) -> Any:
+        seed = as_array(v)
+        if seed.shape != value.shape:
+            raise ValueError(f"v has shape {seed.shape}; the output has shape {value.shape}")
+        grads = _sweep(out, seed, leaves, retain_graph=False)
+        return _shape_result([np.asarray(g) for g in grads], is_tuple)
+
+    return value, pull
+
+
+def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
+    """(f(x), vᵀ·J) — what PyTorch's `f(x).backward(v)` leaves in `x.grad`."""
+    value, pull = pullback(f, x)
+    return value, pull(v)
 
 
 def grad(f: Callable[..., Any], x: Point) -> Any:

@@ -140,7 +140,8 @@ def backward(
                 raise RuntimeError(FREED_MESSAGE)
             values, out = saved
             if create_graph:
-                args = [v if p is None else Tensor._wrap(v, p) for v, p in zip(values, node.parents)]
+                args = [v if p is None else Tensor._wrap(v, p)
+                        for v, p in zip(values, node.parents)]
                 ans = Tensor._wrap(out, node)
                 if not isinstance(g, Tensor):
                     g = Tensor(g)
