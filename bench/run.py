@@ -41,6 +41,9 @@ from gradcalc.parse import parse
 # --------------------------------------------------------------------------- timing
 
 
+#: the scalar rows run 10^5 and 10^6 steps, past the CLI's default bounds on one run
+UNBOUNDED = Limits(max_iterations=10**7, max_operations=10**8, max_work=10**9)
+
 def interleaved(contenders: dict[str, Callable[[], Any]], reps: int) -> dict[str, float]:
     """Median seconds of each contender; one warm-up call each, then `reps` rounds in turn."""
     for fn in contenders.values():
@@ -264,7 +267,7 @@ def row_scalar(steps: int, big_steps: int, reps: int, peers: dict[str, Any]) -> 
               "≤ 2 µs per recorded operation; 10^6 steps work")
     ops = steps * OPS_PER_STEP
     program = parse(f"y = x\nfor i in range({steps}):\n    {SCALAR_STEP}")
-    f, _ = as_function(program, ["x"], {}, of="y", limits=Limits(max_iterations=10**7))
+    f, _ = as_function(program, ["x"], {}, of="y", limits=UNBOUNDED)
 
     def eager():
         x = gradcalc.tensor(0.5, requires_grad=True)
@@ -305,7 +308,7 @@ def row_scalar(steps: int, big_steps: int, reps: int, peers: dict[str, Any]) -> 
         row.lines.append((name, ms(t), f"{t / ops * 1e6:.2f} µs/op"))
     per_op = times["gradcalc program (interpreter on the tape)"] / ops * 1e6
     big = parse(f"y = x\nfor i in range({big_steps}):\n    {SCALAR_STEP}")
-    fb, _ = as_function(big, ["x"], {}, of="y", limits=Limits(max_iterations=big_steps))
+    fb, _ = as_function(big, ["x"], {}, of="y", limits=UNBOUNDED)
     start = time.perf_counter()
     _, grad = functional.vjp(fb, 0.5, 1.0)
     took = time.perf_counter() - start

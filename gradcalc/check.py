@@ -36,6 +36,8 @@ FD_STEP = 6e-6
 #: at most this many input elements are perturbed one by one; beyond, random directions
 FD_MAX_ELEMENTS = 512
 FD_DIRECTIONS = 16
+#: finite differences get what the symbolic attempt left of `check_seconds`, at least this
+FD_MIN_SECONDS = 0.5
 #: entries named in a detail message
 SHOWN = 3
 
@@ -147,7 +149,9 @@ def check_derivative(
             return CheckResult("skipped", "none", None,
                                f"the program could not be re-run: {exc}")
     job.path, job.output = path, output
+    started = time.monotonic()
     reason = _symbolic_or_reason(job)
+    job.fd_seconds = max(limits.check_seconds - (time.monotonic() - started), FD_MIN_SECONDS)
     if isinstance(reason, CheckResult):
         return reason
     try:
@@ -170,6 +174,7 @@ class _Job:
     limits: Limits
     path: Any = None
     output: Any = None
+    fd_seconds: float = 1.0  # time left for finite differences
 
 
 def _float(v: Any) -> np.ndarray:
@@ -513,7 +518,7 @@ def _finite_differences(job: _Job, reason: str) -> CheckResult:
     once = max(time.monotonic() - started, 1e-6)
     sizes = {n: point[n].size for n in job.wrt}
     total = sum(sizes.values())
-    allowance = max(10 * job.limits.check_seconds, 1.0)
+    allowance = job.fd_seconds
     elementwise = total <= FD_MAX_ELEMENTS and 2 * total * once <= allowance
     if not elementwise and 4 * once > allowance:
         return CheckResult("skipped", "none", None,

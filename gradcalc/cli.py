@@ -54,6 +54,9 @@ SecondsOpt = Annotated[float, typer.Option(
     help="Time budget of the symbolic check; past it, finite differences are used.")]
 IterOpt = Annotated[int, typer.Option(
     "--max-iterations", min=1, max=100_000_000, help="Bound on loop iterations in one run.")]
+OpsOpt = Annotated[int, typer.Option(
+    "--max-operations", min=1, max=1_000_000_000,
+    help="Bound on operations evaluated in one run (each costs about a microsecond).")]
 ExpectOpt = Annotated[str | None, typer.Option(
     "--expect", help="Expected derivative, e.g. 'x=[6,6]'; a mismatch exits with 1.")]
 PointsOpt = Annotated[str | None, typer.Option(
@@ -100,12 +103,14 @@ def _format(json_out: bool, plain_out: bool) -> str:
 
 def _run(command: str, program: str, at: list[str], weights: str | None, wrt: str | None,
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, check_seconds: float,
-         max_iterations: int, expect: str | None, points: str | None = None) -> None:
+         max_iterations: int, expect: str | None, points: str | None = None,
+         max_operations: int = DEFAULT_LIMITS.max_operations) -> None:
     from . import commands, render
 
     fmt = _format(json_out, plain_out)
     _state["format"] = fmt
-    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations)
+    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations,
+                     max_operations=max_operations)
     if points == "-" and program == "-":
         raise GradcalcError("the program and --points cannot both come from standard input",
                             kind="usage")
@@ -224,12 +229,13 @@ def grad(
     no_check: NoCheckOpt = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
     points: PointsOpt = None,
 ) -> None:
     """Gradient of a scalar output, or with --weights the vector-Jacobian product."""
     _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, points)
+         max_iterations, expect, points, max_operations=max_operations)
 
 
 @app.command()
@@ -243,12 +249,13 @@ def jacobian(
     no_check: NoCheckOpt = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
     points: PointsOpt = None,
 ) -> None:
     """Full Jacobian: shape = output shape + input shape, one batched reverse sweep."""
     _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, points)
+         max_iterations, expect, points, max_operations=max_operations)
 
 
 @app.command()
@@ -262,11 +269,12 @@ def hessian(
     no_check: NoCheckOpt = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
 ) -> None:
     """Hessian of a scalar output (second order through the tape); blocks per input pair."""
     _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect)
+         max_iterations, expect, max_operations=max_operations)
 
 
 @app.command()
@@ -277,6 +285,7 @@ def batch(
     no_check: NoCheckOpt = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
 ) -> None:
     """One job per JSON line in, one JSON result per line out, in order, in one process."""
     from . import batch as batch_mod
@@ -296,7 +305,8 @@ def batch(
         except OSError as exc:
             raise GradcalcError(f"cannot read batch file {file!r}: {exc.strerror}",
                                 kind="usage") from None
-    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations)
+    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations,
+                     max_operations=max_operations)
     tally = batch_mod.Tally()
     try:
         for out in batch_mod.run(fh, tally, check=not no_check, limits=limits):
@@ -311,9 +321,27 @@ def batch(
         raise typer.Exit(tally.exit_code)
 
 
+#: an error message is cut to this length (user text in it is already quoted and cut)
+MAX_MESSAGE_CHARS = 2_000
+
+
+def _printable(message: str) -> str:
+    """The message with every non-printable character (ESC and other controls, bidi and
+    zero-width marks, surrogates) as a \\uXXXX escape, so user text quoted in an error can
+    never drive the terminal; line breaks stay."""
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[:MAX_MESSAGE_CHARS] + "..."
+    if message.isprintable():
+        return message
+    return "".join(c if c == "\n" or c.isprintable() else
+                   f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+                   for c in message)
+
+
 def _fail(kind: str, message: str) -> int:
     from .render import error_json
 
+    message = _printable(message)
     if _state["format"] == "json":
         sys.stdout.write(json.dumps(error_json(kind, message)) + "\n")
     sys.stderr.write(f"error: {message}\n")

@@ -14,7 +14,7 @@ from . import functional
 from .errors import GradcalcError, LimitError, ShapeError
 from .evaluate import as_function, describe_shape
 from .limits import DEFAULT_LIMITS, Limits
-from .parse import parse, quote
+from .parse import normalize, parse, quote
 from .program import Program
 from .tape import no_grad
 from .values import parse_assignments, value_from_data
@@ -90,12 +90,22 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
                             kind="usage")
     if wrt is None:
         return list(values)
+    wrt = [option_name(w, "--wrt") for w in wrt]
     missing = [w for w in wrt if w not in values]
     if missing:
         raise GradcalcError(
-            f"--wrt {', '.join(quote(m) for m in missing)}: no value given with --at "
+            f"--wrt {', '.join(missing)}: no value given with --at "
             f"(names with values: {', '.join(values)})", kind="usage")
     return list(dict.fromkeys(wrt))
+
+
+def option_name(text: str, option: str) -> str:
+    """A name given in an option (--of, --wrt), normalised as a program's names are (NFKC,
+    so --of ｙ is y); invisible and control characters are refused."""
+    try:
+        return normalize(text).strip()
+    except GradcalcError as exc:
+        raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None
 
 
 def run(job: Job) -> Result:
@@ -106,7 +116,7 @@ def run(job: Job) -> Result:
     values = load_values(job.at, limits=job.limits)
     names = choose_inputs(program, values, job.wrt)
     constants = {k: v for k, v in values.items() if k not in names}
-    of = job.of or program.default_output()
+    of = option_name(job.of, "--of") if job.of else program.default_output()
     f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
     point = tuple(values[n] for n in names)
     weights = _weights(job.weights, job.limits)
@@ -145,6 +155,10 @@ def _seed(output: np.ndarray, of: str, weights: np.ndarray | None) -> np.ndarray
     return weights
 
 
+#: a Jacobian's or Hessian's batched sweep may do this many times a run's limit of work
+SWEEP_FACTOR = 5
+
+
 def _bound(command: str, point: tuple, output: np.ndarray, usage: dict[str, int],
            limits: Limits) -> None:
     """Refuse a Jacobian or Hessian too large to compute or show, before its sweep."""
@@ -163,10 +177,11 @@ def _bound(command: str, point: tuple, output: np.ndarray, usage: dict[str, int]
             + (", or use grad --weights for a vector-Jacobian product"
                if command == "jacobian" else ""))
     work = usage.get("work", 0)
-    if rows * work > 20 * limits.max_work:
+    if rows * work > SWEEP_FACTOR * limits.max_work:
         raise LimitError(
             f"the {what}'s reverse sweep would carry {rows:,} rows through a run of "
-            f"{work:,} elements of work, over the limit of {20 * limits.max_work:,}: "
+            f"{work:,} elements of work, over the limit of "
+            f"{SWEEP_FACTOR * limits.max_work:,}: "
             "narrow the inputs with --wrt")
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from . import ops, tape
 from .errors import EvalError, LimitError
 from .limits import DEFAULT_LIMITS, Limits
+from .parse import quote
 from .program import Decisions, Interpreter, Pos, Program
 from .tensor import Tensor
 
@@ -95,28 +96,36 @@ class NumericBackend:
         if not low <= len(args) <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
             raise EvalError(f"{func}() takes {wanted} arguments, not {len(args)} ({pos})")
+        extra = 0
         if func in ("ones", "zeros"):
             dims = [self.integer(a, pos) for a in args]
-            if int(np.prod(dims)) > self.limits.max_array_elements:
-                raise LimitError(f"{func}{tuple(dims)} at {pos} exceeds the limit of "
+            if math.prod(dims) > self.limits.max_array_elements:
+                shown = ", ".join(f"{d:,}" if abs(d) < 10**15 else f"{float(d):.3g}"
+                                  for d in dims)
+                raise LimitError(f"{func}({shown}) at {pos} exceeds the limit of "
                                  f"{self.limits.max_array_elements:,} elements")
+        elif len(args) > 1 and math.prod(map(_size, args)) > self.limits.max_array_elements:
+            extra = self._precheck(f"{func}()", args, pos, matmul=func == "dot")
         try:  # the hot path: no closure, no message unless it fails
             result = fn(*args)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"{func}()", pos, exc) from None
-        return self._guard(result, pos)
+        return self._guard(result, pos, extra)
 
     def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
         if op == "@" and (np.ndim(ops.value(left)) == 0 or np.ndim(ops.value(right)) == 0):
             raise EvalError(f"'@' needs vectors or matrices, not scalars ({pos})")
+        extra = 0
+        if _size(left) * _size(right) > self.limits.max_array_elements:  # it may grow
+            extra = self._precheck(f"'{op}'", [left, right], pos, matmul=op == "@")
         try:  # the interpreter's hot path: no closure, no message unless it fails
             result = _BINARY[op](left, right)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"'{op}'", pos, exc, left, right) from None
-        return self._guard(result, pos)
+        return self._guard(result, pos, extra)
 
     def negate(self, value: Any, pos: Pos) -> Any:
-        return ops.neg(value)
+        return self._guard(ops.neg(value), pos)
 
     def stack(self, items: list[Any], pos: Pos) -> Any:
         shapes = {np.shape(ops.value(i)) for i in items}
@@ -125,14 +134,23 @@ class NumericBackend:
             raise EvalError(f"list at {pos} mixes elements of different shapes: {listed}")
         if not items:
             raise EvalError(f"empty list at {pos}")
+        total = sum(map(_size, items))
+        if total > self.limits.max_array_elements:
+            raise LimitError(
+                f"the list at {pos} would make an array of {total:,} elements, over the "
+                f"limit of {self.limits.max_array_elements:,} elements")
         return self._guard(ops.stack(items), pos)
 
     def index(self, target: Any, key: tuple, pos: Pos) -> Any:
-        return self._attempt(lambda: ops.getitem(target, key), "index", pos, target)
+        return self._guard(
+            self._attempt(lambda: ops.getitem(target, key), "index", pos, target), pos)
 
     def compare(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
-        return self._attempt(lambda: _COMPARE[op](ops.value(left), ops.value(right)),
-                             f"'{op}'", pos, left, right)
+        if _size(left) * _size(right) > self.limits.max_array_elements:
+            self._precheck(f"'{op}'", [left, right], pos, matmul=False)
+        return self._guard(
+            self._attempt(lambda: _COMPARE[op](ops.value(left), ops.value(right)),
+                          f"'{op}'", pos, left, right), pos)
 
     def truth(self, value: Any, pos: Pos) -> bool:
         v = np.asarray(ops.value(value))
@@ -162,6 +180,11 @@ class NumericBackend:
         return EvalError(f"{what} at {pos} failed{detail}: {_first_line(exc)}")
 
 
+def _size(x: Any) -> int:
+    """Elements of a value (a tensor, an array or a Python number), without copying."""
+    return getattr(getattr(x, "_value", x), "size", 1)
+
+
 def _first_line(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
@@ -178,15 +201,21 @@ def run_numeric(
     of: str,
     limits: Limits = DEFAULT_LIMITS,
     decisions: Decisions | None = None,
+    usage: dict[str, int] | None = None,
 ) -> Any:
-    """Run `program` with `inputs` (tensors or arrays) and return the value named `of`."""
+    """Run `program` with `inputs` (tensors or arrays) and return the value named `of`.
+
+    `usage` (a dict) receives the run's "operations" and "work" (see NumericBackend)."""
     env: dict[str, Any] = {**(constants or {}), **inputs}
-    interpreter = Interpreter(NumericBackend(limits), env, decisions, limits.max_iterations)
+    backend = NumericBackend(limits)
+    interpreter = Interpreter(backend, env, decisions, limits.max_iterations)
     with tape.hot():
         interpreter.run(program)
+    if usage is not None:
+        usage.update(operations=backend.operations, work=backend.work)
     if of not in env:
         assigned = ", ".join(program.assigned()) or "none"
-        raise EvalError(f"--of {of}: the program never assigns '{of}' (assigned: {assigned})")
+        raise EvalError(f"--of {quote(of)}: the program never assigns it (assigned: {assigned})")
     return env[of]
 
 
@@ -194,11 +223,13 @@ def as_function(program: Program, names: list[str], constants: dict[str, Any], *
                 limits: Limits = DEFAULT_LIMITS) -> tuple[Callable[..., Any], Decisions]:
     """The program as f(*inputs) for gradcalc.functional, and the decisions its last run made."""
     decisions = Decisions()
+    usage: dict[str, int] = {}
 
     def f(*values: Any) -> Any:
         decisions.record.clear()
         out = run_numeric(program, dict(zip(names, values)), constants, of=of, limits=limits,
-                          decisions=decisions)
+                          decisions=decisions, usage=usage)
         return out if isinstance(out, Tensor) else Tensor(out)
 
+    f.usage = usage  # type: ignore[attr-defined]  # the last run's operations and work
     return f, decisions

@@ -28,6 +28,21 @@ class Limits:
     max_iterations: int = 1_000_000
     """Most loop iterations in one run, summed over all loops."""
 
+    max_operations: int = 300_000
+    """Most operations (arithmetic, calls, indexing, lists) evaluated in one run; with
+    `max_work` it bounds the time of a run whatever its loops do."""
+
+    max_work: int = 50_000_000
+    """Most floating-point work in one run: the elements of every result plus the
+    multiply-adds of matrix products, summed over all operations. Every result stays on
+    the tape until the backward pass, so this also bounds the tape's memory (8 bytes an
+    element)."""
+
+    max_derivative_elements: int = 250_000
+    """Largest Jacobian or Hessian (in entries) a command computes; its batched reverse
+    sweep is also bounded: entries of one seed row times the run's work at most
+    `max_work * 5`."""
+
     check_seconds: float = 2.0
     """Time budget of the symbolic check before it falls back to finite differences."""
 

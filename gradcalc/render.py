@@ -106,13 +106,14 @@ def show(result: Result, console: Any) -> None:
     table.add_column()
     for name, value in result.inputs.items():
         role = "input" if name in result.wrt or not result.wrt else "constant"
-        table.add_row(role, Text(f"{name} = {literal(value)}"))
+        table.add_row(role, Text(f"{name} = {_inline(value)}"))
     if result.weights is not None:
-        table.add_row("weights", Text(literal(result.weights)))
+        table.add_row("weights", Text(_inline(result.weights)))
     shape = "scalar" if result.output.shape == () else f"shape {result.output.shape}"
-    table.add_row("output", Text(f"{result.output_name} = {literal(result.output)}   ({shape})"))
+    output = _inline(result.output, f"   ({shape})")
+    table.add_row("output", Text(f"{result.output_name} = {output}"))
     for name, value in result.derivative.items():
-        table.add_row(_label(result, name), Text(_block(value)))
+        table.add_row(Text(_label(result, name)), Text(_block(value)))
     text, style = _check_line(result.check)
     table.add_row("check", Text(text, style=style))
     if result.expect_ok is not None:
@@ -135,9 +136,28 @@ def _label(result: Result, name: str) -> str:
     return f"∂{y}/∂{name}"
 
 
+#: the terminal rendering shows arrays up to this many entries in full; larger ones are
+#: summarised (first and last entries), with a note that --json and --plain give them all
+SHOW_MAX_ENTRIES = 400
+
+
+def _summary(a: np.ndarray, suffix: str = "") -> str:
+    text = np.array2string(a, separator=", ", threshold=0, edgeitems=3,
+                           formatter={"float_kind": number}, max_line_width=78)
+    return f"{text}{suffix}\n({a.size:,} entries; --json or --plain prints them all)"
+
+
+def _inline(value: np.ndarray, suffix: str = "") -> str:
+    """An array as a list literal (then `suffix`), or a summary when it is large."""
+    a = np.asarray(value, dtype=np.float64)
+    return literal(a) + suffix if a.size <= SHOW_MAX_ENTRIES else _summary(a, suffix)
+
+
 def _block(value: np.ndarray) -> str:
-    """A vector inline; a matrix as aligned rows."""
+    """A vector inline; a matrix as aligned rows; a large array as a summary."""
     a = np.asarray(value)
+    if a.size > SHOW_MAX_ENTRIES:
+        return _summary(np.asarray(a, dtype=np.float64))
     if a.ndim < 2:
         return literal(a)
     lines = rows(a)

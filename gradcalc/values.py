@@ -26,8 +26,9 @@ from .parse import LineIndex, long_literal, normalize, quote
 _CONSTANTS = {"pi": math.pi, "E": math.e, "nan": math.nan, "inf": math.inf}
 _OPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
         ast.Div: np.divide, ast.Pow: np.power}
-_FP_ERRORS = {"overflow": "overflows float64", "divide": "division by zero",
-              "invalid": "invalid operation (the result is not a number)"}
+_FP_ERRORS = {"overflow": "overflows float64",  # "invalid" before "divide": 0/0 is both
+              "invalid": "invalid operation (the result is not a number)",
+              "divide": "division by zero"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -79,6 +80,7 @@ def value_from_data(
         return parse_value(data, option=what, limits=limits)
     shown = reprlib.repr(data)  # short, and bounded however deep `data` nests
     stack: list[tuple[Any, int]] = [(data, 0)]
+    numbers = 0
     while stack:  # iterative: the data may nest deeply
         item, depth = stack.pop()
         if depth > limits.max_depth:
@@ -89,6 +91,16 @@ def value_from_data(
             stack.extend((x, depth + 1) for x in item)
         elif isinstance(item, bool) or not isinstance(item, (int, float)):
             raise _error(what, shown, f"{quote(repr(item))} is not a number")
+        elif isinstance(item, float) and not math.isfinite(item):
+            # JSON has no nan or infinity; Python's reader turns NaN, Infinity and 1e999
+            # into them: say so rather than compute with an overflow
+            raise _error(what, shown, f"{item!r} is not a finite number (JSON numbers are "
+                         "finite; 1e999 overflows float64; for a nan or inf value write the "
+                         'literal as a string, e.g. "nan")')
+        else:
+            numbers += 1
+            if numbers > limits.max_array_elements:
+                raise _error(what, shown, f"more than {limits.max_array_elements:,} elements")
     try:
         array = np.array(data, dtype=np.float64)
     except OverflowError:
