@@ -108,20 +108,27 @@ def option_name(text: str, option: str) -> str:
         raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None
 
 
+def plan(job: Job, program: Program, values: dict[str, np.ndarray]
+         ) -> tuple[list[str], str, np.ndarray | None]:
+    """What a job differentiates: its inputs, its output's name, and its weights."""
+    names = choose_inputs(program, values, job.wrt)
+    of = option_name(job.of, "--of") if job.of else program.default_output()
+    weights = _weights(job.weights, job.limits)
+    if job.command != "grad" and weights is not None:
+        raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
+    return names, of, weights
+
+
 def run(job: Job) -> Result:
     """Compute the job's derivative on the tape and check it (unless told not to)."""
     if job.command not in COMMANDS:
         raise GradcalcError(f"unknown command {job.command!r}", kind="usage")
     program = parse(job.program, limits=job.limits)
     values = load_values(job.at, limits=job.limits)
-    names = choose_inputs(program, values, job.wrt)
+    names, of, weights = plan(job, program, values)
     constants = {k: v for k, v in values.items() if k not in names}
-    of = option_name(job.of, "--of") if job.of else program.default_output()
     f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
     point = tuple(values[n] for n in names)
-    weights = _weights(job.weights, job.limits)
-    if job.command != "grad" and weights is not None:
-        raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
     if job.command == "grad":  # one recorded run: its output decides the seed
         output, pull = functional.pullback(f, point)
         derivative = dict(zip(names, pull(_seed(output, of, weights))))

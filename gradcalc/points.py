@@ -559,11 +559,7 @@ def run(job: Any, table: Table, progress: Progress = _no_progress) -> PointsResu
     values = dict(table.values)
     values.update({k: np.ascontiguousarray(np.broadcast_to(v, (count,) + v.shape))
                    for k, v in shared.items()})
-    names = commands.choose_inputs(program, values, job.wrt)
-    of = job.of or program.default_output()
-    weights = commands._weights(job.weights, job.limits)
-    if job.command != "grad" and weights is not None:
-        raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
+    names, of, weights = commands.plan(job, program, values)
     output, derivative, paths, passes = evaluate(job.command, program, values, names, of,
                                                  weights, job.limits, progress)
     result = PointsResult(job.command, of, table, names, output, derivative, weights,
