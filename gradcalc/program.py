@@ -283,9 +283,9 @@ class Interpreter:
 
     def exec_stmt(self, stmt: Stmt) -> None:
         if isinstance(stmt, Assign):
-            self.env[stmt.target] = self.eval(stmt.value)
+            self.env[stmt.target] = self.evaluate(stmt.value)
         elif isinstance(stmt, ExprStmt):
-            self.env[RESULT_NAME] = self.eval(stmt.value)
+            self.env[RESULT_NAME] = self.evaluate(stmt.value)
         elif isinstance(stmt, If):
             branch = stmt.body if self.condition(stmt.test) else stmt.orelse
             self.exec_block(branch)
@@ -311,8 +311,8 @@ class Interpreter:
             )
 
     def range_of(self, stmt: For) -> tuple[int, int, int]:
-        bounds = [self.backend.integer(self.eval(e), e.pos) for e in (stmt.start, stmt.stop)]
-        step = self.backend.integer(self.eval(stmt.step), stmt.step.pos)
+        bounds = [self.backend.integer(self.evaluate(e), e.pos) for e in (stmt.start, stmt.stop)]
+        step = self.backend.integer(self.evaluate(stmt.step), stmt.step.pos)
         if step == 0:
             raise EvalError(f"range() step is zero at {stmt.pos}")
         return bounds[0], bounds[1], step
@@ -328,10 +328,10 @@ class Interpreter:
             return any(self.truth_of(v) for v in test.values)
         if isinstance(test, Not):
             return not self.truth_of(test.operand)
-        return self.backend.truth(self.eval(test), test.pos)
+        return self.backend.truth(self.evaluate(test), test.pos)
 
     # expressions ----------------------------------------------------------------------
-    def eval(self, e: Expr) -> Any:
+    def evaluate(self, e: Expr) -> Any:
         b = self.backend
         if isinstance(e, Num):
             return b.number(e.value)
@@ -341,16 +341,16 @@ class Interpreter:
             except KeyError:
                 raise EvalError(self.unknown_name(e)) from None
         if isinstance(e, Binary):
-            return b.binary(e.op, self.eval(e.left), self.eval(e.right), e.pos)
+            return b.binary(e.op, self.evaluate(e.left), self.evaluate(e.right), e.pos)
         if isinstance(e, Unary):
-            value = self.eval(e.operand)
+            value = self.evaluate(e.operand)
             return b.negate(value, e.pos) if e.op == "-" else value
         if isinstance(e, Call):
-            return b.call(e.func, [self.eval(a) for a in e.args], e.pos)
+            return b.call(e.func, [self.evaluate(a) for a in e.args], e.pos)
         if isinstance(e, ListLit):
-            return b.stack([self.eval(item) for item in e.items], e.pos)
+            return b.stack([self.evaluate(item) for item in e.items], e.pos)
         if isinstance(e, Index):
-            target = self.eval(e.target)
+            target = self.evaluate(e.target)
             key = self.decisions.decide(lambda: self.index_key(e))
             return b.index(target, key, e.pos)
         if isinstance(e, Compare):
@@ -360,7 +360,7 @@ class Interpreter:
         raise EvalError(f"unknown expression {type(e).__name__}")  # pragma: no cover
 
     def compare(self, e: Compare) -> Any:
-        values = [self.eval(x) for x in e.operands]
+        values = [self.evaluate(x) for x in e.operands]
         result = None
         for op, left, right in zip(e.ops, values, values[1:]):
             r = self.backend.compare(op, left, right, e.pos)
@@ -372,12 +372,12 @@ class Interpreter:
         for item in e.items:
             if isinstance(item, Slice):
                 parts = [
-                    None if p is None else self.backend.integer(self.eval(p), p.pos)
+                    None if p is None else self.backend.integer(self.evaluate(p), p.pos)
                     for p in (item.start, item.stop, item.step)
                 ]
                 key.append(slice(*parts))
             else:
-                key.append(self.backend.integer(self.eval(item), item.pos))
+                key.append(self.backend.integer(self.evaluate(item), item.pos))
         return tuple(key)
 
     def unknown_name(self, e: Name) -> str:

@@ -171,7 +171,7 @@ def _evaluate(value: str, option: str, text: str, limits: Limits) -> np.ndarray:
     try:
         _check_depth(tree, limits)
         with np.errstate(over="raise", divide="raise", invalid="raise", under="ignore"):
-            return np.asarray(_Evaluator(value, limits).eval(tree.body), dtype=np.float64)
+            return np.asarray(_Evaluator(value, limits).evaluate(tree.body), dtype=np.float64)
     except _Bad as e:
         raise _error(option, text, str(e)) from None
     except FloatingPointError as e:
@@ -199,7 +199,7 @@ class _Evaluator:
     def segment(self, node: ast.AST) -> str:
         return self.lines.segment(self.source, node)
 
-    def eval(self, node: ast.expr) -> np.ndarray:
+    def evaluate(self, node: ast.expr) -> np.ndarray:
         if isinstance(node, ast.Constant):
             return self.number(node)
         if isinstance(node, ast.Name):
@@ -208,10 +208,10 @@ class _Evaluator:
                            "lists, pi, E, nan, inf, ones(...) and zeros(...)")
             return np.asarray(_CONSTANTS[node.id])
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            operand = self.eval(node.operand)
+            operand = self.evaluate(node.operand)
             return np.asarray(-operand if isinstance(node.op, ast.USub) else operand)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            left, right = self.eval(node.left), self.eval(node.right)
+            left, right = self.evaluate(node.left), self.evaluate(node.right)
             try:
                 shape = np.broadcast_shapes(left.shape, right.shape)
             except ValueError:
@@ -246,7 +246,7 @@ class _Evaluator:
     def array(self, node: ast.List) -> np.ndarray:
         if not node.elts:
             raise _Bad("empty array")
-        items = [self.eval(x) for x in node.elts]
+        items = [self.evaluate(x) for x in node.elts]
         if any(item.shape != items[0].shape for item in items):
             raise _Bad("ragged array (rows of different lengths)")
         self.check_size((len(items), *items[0].shape))
@@ -263,7 +263,7 @@ class _Evaluator:
         return np.ones(shape) if name == "ones" else np.zeros(shape)
 
     def count(self, node: ast.expr) -> int:
-        v = self.eval(node)
+        v = self.evaluate(node)
         if v.shape or not math.isfinite(float(v)) or float(v) != int(v) or v < 1:
             raise _Bad("ones()/zeros() take positive whole numbers")
         if float(v) > self.limits.max_array_elements:
