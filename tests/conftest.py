@@ -34,6 +34,19 @@ def run_cli(*args: str, stdin: str | None = None, timeout: float = 60, cwd=None)
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
+def same_ieee(actual, expected) -> bool:
+    """Equal as IEEE values: nan matches nan, and 0.0 does not match -0.0."""
+    import numpy as np
+
+    a = np.asarray(actual, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
+    if a.shape != e.shape:
+        return False
+    both_nan = np.isnan(a) & np.isnan(e)
+    equal = (a == e) & (np.signbit(a) == np.signbit(e))
+    return bool(np.all(both_nan | equal))
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -18,18 +18,9 @@ import pytest
 
 import gradcalc as gc
 
+from conftest import same_ieee
+
 nan, inf = math.nan, math.inf
-
-
-def _same(actual: Any, expected: Any) -> bool:
-    """Equal as IEEE values: nan matches nan, and 0.0 does not match -0.0."""
-    a = np.asarray(actual, dtype=np.float64)
-    e = np.asarray(expected, dtype=np.float64)
-    if a.shape != e.shape:
-        return False
-    both_nan = np.isnan(a) & np.isnan(e)
-    equal = (a == e) & (np.signbit(a) == np.signbit(e))
-    return bool(np.all(both_nan | equal))
 
 
 def _tensor_grad(f: Callable[..., Any], point: tuple) -> tuple[Any, list[Any]]:
@@ -88,9 +79,9 @@ ROWS: list[tuple[int, str, Callable[..., Any], tuple, Any, tuple]] = [
                          ids=[f"row{r[0]}-{r[1]}" for r in ROWS])
 def test_torch_column(row, expr, f, point, value, grads):
     got_value, got_grads = _tensor_grad(f, point)
-    assert _same(got_value, value), (row, expr, got_value, value)
+    assert same_ieee(got_value, value), (row, expr, got_value, value)
     for got, expected in zip(got_grads, grads, strict=True):
-        assert _same(got, expected), (row, expr, got_grads, grads)
+        assert same_ieee(got, expected), (row, expr, got_grads, grads)
 
 
 @pytest.mark.parametrize("row, expr, f, point, value, grads", ROWS,
@@ -99,7 +90,7 @@ def test_torch_column_through_functional_grad(row, expr, f, point, value, grads)
     """gradcalc.grad (what the CLI uses) gives the same values as .backward()."""
     got = gc.grad(lambda *xs: f(gc, *xs), tuple(np.asarray(p, dtype=float) for p in point))
     for g, expected in zip(got, grads, strict=True):
-        assert _same(g, expected), (row, expr, got, grads)
+        assert same_ieee(g, expected), (row, expr, got, grads)
 
 
 # -------------------------------------------------------------------- variants of the rows
@@ -109,10 +100,10 @@ def test_row3_maximum_with_a_constant_array_and_a_tensor_zero():
     x = gc.tensor(0.0, requires_grad=True)
     z = gc.tensor(0.0, requires_grad=True)
     gc.maximum(x, z).backward()
-    assert _same(x.grad.tolist(), 0.5) and _same(z.grad.tolist(), 0.5)
+    assert same_ieee(x.grad.tolist(), 0.5) and same_ieee(z.grad.tolist(), 0.5)
     x = gc.tensor([0.0, 1.0, -1.0], requires_grad=True)
     gc.sum(gc.maximum(x, np.zeros(3))).backward()
-    assert _same(x.grad.tolist(), [0.5, 1.0, 0.0])
+    assert same_ieee(x.grad.tolist(), [0.5, 1.0, 0.0])
 
 
 @pytest.mark.parametrize("clamp", [
@@ -122,15 +113,15 @@ def test_row3_maximum_with_a_constant_array_and_a_tensor_zero():
 def test_row4_clamp_with_a_scalar_lower_bound_passes_the_gradient(clamp):
     x = gc.tensor([-1.0, 0.0, 2.0], requires_grad=True)
     gc.sum(clamp(x)).backward()
-    assert _same(x.grad.tolist(), [0.0, 1.0, 1.0])
+    assert same_ieee(x.grad.tolist(), [0.0, 1.0, 1.0])
 
 
 def test_rows19_20_clamp_bounds_inside_and_outside():
     x = gc.tensor([-0.5, 0.0, 0.5, 1.0, 1.5], requires_grad=True)
     y = gc.clamp(x, 0, 1)
     gc.sum(y).backward()
-    assert _same(y.tolist(), [0.0, 0.0, 0.5, 1.0, 1.0])
-    assert _same(x.grad.tolist(), [0.0, 1.0, 1.0, 1.0, 0.0])
+    assert same_ieee(y.tolist(), [0.0, 0.0, 0.5, 1.0, 1.0])
+    assert same_ieee(x.grad.tolist(), [0.0, 1.0, 1.0, 1.0, 0.0])
 
 
 def test_clamp_with_tensor_bounds_follows_torch():
@@ -151,8 +142,8 @@ def test_clamp_with_tensor_bounds_follows_torch():
     for x0, lo0, hi0, value, grads in cases:
         value_got, grads_got = _tensor_grad(lambda m, x, lo, hi: m.clamp(x, lo, hi),
                                             (x0, lo0, hi0))
-        assert _same(value_got, value), (x0, lo0, hi0)
-        assert all(_same(g, e) for g, e in zip(grads_got, grads, strict=True)), \
+        assert same_ieee(value_got, value), (x0, lo0, hi0)
+        assert all(same_ieee(g, e) for g, e in zip(grads_got, grads, strict=True)), \
             (x0, lo0, hi0, grads_got)
 
 
@@ -160,8 +151,8 @@ def test_rows10_11_pow_with_tensor_exponent_on_vectors():
     x = gc.tensor([0.0, 0.0, 2.0, 0.0], requires_grad=True)
     y = gc.tensor([0.0, 2.0, 0.0, 0.5], requires_grad=True)
     gc.sum(x**y).backward()
-    assert _same(x.grad.tolist(), [0.0, 0.0, 0.0, inf])
-    assert _same(y.grad.tolist(), [0.0, 0.0, math.log(2.0), 0.0])
+    assert same_ieee(x.grad.tolist(), [0.0, 0.0, 0.0, inf])
+    assert same_ieee(y.grad.tolist(), [0.0, 0.0, math.log(2.0), 0.0])
 
 
 def test_row34_atan2_signed_zeros():
@@ -170,7 +161,7 @@ def test_row34_atan2_signed_zeros():
              ((0.0, -0.0), (-0.0, -0.0)), ((-0.0, -0.0), (-0.0, 0.0))]
     for point, grads in cases:
         _, got = _tensor_grad(lambda m, y, x: m.atan2(y, x), point)
-        assert all(_same(g, e) for g, e in zip(got, grads, strict=True)), (point, got)
+        assert all(same_ieee(g, e) for g, e in zip(got, grads, strict=True)), (point, got)
 
 
 def test_maximum_minimum_relu_pass_the_gradient_through_nan():
@@ -179,22 +170,22 @@ def test_maximum_minimum_relu_pass_the_gradient_through_nan():
         a = gc.tensor(nan, requires_grad=True)
         b = gc.tensor(1.0, requires_grad=True)
         fn(a, b).backward()
-        assert _same(a.grad.tolist(), 1.0) and _same(b.grad.tolist(), 1.0)
+        assert same_ieee(a.grad.tolist(), 1.0) and same_ieee(b.grad.tolist(), 1.0)
     x = gc.tensor(-1.0, requires_grad=True)
     gc.relu(gc.log(x)).backward()
-    assert _same(x.grad.tolist(), -1.0)
+    assert same_ieee(x.grad.tolist(), -1.0)
 
 
 def test_prod_with_zeros_follows_torch():
     for point, grads in [([2.0, 0.0, 3.0], [0.0, 6.0, 0.0]), ([2.0, 0.0, 0.0], [0.0] * 3)]:
         value, (got,) = _tensor_grad(lambda m, v: m.prod(v), (point,))
-        assert _same(value, 0.0) and _same(got, grads)
+        assert same_ieee(value, 0.0) and same_ieee(got, grads)
 
 
 def test_hessians_at_kinks_follow_torch():
     """Second derivatives measured with torch.autograd.functional.hessian."""
-    assert _same(gc.hessian(lambda v: gc.prod(v), np.array([2.0, 0.0, 3.0])),
+    assert same_ieee(gc.hessian(lambda v: gc.prod(v), np.array([2.0, 0.0, 3.0])),
                  [[0.0, 3.0, 0.0], [3.0, 0.0, 2.0], [0.0, 2.0, 0.0]])
-    assert _same(gc.hessian(lambda v: gc.prod(v), np.array([2.0, 0.0, 0.0])),
+    assert same_ieee(gc.hessian(lambda v: gc.prod(v), np.array([2.0, 0.0, 0.0])),
                  [[0.0, 0.0, 0.0], [0.0, 0.0, 2.0], [0.0, 2.0, 0.0]])
-    assert _same(gc.hessian(lambda x: gc.abs(x) + gc.relu(x), np.array(0.0)), 0.0)
+    assert same_ieee(gc.hessian(lambda x: gc.abs(x) + gc.relu(x), np.array(0.0)), 0.0)

@@ -17,17 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from conftest import same_ieee
+
 nan, inf = math.nan, math.inf
-
-
-def _same(actual: Any, expected: Any) -> bool:
-    a = np.asarray(actual, dtype=np.float64)
-    e = np.asarray(expected, dtype=np.float64)
-    if a.shape != e.shape:
-        return False
-    both_nan = np.isnan(a) & np.isnan(e)
-    equal = (a == e) & (np.signbit(a) == np.signbit(e))
-    return bool(np.all(both_nan | equal))
 
 
 def _number(v: Any) -> Any:
@@ -108,9 +100,9 @@ def _run(invoke, *args: str) -> dict:
 def test_grad_at_a_kink_is_pytorchs_and_the_check_never_fails(invoke, row, program, at, f,
                                                                grads, replay):
     data = _run(invoke, "grad", program, "--at", at)
-    assert _same(_number(data["output"]["value"]), f), data["output"]
+    assert same_ieee(_number(data["output"]["value"]), f), data["output"]
     for name, expected in grads.items():
-        assert _same(_number(data["gradient"][name]), expected), (name, data["gradient"])
+        assert same_ieee(_number(data["gradient"][name]), expected), (name, data["gradient"])
     assert data["check"]["status"] in ("pass", "skipped"), data["check"]
     if data["check"]["status"] == "skipped":
         assert data["check"]["detail"]  # the reason is said
@@ -129,10 +121,10 @@ def test_the_table_is_live_torch(row, program, at, f, grads, replay):
               for v in values.values()]
     out = replay(torch, *leaves)
     out.backward()
-    assert _same(out.detach().numpy(), f)
+    assert same_ieee(out.detach().numpy(), f)
     for name, leaf in zip(values, leaves, strict=True):
         got = leaf.grad.numpy() if leaf.grad is not None else np.zeros(leaf.shape)
-        assert _same(got, grads[name]), (name, got)
+        assert same_ieee(got, grads[name]), (name, got)
 
 
 # jacobian and hessian at kinks: PyTorch's values (torch.autograd.functional), and the
@@ -157,7 +149,7 @@ OTHER_IDS = [f"{c}: {p} @ {a}" for c, p, a, *_ in OTHER]
 @pytest.mark.parametrize("command, program, at, expected, replay", OTHER, ids=OTHER_IDS)
 def test_jacobian_and_hessian_at_kinks(invoke, command, program, at, expected, replay):
     data = _run(invoke, command, program, "--at", at)
-    assert _same(_number(data[command]["x"]), expected), data[command]
+    assert same_ieee(_number(data[command]["x"]), expected), data[command]
     assert data["check"]["status"] in ("pass", "skipped"), data["check"]
 
 
@@ -168,7 +160,7 @@ def test_jacobian_and_hessian_table_is_live_torch(command, program, at, expected
 
     x = torch.tensor(parse_assignments([at])["x"], dtype=torch.float64)
     transform = getattr(torch.autograd.functional, command)
-    assert _same(transform(lambda v: replay(torch, v), x).numpy(), expected)
+    assert same_ieee(transform(lambda v: replay(torch, v), x).numpy(), expected)
 
 
 def test_the_symbolic_check_is_not_fooled_by_relu_as_max():
