@@ -33,10 +33,11 @@ from typing import Any
 import numpy as np
 
 import gradcalc
-from gradcalc import batch, functional, points
-from gradcalc.evaluate import as_function
+from gradcalc.backends.numeric import as_function
+from gradcalc.commands import batch, points
+from gradcalc.engine import functional
+from gradcalc.language.parse import parse
 from gradcalc.limits import Limits
-from gradcalc.parse import parse
 
 # --------------------------------------------------------------------------- timing
 

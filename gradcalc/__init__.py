@@ -10,7 +10,7 @@
   `.grad` that accumulates, `x.grad.zero_()`, `gradcalc.autograd.grad`, custom
   `gradcalc.autograd.Function`s (see gradcalc.autograd);
 - module-level functions with the command-line language's names (`gradcalc.sin`,
-  `gradcalc.relu`, `gradcalc.sum`, ...): the same table of primitives (gradcalc.ops);
+  `gradcalc.relu`, `gradcalc.sum`, ...): the same table of primitives (gradcalc.engine.ops);
 - functional helpers that take `f` and a point and return NumPy values: `grad`, `vjp`,
   `jvp`, `jacobian`, `hessian` (tuples of inputs allowed).
 
@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd, ops
-from .autograd import enable_grad, is_grad_enabled, set_grad_enabled
-from .functional import grad, hessian, jacobian, jvp, vjp
-from .tape import no_grad
-from .tensor import Tensor, as_array
+from gradcalc import autograd
+from gradcalc.autograd import enable_grad, is_grad_enabled, set_grad_enabled
+from gradcalc.engine import ops
+from gradcalc.engine.functional import grad, hessian, jacobian, jvp, vjp
+from gradcalc.engine.tape import no_grad
+from gradcalc.engine.tensor import Tensor, as_array
 
 __version__ = "0.1.0"
 
@@ -152,7 +153,7 @@ def numel(t: Tensor) -> int:
 
 
 # --------------------------------------------------------------------------- functions
-# The command-line language's function table (gradcalc.ops.FUNCTIONS), as module-level
+# The command-line language's function table (gradcalc.engine.ops.FUNCTIONS), as module-level
 # functions that return tensors. Reductions also take PyTorch's `dim` and `keepdim`.
 
 
@@ -165,7 +166,7 @@ def _returns_tensor(fn: Callable[..., Any], name: str) -> Callable[..., Tensor]:
         return _as_tensor(fn(*args, **kwargs))
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = fn.__doc__ or f"{name} (a primitive; see gradcalc.ops.PRIMITIVES)."
+    function.__doc__ = fn.__doc__ or f"{name} (a primitive; see gradcalc.engine.ops.PRIMITIVES)."
     return function
 
 

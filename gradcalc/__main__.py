@@ -1,5 +1,5 @@
 """`python -m gradcalc`."""
 
-from .cli import main
+from gradcalc.cli import main
 
 raise SystemExit(main())

@@ -20,8 +20,8 @@ try:  # typer >= 0.2x carries its own copy of click (click is not installed with
 except ImportError:  # older typer, built on click
     from click.exceptions import ClickException, UsageError
 
-from .errors import GradcalcError
-from .limits import DEFAULT_LIMITS
+from gradcalc.errors import GradcalcError
+from gradcalc.limits import DEFAULT_LIMITS
 
 app = typer.Typer(
     name="gradcalc",
@@ -105,7 +105,8 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, check_seconds: float,
          max_iterations: int, expect: str | None, points: str | None = None,
          max_operations: int = DEFAULT_LIMITS.max_operations) -> None:
-    from . import commands, render
+    from gradcalc.commands import derivatives as commands
+    from gradcalc.render import text as render
 
     fmt = _format(json_out, plain_out)
     _state["format"] = fmt
@@ -178,7 +179,7 @@ class _Bar:
 
 
 def _run_points(job: Any, source: str, fmt: str) -> None:
-    from . import points
+    from gradcalc.commands import points
 
     if source == "-":
         _stdin_note("the --points table")
@@ -288,7 +289,7 @@ def batch(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
 ) -> None:
     """One job per JSON line in, one JSON result per line out, in order, in one process."""
-    from . import batch as batch_mod
+    from gradcalc.commands import batch as batch_mod
 
     _state["format"] = "json"
     if file is None:
@@ -339,7 +340,7 @@ def _printable(message: str) -> str:
 
 
 def _fail(kind: str, message: str) -> int:
-    from .render import error_json
+    from gradcalc.render.text import error_json
 
     message = _printable(message)
     if _state["format"] == "json":

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gradcalc import batch
+from gradcalc.commands import batch
 
 from conftest import run_cli
 

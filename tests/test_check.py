@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradcalc import functional
-from gradcalc.check import CheckResult, check_derivative, skipped_check, time_budget
-from gradcalc.evaluate import as_function
+from gradcalc.backends.numeric import as_function
+from gradcalc.engine import functional
+from gradcalc.language.parse import parse
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.parse import parse
+from gradcalc.verify.check import CheckResult, check_derivative, skipped_check, time_budget
 
 TINY_OPS = replace(DEFAULT_LIMITS, max_symbolic_ops=1)
 

@@ -268,7 +268,7 @@ coordinates = st.floats(min_value=-2, max_value=2, allow_nan=False).map(
 
 
 def _forward(program, point: dict[str, np.ndarray]) -> float:
-    from gradcalc.evaluate import run_numeric
+    from gradcalc.backends.numeric import run_numeric
 
     out = run_numeric(program, point, of="y")
     return float(np.asarray(getattr(out, "_value", out)))
@@ -278,7 +278,7 @@ def _forward(program, point: dict[str, np.ndarray]) -> float:
 @given(source=programs, a=coordinates, v=st.lists(coordinates, min_size=3, max_size=3))
 def test_generated_programs_tape_equals_sympy_equals_finite_differences(source, a, v):
     from gradcalc.cli import main
-    from gradcalc.parse import parse
+    from gradcalc.language.parse import parse
 
     at = f"a={a}, v=[{v[0]}, {v[1]}, {v[2]}]"
     with pytest.MonkeyPatch.context() as monkeypatch:

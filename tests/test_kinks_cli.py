@@ -114,7 +114,7 @@ def test_grad_at_a_kink_is_pytorchs_and_the_check_never_fails(invoke, row, progr
 @pytest.mark.parametrize("row, program, at, f, grads, replay", CASES, ids=IDS)
 def test_the_table_is_live_torch(row, program, at, f, grads, replay):
     torch = pytest.importorskip("torch")
-    from gradcalc.values import parse_assignments
+    from gradcalc.language.values import parse_assignments
 
     values = parse_assignments([at])
     leaves = [torch.tensor(v, dtype=torch.float64, requires_grad=True)
@@ -156,7 +156,7 @@ def test_jacobian_and_hessian_at_kinks(invoke, command, program, at, expected, r
 @pytest.mark.parametrize("command, program, at, expected, replay", OTHER, ids=OTHER_IDS)
 def test_jacobian_and_hessian_table_is_live_torch(command, program, at, expected, replay):
     torch = pytest.importorskip("torch")
-    from gradcalc.values import parse_assignments
+    from gradcalc.language.values import parse_assignments
 
     x = torch.tensor(parse_assignments([at])["x"], dtype=torch.float64)
     transform = getattr(torch.autograd.functional, command)
@@ -165,7 +165,7 @@ def test_jacobian_and_hessian_table_is_live_torch(command, program, at, expected
 
 def test_the_symbolic_check_is_not_fooled_by_relu_as_max():
     """relu is a Piecewise on the symbolic side, not Max (whose derivative is 1/2 at 0)."""
-    from gradcalc import commands
+    from gradcalc.commands import derivatives as commands
 
     result = commands.run(commands.Job("grad", "y = relu(x) + relu(-x)", at=["x=0"]))
     assert result.derivative["x"] == 0.0

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradcalc import functional, ops, tape
-from gradcalc.ops import PRIMITIVES
-from gradcalc.tensor import Tensor
+from gradcalc.engine import functional, ops, tape
+from gradcalc.engine.ops import PRIMITIVES
+from gradcalc.engine.tensor import Tensor
 
 Builder = Callable[[np.random.Generator], list]
 

@@ -13,9 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, LimitError, ParseError
-from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.parse import normalize, parse, quote
-from gradcalc.program import (
+from gradcalc.language.parse import normalize, parse, quote
+from gradcalc.language.program import (
     Assign,
     Binary,
     BoolOp,
@@ -35,6 +34,7 @@ from gradcalc.program import (
     Unary,
     While,
 )
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 FUNCTIONS = (
     "sin cos tan asin acos atan atan2 sinh cosh tanh exp log log2 log10 sqrt abs sign relu "

@@ -9,8 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from gradcalc import commands, points, program
+from gradcalc.commands import derivatives as commands
+from gradcalc.commands import points
 from gradcalc.errors import GradcalcError, LimitError, ShapeError
+from gradcalc.language import program
 
 from conftest import run_cli
 

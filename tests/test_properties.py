@@ -6,10 +6,10 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gradcalc import commands
-from gradcalc.evaluate import run_numeric
-from gradcalc.ops import value
-from gradcalc.parse import parse
+from gradcalc.backends.numeric import run_numeric
+from gradcalc.commands import derivatives as commands
+from gradcalc.engine.ops import value
+from gradcalc.language.parse import parse
 
 UNARY = ["sin({})", "cos({})", "tanh({})", "sigmoid({})", "softplus({})", "atan({})",
          "exp(0.3*{})", "sqrt(1 + ({})**2)", "log(1 + ({})**2)", "-({})", "({})**2", "({})**3"]

@@ -54,7 +54,7 @@ def test_machine_output_does_not_import_rich():
 
 
 def test_the_library_and_the_parser_import_neither_sympy_nor_the_cli_stack():
-    mods = modules_after("import gradcalc\nfrom gradcalc.parse import parse\n"
+    mods = modules_after("import gradcalc\nfrom gradcalc.language.parse import parse\n"
                          "parse('y = sin(x)**2')\n"
                          "gradcalc.tensor([1.0], requires_grad=True).sum().backward()")
     assert not {"sympy", "rich", "typer"} & mods

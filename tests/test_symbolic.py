@@ -12,11 +12,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradcalc import symbolic
-from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.parse import parse
-from gradcalc.program import Pos
-from gradcalc.symbolic import (
+from gradcalc.backends import symbolic
+from gradcalc.backends.symbolic import (
     SymbolicBackend,
     SymbolicBudgetExceeded,
     evaluate_expr,
@@ -29,6 +26,9 @@ from gradcalc.symbolic import (
     to_sympy,
     value_at,
 )
+from gradcalc.language.parse import parse
+from gradcalc.language.program import Pos
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 
 def run(src: str, at: dict, wrt: list[str] | None = None, limits: Limits = DEFAULT_LIMITS):
@@ -284,8 +284,8 @@ def test_no_text_reaches_sympy_parsers():
 
 
 def test_sympy_is_not_imported_by_the_engine():
-    code = ("import sys, gradcalc, gradcalc.evaluate, gradcalc.functional; "
-            "print('sympy' in sys.modules, 'gradcalc.symbolic' in sys.modules)")
+    code = ("import sys, gradcalc, gradcalc.backends.numeric, gradcalc.engine.functional; "
+            "print('sympy' in sys.modules, 'gradcalc.backends.symbolic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import gradcalc as gc
-from gradcalc import autograd, functional, ops, tape
-from gradcalc.tensor import Tensor
+from gradcalc import autograd
+from gradcalc.engine import functional, ops, tape
+from gradcalc.engine.tensor import Tensor
 
 
 def leaf(data) -> Tensor:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import gradcalc
-from gradcalc import Tensor, ops
+from gradcalc import Tensor
+from gradcalc.engine import ops
 
 # What PyTorch 2 prints for the same tensors (with torch.set_default_dtype(torch.float64)),
 # recorded once from PyTorch itself; the test suite does not import torch.

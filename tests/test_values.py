@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, LimitError
+from gradcalc.language.values import parse_assignments, parse_value, value_from_data
 from gradcalc.limits import Limits
-from gradcalc.values import parse_assignments, parse_value, value_from_data
 
 
 def at(*texts: str, **kw) -> dict:

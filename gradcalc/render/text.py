@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .commands import Result
+from gradcalc.commands.derivatives import Result
 
 
 def jsonable(x: Any) -> Any:

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import GradcalcError, LimitError
-from .limits import DEFAULT_LIMITS, Limits
-from .parse import LineIndex, long_literal, normalize, quote
+from gradcalc.errors import GradcalcError, LimitError
+from gradcalc.language.parse import LineIndex, long_literal, normalize, quote
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 _CONSTANTS = {"pi": math.pi, "E": math.e, "nan": math.nan, "inf": math.inf}
 _OPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,

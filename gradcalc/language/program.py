@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .errors import EvalError, LimitError
-from .limits import DEFAULT_LIMITS
+from gradcalc.errors import EvalError, LimitError
+from gradcalc.limits import DEFAULT_LIMITS
 
 # --------------------------------------------------------------------------- the IR
 

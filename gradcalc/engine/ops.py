@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from . import tape as _tape
-from .tape import Node
+from gradcalc.engine import tape as _tape
+from gradcalc.engine.tape import Node
 
 
 def _sp():
@@ -95,7 +95,9 @@ _Tensor: list[Any] = [None]
 
 
 def _tensor_type() -> type:
-    from .tensor import Tensor  # tensor.py imports this module, so it is looked up once here
+    from gradcalc.engine.tensor import (
+        Tensor,  # tensor.py imports this module, so it is looked up once here
+    )
 
     _Tensor[0] = Tensor
     return Tensor
@@ -612,7 +614,7 @@ def _unary(name: str) -> Callable[[Any], Any]:
         return apply(prim, x)
 
     f.__name__ = name
-    f.__doc__ = f"Elementwise {name} (a primitive; see gradcalc.ops.PRIMITIVES)."
+    f.__doc__ = f"Elementwise {name} (a primitive; see gradcalc.engine.ops.PRIMITIVES)."
     return f
 
 
@@ -768,7 +770,7 @@ def _dims(dims: tuple) -> tuple[int, ...]:
 
 # --------------------------------------------------------------------------- the language
 # name -> (numeric function, number of arguments: (min, max)). The symbolic evaluator maps
-# the same names to the primitives' sympy twins (gradcalc.symbolic).
+# the same names to the primitives' sympy twins (gradcalc.backends.symbolic).
 
 FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int]]] = {
     **{name: (globals()[name], (1, 1)) for name in (

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import ops, tape
-from .tape import Node, leaf_node
+from gradcalc.engine import ops, tape
+from gradcalc.engine.tape import Node, leaf_node
 
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -476,7 +476,7 @@ class Tensor:
     def backward(self, gradient: Any = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's .grad."""
-        from .autograd import backward
+        from gradcalc.engine.autograd import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 

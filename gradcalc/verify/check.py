@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .errors import GradcalcError
-from .limits import DEFAULT_LIMITS, Limits
-from .program import Decisions, Program
+from gradcalc.engine import ops
+from gradcalc.errors import GradcalcError
+from gradcalc.language.program import Decisions, Program
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 EPS = float(np.finfo(np.float64).eps)
 #: symbolic comparison: |tape - sympy| <= ABS_TOL + REL_TOL * max(|tape|, |sympy|)
@@ -142,7 +142,7 @@ def check_derivative(
         path, output = decisions, _float(output)
     else:
         try:
-            from .symbolic import record_path
+            from gradcalc.backends.symbolic import record_path
 
             path, output = record_path(program, inputs, constants, of, limits)
         except GradcalcError as exc:
@@ -183,7 +183,7 @@ def _float(v: Any) -> np.ndarray:
 
 def _symbolic_or_reason(job: _Job) -> CheckResult | str:
     """The symbolic check's result, or why it gave way to finite differences."""
-    from .symbolic import SymbolicBudgetExceeded, SymbolicUnsupported
+    from gradcalc.backends.symbolic import SymbolicBudgetExceeded, SymbolicUnsupported
 
     seconds = job.limits.check_seconds
     try:
@@ -222,7 +222,7 @@ class _Entry:
 
 
 def _symbolic(job: _Job) -> CheckResult:
-    from .symbolic import (
+    from gradcalc.backends.symbolic import (
         SymbolicBackend,
         derivative_exprs,
         evaluate_array,
@@ -480,8 +480,8 @@ def _more(items: list) -> str:
 
 def _finite_differences(job: _Job, reason: str) -> CheckResult:
     """Central differences along the recorded path; one-sided ones tell kinks apart."""
-    from .evaluate import NumericBackend
-    from .symbolic import run_replayed
+    from gradcalc.backends.numeric import NumericBackend
+    from gradcalc.backends.symbolic import run_replayed
 
     point = {n: job.inputs[n] for n in job.wrt}
     env_base = {**job.constants, **job.inputs}
@@ -492,8 +492,8 @@ def _finite_differences(job: _Job, reason: str) -> CheckResult:
                             job.limits)
 
     if job.kind == "hessian":
-        from .functional import grad
-        from .tensor import Tensor
+        from gradcalc.engine.functional import grad
+        from gradcalc.engine.tensor import Tensor
 
         def f(*tensors: Any) -> Any:
             out = run(dict(zip(job.wrt, tensors, strict=True)))

@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from . import functional
-from .errors import GradcalcError, LimitError, ShapeError
-from .evaluate import as_function, describe_shape
-from .limits import DEFAULT_LIMITS, Limits
-from .parse import normalize, parse, quote
-from .program import Program
-from .tape import no_grad
-from .values import parse_assignments, value_from_data
+from gradcalc.backends.numeric import as_function, describe_shape
+from gradcalc.engine import functional
+from gradcalc.engine.tape import no_grad
+from gradcalc.errors import GradcalcError, LimitError, ShapeError
+from gradcalc.language.parse import normalize, parse, quote
+from gradcalc.language.program import Program
+from gradcalc.language.values import parse_assignments, value_from_data
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 COMMANDS = ("grad", "jacobian", "hessian")
 
@@ -222,7 +222,10 @@ def _warnings(result: Result) -> list[str]:
 
 def _check(job: Job, program: Program, values: dict[str, np.ndarray], names: list[str],
            constants: dict[str, np.ndarray], of: str, decisions: Any, result: Result) -> Any:
-    from .check import check_derivative, skipped_check  # imports sympy: only when checking
+    from gradcalc.verify.check import (  # imports sympy: only when checking
+        check_derivative,
+        skipped_check,
+    )
 
     if not job.check:
         return skipped_check()

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from . import ops
-from .errors import EvalError
-from .limits import DEFAULT_LIMITS, Limits
-from .program import Decisions, Interpreter, Pos, Program
+from gradcalc.engine import ops
+from gradcalc.errors import EvalError
+from gradcalc.language.program import Decisions, Interpreter, Pos, Program
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: integral values up to this size become exact sympy Integers; larger ones Floats
 MAX_EXACT_INTEGER = 10**6
@@ -191,7 +191,7 @@ PathDecisions = Decisions
 def record_path(program: Program, inputs: dict[str, Any], constants: dict[str, Any] | None,
                 of: str, limits: Limits = DEFAULT_LIMITS) -> tuple[PathDecisions, np.ndarray]:
     """Run the program numerically (no tape); return its decisions and the output value."""
-    from .evaluate import run_numeric
+    from gradcalc.backends.numeric import run_numeric
 
     path = PathDecisions()
     values = {k: np.asarray(ops.value(v), dtype=np.float64) for k, v in inputs.items()}

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from . import tape
-from .diagonal import Diagonal
-from .tensor import Tensor, as_array
+from gradcalc.engine import tape
+from gradcalc.engine.diagonal import Diagonal
+from gradcalc.engine.tensor import Tensor, as_array
 
 Point = Any
 

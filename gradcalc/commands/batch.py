@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .errors import GradcalcError
-from .limits import DEFAULT_LIMITS, Limits
+from gradcalc.errors import GradcalcError
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: the fields a job line may have
 FIELDS = ("command", "program", "at", "weights", "wrt", "of", "check", "expect", "answer",
@@ -40,7 +40,7 @@ class Tally:
 
 def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -> Any:
     """A commands.Job from one decoded line; GradcalcError names what is wrong with it."""
-    from .commands import COMMANDS, Job
+    from gradcalc.commands.derivatives import COMMANDS, Job
 
     if not isinstance(obj, dict):
         raise GradcalcError(f"a job is a JSON object, not {_json_type(obj)}", kind="usage")
@@ -108,7 +108,8 @@ def _json_type(obj: Any) -> str:
 def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
            limits: Limits = DEFAULT_LIMITS) -> dict[str, Any] | None:
     """The answer to line `n` (None for a blank line); counts it in `tally`."""
-    from . import commands, render
+    from gradcalc.commands import derivatives as commands
+    from gradcalc.render import text as render
 
     ident: dict[str, Any] = {}
     try:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .ops import Prim
+    from gradcalc.engine.ops import Prim
 
 _sequence = itertools.count()
 
@@ -113,7 +113,9 @@ def backward(
     cotangents are tensors and the sweep itself is recorded. Nodes in `stop_at` have their
     cotangent reported too (for gradients with respect to intermediate values).
     """
-    from .tensor import Tensor  # the tensor type wraps values when the sweep is recorded
+    from gradcalc.engine.tensor import (
+        Tensor,  # the tensor type wraps values when the sweep is recorded
+    )
 
     cotangent: dict[Node, Any] = {}
     heap: list[tuple[int, Node]] = []

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from . import ops, tape
-from .errors import EvalError, LimitError
-from .limits import DEFAULT_LIMITS, Limits
-from .parse import quote
-from .program import Decisions, Interpreter, Pos, Program
-from .tensor import Tensor
+from gradcalc.engine import ops, tape
+from gradcalc.engine.tensor import Tensor
+from gradcalc.errors import EvalError, LimitError
+from gradcalc.language.parse import quote
+from gradcalc.language.program import Decisions, Interpreter, Pos, Program
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div, "**": ops.pow, "@": ops.matmul,
@@ -221,7 +221,7 @@ def run_numeric(
 
 def as_function(program: Program, names: list[str], constants: dict[str, Any], *, of: str,
                 limits: Limits = DEFAULT_LIMITS) -> tuple[Callable[..., Any], Decisions]:
-    """The program as f(*inputs) for gradcalc.functional, and the decisions its last run made."""
+    """The program as f(*inputs) for gradcalc.engine.functional, and the decisions its last run made."""
     decisions = Decisions()
     usage: dict[str, int] = {}
 

@@ -1,4 +1,4 @@
-"""Program text -> Program (gradcalc/program.py): normalise, split, whitelist Python's ast.
+"""Program text -> Program (gradcalc/language/program.py): normalise, split, whitelist Python's ast.
 
 Nothing is ever evaluated: the text goes through `ast.parse` only, and every ast node is
 converted by hand or rejected with a ParseError that names the construct and its position.
@@ -27,9 +27,8 @@ import warnings
 from bisect import bisect_right
 from collections.abc import Collection, Iterator
 
-from .errors import LimitError, ParseError
-from .limits import DEFAULT_LIMITS, Limits
-from .program import (
+from gradcalc.errors import LimitError, ParseError
+from gradcalc.language.program import (
     Assign,
     Binary,
     BoolOp,
@@ -51,6 +50,7 @@ from .program import (
     Unary,
     While,
 )
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 # --------------------------------------------------------------------------- safe quoting
 
@@ -700,7 +700,7 @@ def parse(
     `functions`: the callable names (default: the keys of ops.FUNCTIONS).
     """
     if functions is None:
-        from .ops import FUNCTIONS
+        from gradcalc.engine.ops import FUNCTIONS
 
         functions = FUNCTIONS
     if len(text) > limits.max_source_chars:

@@ -30,12 +30,12 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from . import ops
-from .errors import EvalError, GradcalcError, LimitError, ShapeError
-from .evaluate import NumericBackend
-from .limits import DEFAULT_LIMITS, Limits
-from .program import Decisions, Interpreter, Pos, Program
-from .tensor import Tensor
+from gradcalc.backends.numeric import NumericBackend
+from gradcalc.engine import ops
+from gradcalc.engine.tensor import Tensor
+from gradcalc.errors import EvalError, GradcalcError, LimitError, ShapeError
+from gradcalc.language.program import Decisions, Interpreter, Pos, Program
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: most distinct control-flow paths the points may take (one vectorised pass each)
 MAX_PATHS = 256
@@ -483,7 +483,7 @@ def evaluate(command: str, program: Program, values: dict[str, np.ndarray], name
 def _one_pass(command: str, program: Program, values: dict[str, np.ndarray], names: list[str],
               of: str, weights: np.ndarray | None, limits: Limits
               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    from .functional import _sweep, identity_seed
+    from gradcalc.engine.functional import _sweep, identity_seed
 
     count = next(iter(values.values())).shape[0]
     # leaves over the table's own arrays: no copy (nothing writes to a leaf's value)
@@ -542,8 +542,8 @@ def sample_rows(count: int, size: int = CHECK_SAMPLE) -> list[int]:
 
 def run(job: Any, table: Table, progress: Progress = _no_progress) -> PointsResult:
     """The job (a commands.Job with --points) on every point of `table`."""
-    from . import commands
-    from .parse import parse
+    from gradcalc.commands import derivatives as commands
+    from gradcalc.language.parse import parse
 
     if job.command not in ("grad", "jacobian"):
         raise GradcalcError(f"--points goes with grad and jacobian, not {job.command}",
@@ -590,9 +590,9 @@ def _warnings(result: PointsResult) -> list[str]:
 
 def _check_sample(job: Any, program: Program, values: dict[str, np.ndarray], names: list[str],
                   of: str, result: PointsResult, progress: Progress) -> list[tuple[int, Any]]:
-    from .check import check_derivative  # imports sympy: only when checking
-    from .evaluate import as_function
-    from .tape import no_grad
+    from gradcalc.backends.numeric import as_function
+    from gradcalc.engine.tape import no_grad
+    from gradcalc.verify.check import check_derivative  # imports sympy: only when checking
 
     kind = "jacobian" if job.command == "jacobian" else (
         "gradient" if result.weights is None else "vjp")
@@ -673,7 +673,7 @@ def csv_lines(result: PointsResult, progress: Progress = _no_progress,
 
 def json_lines(result: PointsResult, progress: Progress = _no_progress) -> Iterator[str]:
     """One JSON object per point; the sampled points carry their check, the others null."""
-    from .render import jsonable
+    from gradcalc.render.text import jsonable
 
     checks = dict(result.checks)
     y = result.output_name

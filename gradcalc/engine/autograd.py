@@ -1,0 +1,454 @@
+"""PyTorch's autograd entry points on gradcalc's tape: backward, grad and custom Functions.
+
+- `backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None)`
+  accumulates into `.grad` (what `Tensor.backward` calls);
+- `grad(outputs, inputs, grad_outputs=None, ...)` returns the gradients instead;
+- `Function`: subclass with static `forward(ctx, ...)` and `backward(ctx, grad_output)`
+  and call `.apply(...)`. The forward runs with recording off; the call then records ONE
+  tape node whose VJP rule is the subclass's `backward`, so a custom Function takes part in
+  every sweep like a primitive (retain_graph, create_graph, Jacobians, Hessians).
+
+The errors are PyTorch's, as `RuntimeError` with PyTorch's words.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Sequence
+from contextlib import contextmanager, nullcontext
+from typing import Any
+
+import numpy as np
+
+from gradcalc.engine import ops, tape
+from gradcalc.engine.ops import Prim
+from gradcalc.engine.tape import FREED_MESSAGE, Node, no_grad
+from gradcalc.engine.tensor import Tensor, _retained, as_array
+
+__all__ = [
+    "Function", "FunctionCtx", "Variable", "backward", "grad", "no_grad", "enable_grad",
+    "set_grad_enabled", "is_grad_enabled",
+]
+
+LEGACY_MESSAGE = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+)
+
+
+# --------------------------------------------------------------------------- grad mode
+
+
+def is_grad_enabled() -> bool:
+    return tape.grad_enabled()
+
+
+@contextmanager
+def set_grad_enabled(mode: bool):
+    """Record (True) or do not record (False) operations inside the block."""
+    previous = tape._grad_enabled
+    tape._grad_enabled = bool(mode)
+    try:
+        yield
+    finally:
+        tape._grad_enabled = previous
+
+
+def enable_grad():
+    """Record operations inside the block, even within `no_grad` (torch.enable_grad)."""
+    return set_grad_enabled(True)
+
+
+def Variable(data: Any, requires_grad: bool = False) -> Tensor:  # noqa: N802 - PyTorch's name
+    """PyTorch's old `torch.autograd.Variable`: today simply a tensor (a new leaf)."""
+    t = Tensor._wrap(as_array(data), None)
+    return t.requires_grad_(requires_grad)
+
+
+# --------------------------------------------------------------------------- backward, grad
+
+
+def _tensors(x: Any) -> list[Tensor]:
+    return [x] if isinstance(x, Tensor) else list(x)
+
+
+def _size(shape: tuple[int, ...]) -> str:
+    return f"Size({list(shape)})"
+
+
+def _seed(output: Tensor, gradient: Any, position: int, create_graph: bool,
+          batched: bool = False) -> Any:
+    """The cotangent that starts the sweep at `output` (PyTorch's grad_tensors)."""
+    if not isinstance(output, Tensor) or output._node is None:
+        raise RuntimeError(
+            f"element {position} of tensors does not require grad and does not have a grad_fn")
+    if gradient is None:
+        if output.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return np.ones(output.shape)
+    seed = gradient if create_graph and isinstance(gradient, Tensor) else as_array(gradient)
+    shape = tuple(ops.shape(seed))
+    if (shape[1:] if batched else shape) != output.shape:
+        expected = output.shape if not batched else ("B",) + output.shape
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{position}] has a shape of {_size(shape)} and "
+            f"output[{position}] has a shape of {_size(expected)}.")
+    return seed
+
+
+def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
+         create_graph: bool, stop_at: set | None, batched: bool = False) -> dict:
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad_tensors has {len(grads)} entries but there are "
+                           f"{len(outputs)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [(o._node if isinstance(o, Tensor) else None,
+              _seed(o, g, i, create_graph, batched))
+             for i, (o, g) in enumerate(zip(outputs, grads, strict=True))]
+    return tape.backward(roots, retain_graph=retain_graph, create_graph=create_graph,
+                         stop_at=stop_at or None)
+
+
+def _grads_list(grad_tensors: Any, n: int) -> list[Any]:
+    if grad_tensors is None:
+        return [None] * n
+    if isinstance(grad_tensors, Tensor) or n == 1 and not _is_seq_of_seeds(grad_tensors):
+        return [grad_tensors]
+    return list(grad_tensors)
+
+
+def _is_seq_of_seeds(x: Any) -> bool:
+    """A list/tuple whose items are tensors or None: one seed per output."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(
+        g is None or isinstance(g, Tensor) for g in x)
+
+
+def _as_grad(g: Any) -> Tensor:
+    return g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g, dtype=np.float64), None)
+
+
+def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
+    """`t.grad += g`: in place (the same .grad object) unless the sum is recorded."""
+    g = _as_grad(g)
+    if t.grad is None:
+        t.grad = g if g.requires_grad else Tensor._wrap(np.array(g._value, copy=True), None)
+    elif create_graph or g.requires_grad or t.grad.requires_grad:
+        t.grad = t.grad + g
+    else:
+        t.grad._value = t.grad._value + g._value
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate d(tensors)/d(leaf) into each leaf's `.grad` (torch.autograd.backward).
+
+    `grad_tensors` weights a non-scalar output (a vector-Jacobian product); `retain_graph`
+    keeps the saved values for another sweep; `create_graph` records the sweep itself so
+    the gradients can be differentiated again; `inputs` limits which tensors accumulate.
+    """
+    outputs = _tensors(tensors)
+    grads = _grads_list(grad_tensors, len(outputs))
+    if inputs is not None:
+        targets = _tensors(inputs)
+        for t in targets:
+            if not isinstance(t, Tensor) or t._node is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+        stop_at = {t._node for t in targets}
+    else:
+        targets = None
+        stop_at = {node for node, ref in list(_retained.items()) if ref() is not None}
+    result = _run(outputs, grads, retain_graph, create_graph, stop_at)
+    if targets is not None:
+        for t in targets:
+            if t._node in result:
+                _accumulate(t, result[t._node], create_graph)
+        return
+    for node, g in result.items():
+        if node.prim is None:
+            leaf = node.leaf() if node.leaf is not None else None
+        else:
+            ref = _retained.get(node)
+            leaf = ref() if ref is not None else None
+        if leaf is not None and leaf._node is node:
+            _accumulate(leaf, g, create_graph)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+    """The gradients of `outputs` with respect to `inputs`, returned, not accumulated.
+
+    With `is_grads_batched` each grad_output has a leading batch axis and every result has
+    it too: the whole batch is one reverse sweep (the tape's VJP rules take batches).
+    """
+    outputs_list = _tensors(outputs)
+    inputs_list = _tensors(inputs)
+    grads = _grads_list(grad_outputs, len(outputs_list))
+    for t in inputs_list:
+        if not isinstance(t, Tensor) or t._node is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    result = _run(outputs_list, grads, retain_graph, create_graph,
+                  {t._node for t in inputs_list}, batched=is_grads_batched)
+    answer: list[Tensor | None] = []
+    for i, t in enumerate(inputs_list):
+        if t._node in result:
+            answer.append(_as_grad(result[t._node]))
+        elif materialize_grads:
+            batch = ops.shape(grads[0])[:1] if is_grads_batched else ()
+            answer.append(Tensor._wrap(np.zeros(batch + t.shape), None))
+        elif allow_unused:
+            answer.append(None)
+        else:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+    return tuple(answer)
+
+
+# --------------------------------------------------------------------------- Function
+
+
+class FunctionCtx:
+    """The `ctx` of a custom Function: what forward leaves for backward."""
+
+    def __init__(self) -> None:
+        self._saved: tuple[Any, ...] = ()
+        self._node: weakref.ref | None = None
+        self._cache: tuple[Any, list] | None = None
+        self._shapes: list[tuple[int, ...]] | None = None
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep tensors (or None) for backward; read them back as `ctx.saved_tensors`."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        node = None
+        if self._node is not None:
+            node = self._node()
+            if node is None or node.saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+        return tuple(self._output(e[1], node) if isinstance(e, tuple) else e
+                     for e in self._saved)
+
+    def _output(self, k: int, node: Node) -> Tensor:
+        """Output k of the Function, on the tape (rebuilt, so the node holds no cycle)."""
+        joined = Tensor._wrap(node.saved[1], node)
+        if self._shapes is None:
+            return joined
+        start, stop = _offsets(self._shapes)[k]
+        return _as_tensor(ops.reshape(ops.getitem(joined, (slice(start, stop),)),
+                                      self._shapes[k]))
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """Accepted for compatibility; a gradient through them is simply never asked for."""
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Accepted for compatibility: gradients of unused outputs are always zeros here."""
+        self.materialize_grads = bool(value)
+
+
+class Function:
+    """Base class of custom differentiable operations (torch.autograd.Function).
+
+    ```
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            result, = ctx.saved_tensors
+            return grad_output * result
+
+    y = Exp.apply(x)          # y.grad_fn is <ExpBackward>
+    ```
+
+    `backward` returns one gradient per input of `forward` (None for inputs that need
+    none). With `create_graph=True` it receives tensors on the tape, so the operations in
+    it are recorded and its result can be differentiated again. A batch of cotangents
+    (a whole Jacobian in one sweep) is handed to `backward` one row at a time.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(LEGACY_MESSAGE)
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def _prim(cls) -> Prim:
+        prim = cls.__dict__.get("_gradcalc_prim")
+        if prim is None:
+            prim = Prim(cls.__name__, _no_forward, (), None, grad_fn=f"{cls.__name__}Backward",
+                        variadic_vjp=_custom_vjp(cls))
+            cls._gradcalc_prim = prim
+        return prim
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run forward (not recorded) and record one node whose VJP is `backward`."""
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(result, tuple)
+        outs = [_fresh_output(o, args) for o in ((result,) if single else result)]
+        if tape.grad_enabled() and any(ctx.needs_input_grad):
+            values = [a._value if isinstance(a, Tensor) else a for a in args]
+            parents = tuple(a._node if isinstance(a, Tensor) else None for a in args)
+            shapes = None if single else [o.shape for o in outs]
+            value = outs[0]._value if single else np.concatenate(
+                [np.reshape(o._value, -1) for o in outs])
+            node = Node(cls._prim(), parents, (values, value), {"ctx": ctx, "shapes": shapes})
+            ctx._node = weakref.ref(node)
+            if single:
+                outs[0]._node = node
+            else:  # one node for all outputs; each output is a recorded piece of it
+                joined = Tensor._wrap(value, node)
+                for o, (start, stop) in zip(outs, _offsets(shapes), strict=True):
+                    piece = ops.reshape(ops.getitem(joined, (slice(start, stop),)), o.shape)
+                    o._value, o._node = piece._value, piece._node
+        # The saved tensors as they are now, so that later in-place changes of those objects
+        # do not reach backward. A saved output is kept as its index and rebuilt from the
+        # node when read: the node holds ctx, and ctx holding the node back would be a cycle.
+        output_index = {id(o): k for k, o in enumerate(outs)} if ctx._node is not None else {}
+        ctx._shapes = None if single else [o.shape for o in outs]
+        ctx._saved = tuple(
+            None if t is None else ("output", output_index[id(t)]) if id(t) in output_index
+            else Tensor._wrap(t._value, t._node) for t in ctx._saved)
+        return outs[0] if single else tuple(outs)
+
+
+def _no_forward(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("a custom Function runs through its apply(), not as a primitive")
+
+
+def _fresh_output(o: Any, args: tuple) -> Tensor:
+    """The tensor forward returned, unless it is an input or on the tape (then a copy)."""
+    if not isinstance(o, Tensor):
+        return Tensor(o)
+    if o._node is not None or any(o is a for a in args):
+        return Tensor._wrap(o._value, None)
+    return o
+
+
+def _offsets(shapes: list[tuple[int, ...]]) -> list[tuple[int, int]]:
+    bounds, start = [], 0
+    for s in shapes:
+        n = math.prod(s)
+        bounds.append((start, start + n))
+        start += n
+    return bounds
+
+
+def _custom_vjp(cls: type[Function]):
+    """The VJP rule of a custom Function's node: its `backward`, called once per sweep."""
+    name = f"{cls.__name__}Backward"
+
+    def rule(i: int, g: Any, ans: Any, *args: Any, ctx: FunctionCtx, shapes: Any) -> Any:
+        if ctx._cache is None or ctx._cache[0] is not g:
+            ctx._cache = (g, _call_backward(cls, name, ctx, g, ans, args, shapes))
+        grads = ctx._cache[1]
+        if i == max(k for k, needed in enumerate(ctx.needs_input_grad) if needed):
+            ctx._cache = None
+        return grads[i]
+
+    return rule
+
+
+def _call_backward(cls: type[Function], name: str, ctx: FunctionCtx, g: Any, ans: Any,
+                   args: tuple, shapes: Any) -> list:
+    recorded = isinstance(g, Tensor)  # create_graph: g and the saved tensors are on the tape
+    nb = ops.ndim(g) - ops.ndim(ans)
+    if nb == 0:
+        return _backward_once(cls, name, ctx, g, args, shapes, recorded)
+    batch = ops.shape(g)[:nb]
+    rows = math.prod(batch)
+    flat = ops.reshape(g, (rows,) + ops.shape(ans))
+    per_row = [_backward_once(cls, name, ctx, ops.getitem(flat, (r,)), args, shapes, recorded)
+               for r in range(rows)]
+    grads: list[Any] = []
+    for i, a in enumerate(args):
+        if not ctx.needs_input_grad[i]:
+            grads.append(None)
+            continue
+        stacked = ops.stack([row[i] for row in per_row])
+        grads.append(ops.reshape(stacked, batch + ops.shape(a)))
+    return grads
+
+
+def _backward_once(cls: type[Function], name: str, ctx: FunctionCtx, g: Any, args: tuple,
+                   shapes: Any, recorded: bool) -> list:
+    go = g if recorded else Tensor._wrap(np.asarray(g, dtype=np.float64), None)
+    if shapes is None:
+        grad_outputs = (go,)
+    else:
+        grad_outputs = tuple(
+            _as_tensor(ops.reshape(ops.getitem(go, (slice(start, stop),)), s))
+            for s, (start, stop) in zip(shapes, _offsets(shapes), strict=True))
+    with nullcontext() if recorded else no_grad():
+        returned = cls.backward(ctx, *grad_outputs)
+    returned = returned if isinstance(returned, tuple) else (returned,)
+    n = len(args)
+    if len(returned) > n and all(r is None for r in returned[n:]):
+        returned = returned[:n]
+    if len(returned) != n:
+        raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                           f"(expected {n}, got {len(returned)})")
+    grads: list[Any] = []
+    for i, (r, a) in enumerate(zip(returned, args, strict=True)):
+        if not ctx.needs_input_grad[i]:
+            grads.append(None)
+            continue
+        arg_shape = ops.shape(a)
+        if r is None:
+            grads.append(np.zeros(arg_shape))
+            continue
+        if not isinstance(r, Tensor):
+            r = as_array(r)
+        got = ops.shape(r)
+        if got != arg_shape:
+            if _expandable(arg_shape, got):
+                r = ops.unbroadcast(r, got, arg_shape)
+            else:
+                raise RuntimeError(
+                    f"Function {name} returned an invalid gradient at index {i} - got "
+                    f"{list(got)} but expected shape compatible with {list(arg_shape)}")
+        grads.append(r if recorded else ops.value(r))
+    return grads
+
+
+def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x), None)
