@@ -221,7 +221,7 @@ def run_numeric(
 
 def as_function(program: Program, names: list[str], constants: dict[str, Any], *, of: str,
                 limits: Limits = DEFAULT_LIMITS) -> tuple[Callable[..., Any], Decisions]:
-    """The program as f(*inputs) for gradcalc.engine.functional, and the decisions its last run made."""
+    """The program as f(*inputs) for the functional helpers, and its last run's decisions."""
     decisions = Decisions()
     usage: dict[str, int] = {}
 
