@@ -65,6 +65,24 @@ PointsOpt = Annotated[str | None, typer.Option(
     "input): one answer row per point, in one vectorised pass.",
     show_default=False)]
 
+# --- explanations: --symbolic, --latex, --explain, --graph (render/explain.py) -----------
+SymbolicOpt = Annotated[bool, typer.Option(
+    "--symbolic", help="Also the derivative as a formula (sympy, simplified within "
+    "--check-seconds), and its exact value at the point where there is one.")]
+LatexOpt = Annotated[bool, typer.Option("--latex", help="--symbolic, with the formula as LaTeX.")]
+ExplainOpt = Annotated[bool, typer.Option(
+    "--explain", help="Also the tape (each step, its source text and value) and the backward "
+    "sweep that turns it into the derivative.")]
+GraphOpt = Annotated[str | None, typer.Option(
+    "--graph", metavar="dot|mermaid", help="Print the computation graph as Graphviz dot or "
+    "Mermaid text instead (with --explain: the gradients on its edges).")]
+
+
+def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None) -> dict[str, Any]:
+    if graph is not None and graph not in ("dot", "mermaid"):
+        raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
+    return {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+
 
 def read_program(text: str) -> str:
     """The program text itself, or the contents of @FILE, or standard input for '-'."""
@@ -104,7 +122,8 @@ def _format(json_out: bool, plain_out: bool) -> str:
 def _run(command: str, program: str, at: list[str], weights: str | None, wrt: str | None,
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, check_seconds: float,
          max_iterations: int, expect: str | None, points: str | None = None,
-         max_operations: int = DEFAULT_LIMITS.max_operations) -> None:
+         max_operations: int = DEFAULT_LIMITS.max_operations,
+         extras: dict[str, Any] | None = None) -> None:
     from gradcalc.commands import derivatives as commands
     from gradcalc.render import text as render
 
@@ -119,10 +138,25 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
         command=command, program=read_program(program), at=at, weights=weights,
         wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
         of=of, check=not no_check, expect=expect, limits=limits)
+    extras = extras or {}
     if points is not None:
+        if any(extras.values()):
+            raise GradcalcError("--points goes without --symbolic, --explain and --graph",
+                                kind="usage")
         _run_points(job, points, fmt)
         return
+    job = replace(job, symbolic=extras.get("symbolic", False),
+                  explain=extras.get("explain", False) or extras.get("graph") is not None)
     result = commands.run(job)
+    if extras.get("graph") or extras.get("latex"):
+        from gradcalc.render import explain as explained
+
+        result.view.update(graph=extras.get("graph"), latex=extras.get("latex"))
+        if extras.get("graph") and fmt != "json":
+            sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
+            if result.failed:
+                raise typer.Exit(1)
+            return
     if fmt == "json":
         sys.stdout.write(json.dumps(render.to_json(result)) + "\n")
     elif fmt == "plain":
@@ -233,10 +267,13 @@ def grad(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
     points: PointsOpt = None,
+    symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
+    graph: GraphOpt = None,
 ) -> None:
     """Gradient of a scalar output, or with --weights the vector-Jacobian product."""
     _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, points, max_operations=max_operations)
+         max_iterations, expect, points, max_operations=max_operations,
+         extras=_extras(symbolic, latex, explain, graph))
 
 
 @app.command()
@@ -253,10 +290,13 @@ def jacobian(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
     points: PointsOpt = None,
+    symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
+    graph: GraphOpt = None,
 ) -> None:
     """Full Jacobian: shape = output shape + input shape, one batched reverse sweep."""
     _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, points, max_operations=max_operations)
+         max_iterations, expect, points, max_operations=max_operations,
+         extras=_extras(symbolic, latex, explain, graph))
 
 
 @app.command()
@@ -272,10 +312,13 @@ def hessian(
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
+    symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
+    graph: GraphOpt = None,
 ) -> None:
     """Hessian of a scalar output (second order through the tape); blocks per input pair."""
     _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, max_operations=max_operations)
+         max_iterations, expect, max_operations=max_operations,
+         extras=_extras(symbolic, latex, explain, graph))
 
 
 @app.command()

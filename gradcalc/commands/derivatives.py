@@ -5,7 +5,7 @@ Nothing here prints; `render` turns a `Result` into rich tables, JSON or plain r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,8 @@ class Job:
     check: bool = True
     expect: str | Any | None = None
     limits: Limits = DEFAULT_LIMITS
+    symbolic: bool = False  # also the derivative as a formula (verify.formula)
+    explain: bool = False  # also the tape and its sweep (commands.explain)
 
 
 @dataclass
@@ -49,6 +51,9 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     expect_ok: bool | None = None
     wrt: list[str] = field(default_factory=list)  # the differentiated inputs, in order
+    formulas: Any = None  # verify.formula.Formulas, with --symbolic
+    explain: Any = None  # commands.explain.Explanation, with --explain
+    view: dict[str, Any] = field(default_factory=dict)  # how to show them (--latex, --graph)
 
     @property
     def failed(self) -> bool:
@@ -81,8 +86,9 @@ def _weights(w: Any, limits: Limits) -> np.ndarray | None:
 
 
 def choose_inputs(program: Program, values: dict[str, np.ndarray],
-                  wrt: list[str] | None) -> list[str]:
-    """The inputs to differentiate: --wrt, else every name given a value."""
+                  wrt: list[str] | None, intermediates: bool = False) -> list[str]:
+    """The inputs to differentiate: --wrt, else every name given a value (with
+    `intermediates`, --wrt may also name values the program assigns)."""
     if not values:
         used = sorted(program.names_used() - set(program.assigned()))
         hint = f" (the program reads {', '.join(used)})" if used else ""
@@ -91,11 +97,14 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
     if wrt is None:
         return list(values)
     wrt = [option_name(w, "--wrt") for w in wrt]
-    missing = [w for w in wrt if w not in values]
+    assigned = set(program.assigned()) if intermediates else set()
+    missing = [w for w in wrt if w not in values and w not in assigned]
     if missing:
         raise GradcalcError(
             f"--wrt {', '.join(missing)}: no value given with --at "
-            f"(names with values: {', '.join(values)})", kind="usage")
+            f"(names with values: {', '.join(values)}"
+            + (f"; assigned names: {', '.join(sorted(assigned))}" if assigned else "")
+            + ")", kind="usage")
     return list(dict.fromkeys(wrt))
 
 
@@ -108,10 +117,10 @@ def option_name(text: str, option: str) -> str:
         raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None
 
 
-def plan(job: Job, program: Program, values: dict[str, np.ndarray]
-         ) -> tuple[list[str], str, np.ndarray | None]:
+def plan(job: Job, program: Program, values: dict[str, np.ndarray],
+         intermediates: bool = False) -> tuple[list[str], str, np.ndarray | None]:
     """What a job differentiates: its inputs, its output's name, and its weights."""
-    names = choose_inputs(program, values, job.wrt)
+    names = choose_inputs(program, values, job.wrt, intermediates)
     of = option_name(job.of, "--of") if job.of else program.default_output()
     weights = _weights(job.weights, job.limits)
     if job.command != "grad" and weights is not None:
@@ -125,7 +134,10 @@ def run(job: Job) -> Result:
         raise GradcalcError(f"unknown command {job.command!r}", kind="usage")
     program = parse(job.program, limits=job.limits)
     values = load_values(job.at, limits=job.limits)
-    names, of, weights = plan(job, program, values)
+    names, of, weights = plan(job, program, values, intermediates=True)
+    inner = [n for n in names if n not in values]  # assigned names: retain_grad()
+    if inner:
+        return _run_intermediates(job, program, values, names, inner, of, weights)
     constants = {k: v for k, v in values.items() if k not in names}
     f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
     point = tuple(values[n] for n in names)
@@ -142,6 +154,52 @@ def run(job: Job) -> Result:
     result.check = _check(job, program, values, names, constants, of, decisions, result)
     if job.expect is not None:
         result.expect_ok = _matches(result, job.expect)
+    if job.explain:
+        from gradcalc.commands.explain import explain
+
+        result.explain = explain(job.command, program, values, names, constants, of, weights,
+                                 job.limits)
+    if job.symbolic:
+        from gradcalc.verify.formula import derivative_formulas
+
+        kind = {"grad": "vjp", "jacobian": "jacobian", "hessian": "hessian"}[job.command]
+        result.formulas = derivative_formulas(kind, program, values, names, constants, of,
+                                              decisions, weights, job.limits)
+    return result
+
+
+def _run_intermediates(job: Job, program: Program, values: dict[str, np.ndarray],
+                       names: list[str], inner: list[str], of: str,
+                       weights: np.ndarray | None) -> Result:
+    """--wrt naming assigned values: their gradients come from the engine's sweep stopping
+    at their nodes; inputs named beside them are checked as usual, the rest is not."""
+    from gradcalc.commands.explain import intermediate_gradients
+
+    if job.command == "hessian":
+        raise GradcalcError(f"hessian differentiates inputs only; {', '.join(inner)} "
+                            "is assigned by the program (use grad or jacobian)", kind="usage")
+    inputs = [n for n in names if n in values]
+    sub = run(replace(job, wrt=inputs or None, symbolic=False, explain=False))
+    seed = None if job.command != "grad" else _seed(sub.output, of, weights)
+    found = intermediate_gradients(job.command, program, values, inputs or list(values),
+                                   inner, {k: v for k, v in values.items()
+                                           if k not in (inputs or values)}, of, seed,
+                                   job.limits)
+    derivative = {n: (found[n] if n in found else sub.derivative[n]) for n in names}
+    result = replace(sub, derivative=derivative,
+                     wrt=list(dict.fromkeys((inputs or list(values)) + inner)))
+    if not inputs:
+        from gradcalc.verify.check import CheckResult
+
+        result.check = CheckResult("skipped", "none", None,
+                                   f"{', '.join(inner)} {'is' if len(inner) == 1 else 'are'} "
+                                   "assigned by the program; the check covers inputs only")
+    if job.explain:
+        from gradcalc.commands.explain import explain
+
+        constants = {k: v for k, v in values.items() if k not in sub.wrt}
+        result.explain = explain(job.command, program, values, sub.wrt, constants, of,
+                                 weights, job.limits)
     return result
 
 

@@ -38,6 +38,10 @@ def to_json(result: Result) -> dict[str, Any]:
         out["expect"] = "match" if result.expect_ok else "mismatch"
     if result.warnings:
         out["warnings"] = list(result.warnings)
+    if result.formulas is not None or result.explain is not None:
+        from gradcalc.render.explain import extras_json
+
+        out.update(extras_json(result))
     return out
 
 
@@ -71,6 +75,10 @@ def plain(result: Result) -> str:
     lines: list[str] = []
     for value in result.derivative.values():
         lines.extend(rows(value))
+    if result.formulas is not None or result.explain is not None:
+        from gradcalc.render.explain import extras_plain
+
+        lines.extend(extras_plain(result))
     return "\n".join(lines)
 
 
@@ -121,7 +129,15 @@ def show(result: Result, console: Any) -> None:
                                      style="green" if result.expect_ok else "bold red"))
     for warning in result.warnings:
         table.add_row("warning", Text(warning, style="yellow"))
+    if result.explain is not None:
+        from gradcalc.render.explain import show_explanation
+
+        show_explanation(result, console)
     console.print(table)
+    if result.formulas is not None:
+        from gradcalc.render.explain import show_formulas
+
+        show_formulas(result, console)
 
 
 def _label(result: Result, name: str) -> str:
