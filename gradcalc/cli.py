@@ -151,7 +151,8 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     if extras.get("graph") or extras.get("latex"):
         from gradcalc.render import explain as explained
 
-        result.view.update(graph=extras.get("graph"), latex=extras.get("latex"))
+        result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
+                           explain=extras.get("explain"))
         if extras.get("graph") and fmt != "json":
             sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
             if result.failed:

@@ -229,7 +229,7 @@ def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:
     ids: dict[int, int] = {}
     for name, leaf in traced.leaves.items():
         ids[id(leaf._node)] = len(steps) + 1
-        steps.append(Step(len(steps) + 1, "input", name, [], leaf._value, name))
+        steps.append(Step(len(steps) + 1, "input", name, [], leaf._value, name=name))
     root = getattr(traced.out, "_node", None)
     nodes = [] if root is None else _ancestors(root)
     made, names = traced.tracer.made, traced.tracer.names

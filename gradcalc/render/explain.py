@@ -19,7 +19,7 @@ def extras_json(result: Result) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if result.formulas is not None:
         out["symbolic"] = result.formulas.to_json()
-    if result.explain is not None:
+    if result.explain is not None and result.view.get("explain", True):
         out["explain"] = result.explain.to_json(jsonable)
     if result.view.get("graph"):
         out["graph"] = graph_text(result, result.view["graph"])
@@ -62,7 +62,9 @@ def graph_text(result: Result, kind: str) -> str:
 
     if result.explain is None:  # pragma: no cover - the CLI asks for it with --graph
         raise ValueError("the graph needs the explanation's steps")
-    return graph.dot(result.explain) if kind == "dot" else graph.mermaid(result.explain)
+    gradients = bool(result.view.get("explain"))
+    draw = graph.dot if kind == "dot" else graph.mermaid
+    return draw(result.explain, gradients)
 
 
 def show_explanation(result: Result, console: Any) -> None:

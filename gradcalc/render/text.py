@@ -38,7 +38,7 @@ def to_json(result: Result) -> dict[str, Any]:
         out["expect"] = "match" if result.expect_ok else "mismatch"
     if result.warnings:
         out["warnings"] = list(result.warnings)
-    if result.formulas is not None or result.explain is not None:
+    if result.formulas is not None or result.explain is not None or result.view:
         from gradcalc.render.explain import extras_json
 
         out.update(extras_json(result))
