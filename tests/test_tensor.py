@@ -362,8 +362,10 @@ def test_zero_fill_and_copy():
     assert g.copy_([1.0, 5.0]).tolist() == [1.0, 5.0]
     x = gradcalc.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
-    y.zero_()
-    assert y.tolist() == [0.0, 0.0] and not y.requires_grad
+    y.zero_()  # as in PyTorch, the history stays: x gets a zero gradient through it
+    assert y.tolist() == [0.0, 0.0] and y.requires_grad and y.grad_fn.name() == "ZeroBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
 
 
 # --------------------------------------------------------------------------- methods

@@ -397,7 +397,11 @@ def _call_backward(cls: type[Function], name: str, ctx: FunctionCtx, g: Any, ans
         if not ctx.needs_input_grad[i]:
             grads.append(None)
             continue
-        stacked = ops.stack([row[i] for row in per_row])
+        if all(row[i] is None for row in per_row):
+            grads.append(None)
+            continue
+        stacked = ops.stack([np.zeros(ops.shape(a)) if row[i] is None else row[i]
+                             for row in per_row])
         grads.append(ops.reshape(stacked, batch + ops.shape(a)))
     return grads
 
@@ -426,8 +430,8 @@ def _backward_once(cls: type[Function], name: str, ctx: FunctionCtx, g: Any, arg
             grads.append(None)
             continue
         arg_shape = ops.shape(a)
-        if r is None:
-            grads.append(np.zeros(arg_shape))
+        if r is None:  # no gradient for this input: nothing flows (PyTorch leaves .grad None)
+            grads.append(None)
             continue
         if not isinstance(r, Tensor):
             r = as_array(r)

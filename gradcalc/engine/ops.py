@@ -350,8 +350,11 @@ def _prod_others(x, axis):
 
 
 def _pow_dx(g, ans, x, y):
-    if type(y) in (np.float64, float, int) and y == 2:  # x**2: x**1.0 is x itself,
-        return _unb(g * (y * x), ans, x)  # so one array pass fewer, the same numbers
+    if type(y) in (np.float64, float, int):
+        if y == 0:  # PyTorch: a constant 0, not recorded even under create_graph
+            return _unb(np.zeros(shape(g)), ans, x)
+        if y == 2 and value(x) is x:  # x**2: x**1.0 is x itself, so one array pass
+            return _unb(g * (y * x), ans, x)  # fewer, the same numbers (not recorded)
     dx = y * x ** (y - 1.0)
     zero_exponent = value(y) == 0
     if np.any(zero_exponent):
@@ -410,6 +413,22 @@ def _ext_dy(tie_sign):
     return rule
 
 
+def _div_dy(g, ans, x, y):
+    if value(y) is y:  # a plain sweep
+        return _unb(-g * x / (y * y), ans, y)
+    # recorded: PyTorch's x / y / y, whose derivative at y = 0 is inf (d2(1/y)/dy2 = 2/y**3)
+    return _unb(-g * (x / y / y), ans, y)
+
+
+def _relu_vjp(g, ans, x):
+    out = g * np.logical_not(value(x) <= 0)
+    if value(ans) is not ans and getattr(out, "_node", None) is None:
+        # PyTorch's relu backward stays on the recorded graph through its saved output
+        # (with a zero derivative), so a second derivative is zeros, not an error
+        out = where(np.ones(shape(out), dtype=bool), out, ans)
+    return out
+
+
 def _clamp_dx(g, ans, x, lo, hi):
     xv = value(x)
     return _unb(g * ((xv >= value(lo)) & (xv <= value(hi))), ans, x)
@@ -440,11 +459,14 @@ def _prod_vjp(g, ans, x, axis=None, keepdims=False):
 
 
 def _norm_vjp(g, ans, x, axis=None):
+    # PyTorch's g * (x / norm) with 0 where the norm is 0: the gradient there is 0, and a
+    # recorded sweep differentiates x / norm, so the second derivative there is nan
     at_zero = value(ans) == 0
-    denom = where(at_zero, 1.0, ans) if np.any(at_zero) else ans
-    if axis is not None:  # one norm per slice (--points: one per point)
-        denom = _expand(denom, ans, x, axis)
-    return _expand(g, ans, x, axis) * x / denom
+    denom = ans if axis is None else _expand(ans, ans, x, axis)  # one norm per slice
+    ratio = x / denom
+    if np.any(at_zero):
+        ratio = where(at_zero if axis is None else _expand(at_zero, ans, x, axis), 0.0, ratio)
+    return _expand(g, ans, x, axis) * ratio
 
 
 def _as_matrices(g, ans, a, b):
@@ -535,7 +557,7 @@ PRIMITIVES: dict[str, Prim] = {p.name: p for p in [
                            lambda g, ans, x, y: _unb(g * x, ans, y)), lambda x, y: x * y),
     P("div", _scalar_fast(operator.truediv, np.true_divide),
       (lambda g, ans, x, y: _unb(g / y, ans, x),
-       lambda g, ans, x, y: _unb(-g * x / (y * y), ans, y)),
+       _div_dy),
       lambda x, y: x / y),
     P("pow", _scalar_fast(operator.pow, np.power), (_pow_dx, _pow_dy), lambda x, y: x**y,
       kinks="d/dx = 0 where y == 0; d/dy = 0 where x == 0 and y >= 0 (PyTorch)"),
@@ -563,7 +585,7 @@ PRIMITIVES: dict[str, Prim] = {p.name: p for p in [
       kinks="|x|'(0) = 0"),
     P("sign", _sign, (lambda g, ans, x: np.zeros(shape(g)),), _piecewise(_sym_sign),
       kinks="sign' = 0"),
-    P("relu", _relu, (lambda g, ans, x: g * np.logical_not(value(x) <= 0),), _piecewise(_sym_relu),
+    P("relu", _relu, (_relu_vjp,), _piecewise(_sym_relu),
       kinks="relu'(0) = 0"),
     P("sigmoid", _sigmoid, (lambda g, ans, x: g * ans * (1.0 - ans),),
       _piecewise(lambda sp, x: 1 / (1 + sp.exp(-x)))),

@@ -95,6 +95,63 @@ def no_grad():
         _grad_enabled = previous
 
 
+#: Primitives whose PyTorch twins save no tensor for backward (only shapes): a graph made
+#: of them alone can be swept again after it was freed, as in PyTorch.
+SAVES_NOTHING = frozenset({
+    "neg", "add", "sub", "sum", "mean", "reshape", "transpose", "broadcast_to", "clone",
+    "stack", "sign", "scatter", "zero_", "fill_", "copy_"})
+
+
+def _saves_tensors(node: Node) -> bool:
+    """Whether PyTorch's node for this operation holds saved tensors (so freeing it counts)."""
+    params = node.params
+    if "ctx" in params:  # a custom Function saves what forward passed to save_for_backward
+        return any(t is not None for t in params["ctx"]._saved)
+    if node.prim.name == "getitem":  # ints and slices save nothing; index arrays are saved
+        return not all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
+                       or (isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype != bool)
+                       for i in params["index"])
+    return node.prim.name not in SAVES_NOTHING
+
+
+#: per primitive: True (always saves), False (never); absent: decided per node
+_SAVES: dict[Any, bool] = {}
+
+#: Arrays up to this size are kept as they are by a node that saves nothing.
+_SMALL = 256
+
+
+def _shape_only(v: Any) -> Any:
+    """An array of v's shape and dtype that takes no memory (what a shape-only rule needs)."""
+    if type(v) is np.ndarray and v.size > _SMALL:
+        return np.broadcast_to(np.zeros((), v.dtype), v.shape)
+    return v
+
+
+def release(node: Node) -> None:
+    """Free what `node` saved after a sweep without retain_graph. A node whose PyTorch twin
+    saves no tensors keeps its values (large arrays as zero-cost stand-ins of their shape,
+    all its rule needs): sweeping it again works, as in PyTorch; a node that saved tensors
+    raises on the next sweep."""
+    prim = node.prim
+    saves = _SAVES.get(prim)
+    if saves is None:
+        saves = _saves_tensors(node)
+        if prim.name not in ("getitem",) and prim.variadic_vjp is None:
+            _SAVES[prim] = saves  # the same for every node of this primitive
+    if saves:
+        node.saved = None
+        return
+    saved = node.saved
+    if saved is None:
+        return
+    values, out = saved
+    for v in (out, *values):
+        if type(v) is np.ndarray and v.size > _SMALL:
+            node.saved = (tuple(_shape_only(v) for v in values), _shape_only(out))
+            return
+
+
 def leaf_node(tensor: Any) -> Node:
     return Node(None, (), None, {}, weakref.ref(tensor))
 
@@ -158,11 +215,13 @@ def backward(
                     gi = rules[i](g, ans, *args, **params)
                 else:
                     gi = prim.vjp(i, g, ans, args, params)
+                if gi is None:  # a custom Function's backward gave no gradient: none flows
+                    continue
                 if parent in cotangent:
                     cotangent[parent] = cotangent[parent] + gi
                 else:
                     cotangent[parent] = gi
                     push(heap, (-parent.seq, parent))
             if not retain_graph:
-                node.saved = None
+                release(node)
     return result

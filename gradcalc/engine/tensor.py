@@ -327,19 +327,17 @@ class Tensor:
 
     def copy_(self, src: Any) -> Tensor:
         self._check_inplace()
-        src_t = _as_tensor(src if isinstance(src, Tensor) else as_array(src))
-        return self._rebind(ops.broadcast_to(ops.clone(src_t), self.shape))
+        src = src if isinstance(src, Tensor) else as_array(src)
+        return self._rebind(ops.apply(_OVERWRITE["copy_"], self, src))
 
     def fill_(self, number: Any) -> Tensor:
         self._check_inplace()
-        self._value = np.full(self.shape, float(ops.value(number)))
-        if tape.grad_enabled() and not self.is_leaf:
-            self._node = None  # a constant now: nothing flows back through it
-        return self
+        return self._rebind(ops.apply(_OVERWRITE["fill_"], self, float(ops.value(number))))
 
     def zero_(self) -> Tensor:
         """Set every element to 0 (how `x.grad.zero_()` clears accumulated gradients)."""
-        return self.fill_(0.0)
+        self._check_inplace()
+        return self._rebind(ops.apply(_OVERWRITE["zero_"], self, 0.0))
 
     # comparisons give boolean tensors that are never differentiated
     def _compare(self, other: Any, fn: Any) -> Tensor:
@@ -479,6 +477,25 @@ class Tensor:
         from gradcalc.engine.autograd import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _overwrite(x: Any, src: Any) -> np.ndarray:
+    return np.array(np.broadcast_to(src, np.shape(x)), dtype=np.float64)
+
+
+def _overwritten_vjp(g: Any, ans: Any, x: Any, src: Any) -> np.ndarray:
+    return np.zeros(ops.shape(g))  # the old values do not reach the result: a constant 0
+
+
+def _source_vjp(g: Any, ans: Any, x: Any, src: Any) -> Any:
+    return ops.unbroadcast(g, ops.shape(ans), ops.shape(src))
+
+
+# In-place overwrites keep the tensor's history, as PyTorch's ZeroBackward0, FillBackward2
+# and CopyBackwards do: the old values get a zero gradient, copy_'s source gets g.
+_OVERWRITE = {name: ops.Prim(name, _overwrite, (_overwritten_vjp, _source_vjp), grad_fn=fn)
+              for name, fn in (("zero_", "ZeroBackward0"), ("fill_", "FillBackward2"),
+                               ("copy_", "CopyBackwards"))}
 
 
 def _shape_args(args: tuple, current: tuple[int, ...]) -> tuple[int, ...]:

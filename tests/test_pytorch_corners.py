@@ -1,0 +1,254 @@
+"""PyTorch's behaviour in the library's corners, pinned with PyTorch's own values.
+
+Every expected value, `.grad` (None included), `requires_grad` and error below was
+measured with torch 2.13.0 (CPU, float64) on the same code with `torch` for `gradcalc`;
+these tests need no torch. tests/test_differential.py compares the two libraries on
+generated scripts when torch is installed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import gradcalc
+from gradcalc.autograd import Function, grad
+
+FREED = "Trying to backward through the graph a second time"
+NO_GRAD = "element 0 of tensors does not require grad and does not have a grad_fn"
+UNUSED = "appears to not have been used in the graph"
+
+
+def leaf(*values: float) -> gradcalc.Tensor:
+    return gradcalc.tensor(list(values), requires_grad=True)
+
+
+# --------------------------------------------------------------------------- second backward
+# Only a node that saved tensors for its backward raises once the graph is freed.
+
+
+@pytest.mark.parametrize(("build", "expected"), [
+    (lambda x: (x + 1).sum(), [2.0, 2.0]),
+    (lambda x: (1 - x).sum(), [-2.0, -2.0]),
+    (lambda x: (-x).sum(), [-2.0, -2.0]),
+    (lambda x: x.mean(), [1.0, 1.0]),
+    (lambda x: x[0], [2.0, 0.0]),
+    (lambda x: x[0:1].sum(), [2.0, 0.0]),
+    (lambda x: x.reshape(2, 1).t().sum(), [2.0, 2.0]),
+    (lambda x: x.expand(3, 2).sum(), [6.0, 6.0]),
+    (lambda x: gradcalc.stack([x, x]).sum(), [4.0, 4.0]),
+    (lambda x: x.clone().unsqueeze(0).sum(), [2.0, 2.0]),
+    (lambda x: x.sign().sum() + x.sum(), [2.0, 2.0]),
+])
+def test_second_backward_through_a_graph_that_saved_nothing(build, expected):
+    x = leaf(1.0, 2.0)
+    y = build(x)
+    y.backward()
+    y.backward()
+    assert x.grad.tolist() == expected
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: (x * 2).sum(),  # mul saves its other operand, even a number
+    lambda x: (x / 2).sum(),
+    lambda x: (x * x).sum(),
+    lambda x: x.exp().sum(),
+    lambda x: x[[0, 1]].sum(),  # an index array is saved
+    lambda x: x[x > 1].sum(),
+    lambda x: gradcalc.where(x > 1, x, x + 1).sum(),
+    lambda x: x.norm(),
+])
+def test_second_backward_through_a_node_that_saved_tensors_raises(build):
+    x = leaf(1.0, 2.0)
+    y = build(x)
+    y.backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        y.backward()
+
+
+class Twice(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+class Square(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 2 * a * g
+
+
+def test_second_backward_through_custom_functions():
+    x = leaf(1.0, 2.0)
+    y = Twice.apply(x).sum()
+    y.backward()
+    y.backward()
+    assert x.grad.tolist() == [4.0, 4.0]
+    y = Square.apply(x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        y.backward()
+
+
+# --------------------------------------------------------------------------- create_graph
+
+
+def test_relu_second_derivative_is_zeros_on_the_graph():
+    x = leaf(-1.0, 2.0)
+    (g,) = grad(gradcalc.relu(x).sum(), x, create_graph=True)
+    assert g.tolist() == [0.0, 1.0] and g.requires_grad
+    (h,) = grad(g.sum(), x)
+    assert h.tolist() == [0.0, 0.0]
+
+
+def test_third_derivative_of_a_square_is_zero():
+    s = gradcalc.tensor(3.0, requires_grad=True)
+    (g,) = grad(s ** 2, s, create_graph=True)
+    (h,) = grad(g, s, create_graph=True)
+    assert (g.item(), h.item(), h.requires_grad) == (6.0, 2.0, True)
+    (k,) = grad(h, s)
+    assert k.item() == 0.0
+
+
+def test_difference_with_itself():
+    s = gradcalc.tensor(3.0, requires_grad=True)
+    (g,) = grad((s - s) ** 2, s, create_graph=True)
+    (h,) = grad(g, s)
+    assert (g.item(), h.item()) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("exponent", [0.0, 0])
+def test_power_zero_has_a_constant_derivative(exponent):
+    x = leaf(0.0, 2.0)
+    (g,) = grad((x ** exponent).sum(), x, create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and not g.requires_grad
+    with pytest.raises(RuntimeError, match=NO_GRAD):
+        grad(g.sum(), x)
+
+
+def test_power_one_second_derivative_is_constant():
+    x = leaf(1.0, 2.0)
+    (g,) = grad((x ** 1.0).sum(), x, create_graph=True)
+    (h,) = grad(g.sum(), x, create_graph=True)
+    assert g.requires_grad and h.tolist() == [0.0, 0.0] and not h.requires_grad
+
+
+def test_linear_graph_gives_a_constant_gradient():
+    x = leaf(1.0, 2.0)
+    (g,) = grad((x + 1).sum(), x, create_graph=True)
+    assert g.tolist() == [1.0, 1.0] and not g.requires_grad and g.is_leaf
+    with pytest.raises(RuntimeError, match=NO_GRAD):
+        grad(g.sum(), x)
+
+
+# --------------------------------------------------------------------------- custom Function
+
+
+class FirstOnly(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, None
+
+
+def test_backward_returning_none_leaves_grad_none():
+    a, c = leaf(1.0, 2.0), leaf(1.0, 2.0)
+    FirstOnly.apply(a, c).sum().backward()
+    assert a.grad.tolist() == [2.0, 2.0] and c.grad is None
+
+
+def test_grad_of_an_input_given_none_raises_or_is_none():
+    a, c = leaf(1.0, 2.0), leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match=UNUSED):
+        grad(FirstOnly.apply(a, c).sum(), [a, c])
+    ga, gc = grad(FirstOnly.apply(a, c).sum(), [a, c], allow_unused=True)
+    assert ga.tolist() == [2.0, 2.0] and gc is None
+    ga, gc = grad(FirstOnly.apply(a, c).sum(), [a, c], materialize_grads=True)
+    assert gc.tolist() == [0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- in place
+
+
+def test_zero_keeps_history():
+    x = leaf(1.0, 2.0)
+    h = x * 3
+    h.zero_()
+    assert h.requires_grad and not h.is_leaf and h.grad_fn.name() == "ZeroBackward0"
+    h.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_fill_keeps_history():
+    x = leaf(1.0, 2.0)
+    h = x * 3
+    h.fill_(2.0)
+    assert h.tolist() == [2.0, 2.0] and h.grad_fn.name() == "FillBackward2"
+    h.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_copy_passes_the_gradient_to_the_source_only():
+    x, w = leaf(1.0, 2.0), leaf(5.0, 6.0)
+    h = x * 3
+    h.copy_(w * 2)
+    assert h.tolist() == [10.0, 12.0] and h.grad_fn.name() == "CopyBackwards"
+    h.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and w.grad.tolist() == [2.0, 2.0]
+
+
+def test_copy_into_a_constant_and_broadcast():
+    x = leaf(1.0, 2.0)
+    h = gradcalc.zeros(2, 2)
+    h.copy_(x + 0)
+    h.sum().backward()
+    h.sum().backward()  # copy_ and add save nothing
+    assert x.grad.tolist() == [4.0, 4.0]
+
+
+def test_overwrites_save_nothing():
+    x = leaf(1.0, 2.0)
+    y = (x + 0).zero_().sum()
+    y.backward()
+    y.backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- singular points
+
+
+def test_hessian_of_the_norm_at_zero_is_nan():
+    x = leaf(0.0, 0.0)
+    (g,) = grad(x.norm(), x, create_graph=True)
+    assert g.tolist() == [0.0, 0.0]
+    (h,) = grad(g[0], x)
+    assert all(math.isnan(v) for v in h.tolist())
+    assert np.isnan(gradcalc.hessian(lambda v: v.norm(), [0.0, 0.0])).all()
+
+
+def test_second_derivative_of_reciprocal_at_zero_is_inf():
+    x = gradcalc.tensor(0.0, requires_grad=True)
+    (g,) = grad(1 / x, x, create_graph=True)
+    (h,) = grad(g, x)
+    assert (g.item(), h.item()) == (-math.inf, math.inf)
+
+
+def test_norm_gradient_at_zero_stays_zero():
+    x = leaf(0.0, 0.0)
+    x.norm().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
