@@ -33,11 +33,13 @@ from typing import Any
 import numpy as np
 
 import gradcalc
+from gradcalc.backends import batched
 from gradcalc.backends.numeric import as_function
-from gradcalc.commands import batch, points
+from gradcalc.commands import batch
 from gradcalc.engine import functional
 from gradcalc.language.parse import parse
 from gradcalc.limits import Limits
+from gradcalc.render.as_json import answer_json
 
 # --------------------------------------------------------------------------- timing
 
@@ -215,8 +217,8 @@ def row_points(n: int, reps: int, peers: dict[str, Any]) -> Row:
 
     contenders: dict[str, Callable[[], Any]] = {
         "NumPy forward (floor)": lambda: a * b * np.sin(c) + np.exp(a * c) / (1 + b**2),
-        "gradcalc --points (one vectorised pass)": lambda: points.evaluate(
-            "grad", program, values, ["a", "b", "c"], "y", None, Limits()),
+        "gradcalc --points (one vectorised pass)": lambda: batched.evaluate(
+            program, values, ["a", "b", "c"], "y", Limits(), seed=np.ones),
         "hand-written NumPy values and gradients": numpy_grad,
     }
     import sympy as sp
@@ -381,8 +383,8 @@ def row_batch(jobs: int, reps: int) -> Row:
 
     def in_process():
         tally = batch.Tally()
-        for _ in batch.run(lines, tally):
-            pass
+        for answer in batch.run(lines, tally):
+            answer_json(answer)
         assert tally.errors == 0 and tally.failures == 0, tally
 
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:

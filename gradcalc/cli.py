@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,8 +21,8 @@ try:  # typer >= 0.2x carries its own copy of click (click is not installed with
 except ImportError:  # older typer, built on click
     from click.exceptions import ClickException, UsageError
 
-from gradcalc.errors import GradcalcError
-from gradcalc.limits import DEFAULT_LIMITS
+from gradcalc.errors import GradcalcError, failure
+from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 app = typer.Typer(
     name="gradcalc",
@@ -57,6 +58,10 @@ IterOpt = Annotated[int, typer.Option(
 OpsOpt = Annotated[int, typer.Option(
     "--max-operations", min=1, max=1_000_000_000,
     help="Bound on operations evaluated in one run (each costs about a microsecond).")]
+WeightsOpt = Annotated[str | None, typer.Option(
+    "--weights", "-w",
+    help="Weights of the output's shape: computes the vector-Jacobian product "
+    "(PyTorch's y.backward(w)).")]
 ExpectOpt = Annotated[str | None, typer.Option(
     "--expect", help="Expected derivative, e.g. 'x=[6,6]'; a mismatch exits with 1.")]
 PointsOpt = Annotated[str | None, typer.Option(
@@ -119,35 +124,45 @@ def _format(json_out: bool, plain_out: bool) -> str:
     return "json" if json_out else "plain" if plain_out else "rich"
 
 
+def _limits(check_seconds: float, max_iterations: int, max_operations: int) -> Limits:
+    return replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations,
+                   max_operations=max_operations)
+
+
 def _run(command: str, program: str, at: list[str], weights: str | None, wrt: str | None,
-         of: str | None, json_out: bool, plain_out: bool, no_check: bool, check_seconds: float,
-         max_iterations: int, expect: str | None, points: str | None = None,
-         max_operations: int = DEFAULT_LIMITS.max_operations,
+         of: str | None, json_out: bool, plain_out: bool, no_check: bool, limits: Limits,
+         expect: str | None, points: str | None = None,
          extras: dict[str, Any] | None = None) -> None:
-    from gradcalc.commands import derivatives as commands
-    from gradcalc.render import text as render
+    from gradcalc.commands.jobs import Job
 
     fmt = _format(json_out, plain_out)
     _state["format"] = fmt
-    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations,
-                     max_operations=max_operations)
     if points == "-" and program == "-":
         raise GradcalcError("the program and --points cannot both come from standard input",
                             kind="usage")
-    job = commands.Job(
-        command=command, program=read_program(program), at=at, weights=weights,
-        wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
-        of=of, check=not no_check, expect=expect, limits=limits)
+    job = Job(command=command, program=read_program(program), at=at, weights=weights,
+              wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
+              of=of, check=not no_check, expect=expect, limits=limits)
     extras = extras or {}
     if points is not None:
         if any(extras.values()):
             raise GradcalcError("--points goes without --symbolic, --explain and --graph",
                                 kind="usage")
-        _run_points(job, points, fmt)
-        return
-    job = replace(job, symbolic=extras.get("symbolic", False),
-                  explain=extras.get("explain", False) or extras.get("graph") is not None)
-    result = commands.run(job)
+        failed = _run_points(job, points, fmt)
+    else:
+        job = replace(job, symbolic=extras.get("symbolic", False),
+                      explain=extras.get("explain", False) or extras.get("graph") is not None)
+        failed = _run_one(job, fmt, extras)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _run_one(job: Any, fmt: str, extras: dict[str, Any]) -> bool:
+    """One point: the result on stdout in the chosen format (or the graph, with --graph);
+    whether a check failed."""
+    from gradcalc.commands import derivatives
+
+    result = derivatives.run(job)
     if extras.get("graph") or extras.get("latex"):
         from gradcalc.render import explain as explained
 
@@ -155,33 +170,21 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
                            explain=extras.get("explain"))
         if extras.get("graph") and fmt != "json":
             sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
-            if result.failed:
-                raise typer.Exit(1)
-            return
+            return result.failed
     if fmt == "json":
-        sys.stdout.write(json.dumps(render.to_json(result)) + "\n")
+        from gradcalc.render.as_json import to_json
+
+        sys.stdout.write(json.dumps(to_json(result)) + "\n")
     elif fmt == "plain":
-        sys.stdout.write(render.plain(result) + "\n")
-        for warning in result.warnings:
-            sys.stderr.write(f"warning: {warning}\n")
-        if result.check.status == "fail":
-            sys.stderr.write(f"check: fail: {result.check.detail or 'the derivatives differ'}\n")
-        if result.expect_ok is False:
-            sys.stderr.write("expect: mismatch\n")
+        from gradcalc.render.plain import notes, plain
+
+        sys.stdout.write(plain(result) + "\n")
+        sys.stderr.writelines(line + "\n" for line in notes(result))
     else:
-        render.show(result, _console())
-    if result.failed:
-        raise typer.Exit(1)
+        from gradcalc.render.terminal import show, stdout_console
 
-
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(highlight=False)
-
-
-#: a progress bar is shown (on a terminal) for tables of at least this many points
-PROGRESS_MIN_POINTS = 10_000
+        show(result, stdout_console())
+    return result.failed
 
 
 def _stdin_note(what: str) -> None:
@@ -190,31 +193,11 @@ def _stdin_note(what: str) -> None:
         sys.stderr.write(f"reading {what} from the terminal; end with Ctrl-D\n")
 
 
-class _Bar:
-    """A rich progress bar on stderr, only when stderr is a terminal and the input is long."""
-
-    def __init__(self, total: int) -> None:
-        self.bar: Any = None
-        if total >= PROGRESS_MIN_POINTS and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True), transient=True,
-                                redirect_stdout=False, redirect_stderr=False)
-            self.bar.start()
-            self.task = self.bar.add_task("reading", total=None)
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, description=stage, completed=done, total=total)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def _run_points(job: Any, source: str, fmt: str) -> None:
+def _run_points(job: Any, source: str, fmt: str) -> bool:
+    """--points: a table in, one row per point out, a note on the sampled check."""
     from gradcalc.commands import points
+    from gradcalc.render import points as write
+    from gradcalc.render.terminal import Bar
 
     if source == "-":
         _stdin_note("the --points table")
@@ -224,27 +207,33 @@ def _run_points(job: Any, source: str, fmt: str) -> None:
     finally:
         if fh is not sys.stdin:
             fh.close()
-    bar = _Bar(table.count)
+    bar = Bar(table.count)
     try:
         result = points.run(job, table, progress=bar)
         if fmt == "json":
-            chunks = points.json_lines(result, bar)
+            chunks = write.json_lines(result, bar)
         else:
-            chunks = points.csv_lines(result, bar, header_row=fmt != "plain",
-                                      sep="," if fmt != "plain" else " ")
-        for chunk in chunks:
-            sys.stdout.write(chunk)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. `| head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            chunks = write.csv_lines(result, bar, header_row=fmt != "plain",
+                                     sep="," if fmt != "plain" else " ")
+        _write_all(chunks)
     finally:
         bar.close()
     for warning in result.warnings:
         sys.stderr.write(f"warning: {warning}\n")
     if result.checks:
-        sys.stderr.write(f"note: {result.check_summary()}\n")
-    if result.failed:
-        raise typer.Exit(1)
+        sys.stderr.write(f"note: {write.check_note(result)}\n")
+    return result.failed
+
+
+def _write_all(chunks: Iterable[str]) -> None:
+    """Each chunk to stdout as it is ready; a closed pipe (`| head`) ends the output quietly:
+    the reader has what it wanted."""
+    try:
+        for chunk in chunks:
+            sys.stdout.write(chunk)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 _state: dict[str, str] = {"format": "rich"}
@@ -254,10 +243,7 @@ _state: dict[str, str] = {"format": "rich"}
 def grad(
     program: ProgramArg,
     at: AtOpt = [],  # noqa: B006 - typer reads the default
-    weights: Annotated[str | None, typer.Option(
-        "--weights", "-w",
-        help="Weights of the output's shape: computes the vector-Jacobian product "
-        "(PyTorch's y.backward(w)).")] = None,
+    weights: WeightsOpt = None,
     wrt: WrtOpt = None,
     of: OfOpt = None,
     json_out: JsonOpt = False,
@@ -272,9 +258,9 @@ def grad(
     graph: GraphOpt = None,
 ) -> None:
     """Gradient of a scalar output, or with --weights the vector-Jacobian product."""
-    _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, points, max_operations=max_operations,
-         extras=_extras(symbolic, latex, explain, graph))
+    _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check,
+         _limits(check_seconds, max_iterations, max_operations), expect, points,
+         _extras(symbolic, latex, explain, graph))
 
 
 @app.command()
@@ -295,9 +281,9 @@ def jacobian(
     graph: GraphOpt = None,
 ) -> None:
     """Full Jacobian: shape = output shape + input shape, one batched reverse sweep."""
-    _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, points, max_operations=max_operations,
-         extras=_extras(symbolic, latex, explain, graph))
+    _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check,
+         _limits(check_seconds, max_iterations, max_operations), expect, points,
+         _extras(symbolic, latex, explain, graph))
 
 
 @app.command()
@@ -317,8 +303,8 @@ def hessian(
     graph: GraphOpt = None,
 ) -> None:
     """Hessian of a scalar output (second order through the tape); blocks per input pair."""
-    _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check, check_seconds,
-         max_iterations, expect, max_operations=max_operations,
+    _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check,
+         _limits(check_seconds, max_iterations, max_operations), expect,
          extras=_extras(symbolic, latex, explain, graph))
 
 
@@ -334,6 +320,7 @@ def batch(
 ) -> None:
     """One job per JSON line in, one JSON result per line out, in order, in one process."""
     from gradcalc.commands import batch as batch_mod
+    from gradcalc.render.as_json import answer_json
 
     _state["format"] = "json"
     if file is None:
@@ -350,15 +337,11 @@ def batch(
         except OSError as exc:
             raise GradcalcError(f"cannot read batch file {file!r}: {exc.strerror}",
                                 kind="usage") from None
-    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations,
-                     max_operations=max_operations)
     tally = batch_mod.Tally()
+    answers = batch_mod.run(fh, tally, check=not no_check,
+                            limits=_limits(check_seconds, max_iterations, max_operations))
     try:
-        for out in batch_mod.run(fh, tally, check=not no_check, limits=limits):
-            sys.stdout.write(json.dumps(out) + "\n")
-            sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -384,7 +367,7 @@ def _printable(message: str) -> str:
 
 
 def _fail(kind: str, message: str) -> int:
-    from gradcalc.render.text import error_json
+    from gradcalc.render.as_json import error_json
 
     message = _printable(message)
     if _state["format"] == "json":
@@ -408,17 +391,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail("usage", exc.format_message())
     except typer.Abort:
         return _fail("usage", "aborted")
-    except GradcalcError as exc:
-        return _fail(exc.kind, exc.message)
-    except RecursionError:
-        return _fail("limit", "the program is nested too deeply to evaluate")
-    except MemoryError:
-        return _fail("limit", "out of memory: the program's arrays are too large")
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a clean line
-        if os.environ.get("GRADCALC_DEBUG"):
+        if os.environ.get("GRADCALC_DEBUG") and not isinstance(
+                exc, (GradcalcError, RecursionError, MemoryError)):
             raise
-        return _fail("internal", f"internal error ({type(exc).__name__}): {exc}; "
-                     "set GRADCALC_DEBUG=1 for a traceback and please report it")
+        return _fail(*failure(exc, "set GRADCALC_DEBUG=1 for a traceback and please report it"))

@@ -40,3 +40,16 @@ class ShapeError(GradcalcError):
     """Weights, outputs or values have shapes that do not fit together."""
 
     kind = "shape"
+
+
+def failure(exc: Exception, report: str = "please report it") -> tuple[str, str]:
+    """(kind, message) for whatever ended a run: the one mapping of exceptions to errors
+    that the command line and batch share. Anything not a GradcalcError, a too-deep
+    program or memory exhaustion is a bug: an "internal" error asking for a report."""
+    if isinstance(exc, GradcalcError):
+        return exc.kind, exc.message
+    if isinstance(exc, RecursionError):
+        return "limit", "the program is nested too deeply to evaluate"
+    if isinstance(exc, MemoryError):
+        return "limit", "out of memory: the program's arrays are too large"
+    return "internal", f"internal error ({type(exc).__name__}): {exc}; {report}"

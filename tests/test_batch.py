@@ -7,6 +7,7 @@ import json
 import pytest
 
 from gradcalc.commands import batch
+from gradcalc.render.as_json import answer_json
 
 from conftest import run_cli
 
@@ -14,7 +15,7 @@ from conftest import run_cli
 def answers(*lines, check=False):
     tally = batch.Tally()
     raw = [line if isinstance(line, (str, bytes)) else json.dumps(line) for line in lines]
-    return list(batch.run(raw, tally, check=check)), tally
+    return [answer_json(a) for a in batch.run(raw, tally, check=check)], tally
 
 
 def test_good_lines_answer_in_order_with_their_line_numbers():

@@ -19,6 +19,8 @@ from gradcalc.language.parse import parse
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.check import CheckResult, check_derivative, skipped_check, time_budget
 
+from conftest import BACKSTOP_SECONDS
+
 TINY_OPS = replace(DEFAULT_LIMITS, max_symbolic_ops=1)
 
 
@@ -72,8 +74,7 @@ CORRECT = [
 @pytest.mark.parametrize("kind, src, at, weights", CORRECT)
 def test_correct_tape_results_pass(kind, src, at, weights):
     result = tape_check(kind, src, at, weights=weights)
-    assert result.to_json() == {"status": "pass", "method": "symbolic",
-                                "max_abs_error": result.max_abs_error, "detail": None}
+    assert (result.status, result.method, result.detail) == ("pass", "symbolic", None)
     assert result.max_abs_error < 1e-9
 
 
@@ -103,11 +104,9 @@ def test_wrong_shape_is_a_failure():
     assert result.status == "fail"
 
 
-def test_to_json_and_no_check():
-    assert skipped_check().to_json() == {"status": "skipped", "method": "none",
-                                         "max_abs_error": None,
-                                         "detail": "check disabled with --no-check"}
-    assert CheckResult("pass", "symbolic", math.inf, None).to_json()["max_abs_error"] == "inf"
+def test_no_check():
+    assert skipped_check() == CheckResult("skipped", "none", None,
+                                          "check disabled with --no-check")
 
 
 # --------------------------------------------------------------------------- kinks (SPEC §5)
@@ -198,12 +197,14 @@ def test_piecewise_branches_follow_the_tapes_float64_comparisons():
     assert result.status == "pass", result.detail
 
 
-def test_nested_piecewise_twins_stay_fast():
+def test_nested_piecewise_twins_stay_small():
+    # within the symbolic operation budget (the work sympy is given), with time to spare:
+    # a blow-up would fall back to finite differences
     src = "y = maximum(maximum(maximum(x, z), sin(x)), relu(z - 1))"
-    started = time.monotonic()
+    limits = replace(DEFAULT_LIMITS, check_seconds=BACKSTOP_SECONDS)
     for kind in ("gradient", "hessian"):
-        assert tape_check(kind, src, {"x": 0.5, "z": 1.0}).status == "pass"
-    assert time.monotonic() - started < 5
+        result = tape_check(kind, src, {"x": 0.5, "z": 1.0}, limits=limits)
+        assert (result.status, result.method) == ("pass", "symbolic"), result.detail
 
 
 def test_undefined_or_infinite_output_is_not_a_failure():
@@ -256,7 +257,7 @@ def test_time_budget_falls_back_and_never_hangs():
     started = time.monotonic()
     result = tape_check("gradient", "y = x; for i in range(60): y = y*y + y",
                         {"x": 0.001}, limits=limits)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < BACKSTOP_SECONDS  # a hang, not a slow machine
     assert result.method == "finite-difference"
     assert "exceeded 0.001 s" in result.detail
 

@@ -1,12 +1,17 @@
 """A corpus of hostile inputs, each through the real command line (docs/security.md).
 
-Every case states the exit code and a piece of the message, and is held to an answer
-within TIME_LIMIT seconds of wall time and to leaving the working folder as it was (no
-file created: code injection would show up there). Most cases run in-process through
-`gradcalc.cli.main` (fast); SUBPROCESS_CASES also run through the installed `gradcalc`
-script in a fresh temporary folder, as an unattended script would run them.
+Every case states the exit code and a piece of the message, and is held to leaving the
+working folder as it was (no file created: code injection would show up there). Most cases
+run in-process through `gradcalc.cli.main` (fast), where every run's counted work is held
+to its limits: no numeric run goes past `max_operations`, no interpreter past
+`max_iterations`, and a case refused for operations or iterations stopped exactly one step
+past the bound (the limit counted the work and fired on it). SUBPROCESS_CASES also run
+through the installed `gradcalc` script in a fresh temporary folder, as an unattended
+script would run them.
 
-Set GRADCALC_TIME_SCALE (default 1) to stretch the time limit on a slow machine.
+Time is not what a case is judged by (a busy machine runs anything slowly): the only clock
+is a generous backstop, BACKSTOP_SECONDS (stretched by GRADCALC_TIME_SCALE), that tells a
+hang from an answer.
 """
 
 from __future__ import annotations
@@ -22,9 +27,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from conftest import entry_point
+from conftest import BACKSTOP_SECONDS, entry_point
 
-TIME_LIMIT = 2.0 * float(os.environ.get("GRADCALC_TIME_SCALE", "1"))
 FUNCTIONS_LISTED = "is not a function gradcalc knows"
 
 
@@ -449,7 +453,7 @@ def test_the_corpus_is_large_and_ids_are_unique():
 
 @pytest.fixture(scope="module", autouse=True)
 def warm():
-    """Import everything once (sympy included), so a case's time is its own."""
+    """Import everything once (sympy included), so no case pays for the imports."""
     from gradcalc.cli import main
 
     with pytest.MonkeyPatch.context() as mp:
@@ -461,6 +465,37 @@ def warm():
 class _Stdin(io.TextIOWrapper):
     def isatty(self) -> bool:
         return False
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Every numeric backend and interpreter that a case creates, to read their counts."""
+    from gradcalc.backends.numeric import NumericBackend
+    from gradcalc.language.program import Interpreter
+
+    made: dict[str, list] = {"backends": [], "interpreters": []}
+    for cls, key in ((NumericBackend, "backends"), (Interpreter, "interpreters")):
+        def init(self, *args, _init=cls.__init__, _key=key, **kwargs):
+            _init(self, *args, **kwargs)
+            made[_key].append(self)
+
+        monkeypatch.setattr(cls, "__init__", init)
+    return made
+
+
+def _check_counts(case: Case, made: dict[str, list]) -> None:
+    """Each run stayed within the work its limits count; a refusal for operations or
+    iterations came exactly one step past the bound."""
+    backends, interpreters = made["backends"], made["interpreters"]
+    assert backends and interpreters or case.code == 2
+    for b in backends:
+        assert b.operations <= b.limits.max_operations + 1, b.operations
+    for i in interpreters:
+        assert i.iterations_left >= -1, i.iterations_left
+    if case.code == 2 and re.search(r"more than [\d,]+ operations", case.message):
+        assert any(b.operations == b.limits.max_operations + 1 for b in backends)
+    if case.code == 2 and "iterations" in case.message:
+        assert any(i.iterations_left == -1 for i in interpreters)
 
 
 def _check_outcome(case: Case, code: int, out: str, err: str, took: float) -> None:
@@ -477,11 +512,11 @@ def _check_outcome(case: Case, code: int, out: str, err: str, took: float) -> No
         assert all(ch == "\n" or ch.isprintable() for ch in err), repr(err)
     else:
         assert case.pattern.search(out + err), out[:2000] + err[:500]
-    assert took < TIME_LIMIT, f"took {took:.2f} s"
+    assert took < BACKSTOP_SECONDS, f"took {took:.2f} s: a hang"
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[c.id for c in CORPUS])
-def test_hostile_input_in_process(case, tmp_path, monkeypatch, capsys):
+def test_hostile_input_in_process(case, tmp_path, monkeypatch, capsys, counted):
     from gradcalc.cli import main
 
     monkeypatch.chdir(tmp_path)
@@ -495,6 +530,7 @@ def test_hostile_input_in_process(case, tmp_path, monkeypatch, capsys):
     took = time.monotonic() - started
     captured = capsys.readouterr()
     _check_outcome(case, code, captured.out, captured.err, took)
+    _check_counts(case, counted)
     assert sorted(os.listdir(tmp_path)) == before, "a file was created"
 
 
@@ -511,7 +547,8 @@ def test_hostile_input_through_the_installed_script(case_id, tmp_path):
     env.pop("GRADCALC_DEBUG", None)
     started = time.monotonic()
     proc = subprocess.run([*entry_point(), *case.args], input=case.stdin or b"",
-                          capture_output=True, cwd=tmp_path, env=env, timeout=30)
+                          capture_output=True, cwd=tmp_path, env=env,
+                          timeout=2 * BACKSTOP_SECONDS)
     took = time.monotonic() - started
     out = proc.stdout.decode("utf-8", "replace")
     err = proc.stderr.decode("utf-8", "replace")

@@ -9,10 +9,12 @@ import json
 import numpy as np
 import pytest
 
+from gradcalc.backends import batched
 from gradcalc.commands import derivatives as commands
 from gradcalc.commands import points
 from gradcalc.errors import GradcalcError, LimitError, ShapeError
 from gradcalc.language import program
+from gradcalc.render import points as write
 
 from conftest import run_cli
 
@@ -143,7 +145,7 @@ def test_divergent_points_run_once_per_path():
 
 
 def test_too_many_paths_is_a_limit(monkeypatch):
-    monkeypatch.setattr(points, "MAX_PATHS", 3)
+    monkeypatch.setattr(batched, "MAX_PATHS", 3)
     t = table("n\n" + "".join(f"{i}\n" for i in range(10)))
     with pytest.raises(LimitError, match="more than 3 different paths"):
         points.run(job("grad", "y = n; for i in range(n): y = y + n"), t)
@@ -203,7 +205,7 @@ def test_the_check_runs_on_a_sample_only():
     result = points.run(job("grad", "y = log(x)*x", check=True), t)
     assert [row for row, _ in result.checks] == points.sample_rows(40)
     assert all(c.status == "pass" for _, c in result.checks)
-    assert "sample of 5 of 40 points" in result.check_summary()
+    assert "sample of 5 of 40 points" in write.check_note(result)
 
 
 # --------------------------------------------------------------------------- writing
@@ -212,7 +214,7 @@ def test_the_check_runs_on_a_sample_only():
 def test_csv_out_has_one_row_per_point_with_named_columns():
     t = table("m[0],m[1]\n2,4\n1,1\n")
     result = points.run(job("jacobian", "k = [m[0]**2 + 3*m[1], m[1]**2 + 2*m[0]]"), t)
-    text = "".join(points.csv_lines(result))
+    text = "".join(write.csv_lines(result))
     assert text.splitlines() == [
         "m[0],m[1],k[0],k[1],dk[0]/dm[0],dk[0]/dm[1],dk[1]/dm[0],dk[1]/dm[1]",
         "2,4,16,20,4,3,2,8",
@@ -223,7 +225,7 @@ def test_csv_out_has_one_row_per_point_with_named_columns():
 def test_csv_numbers_read_back_exactly_and_nan_inf_are_words():
     t = table("x\n0.1\n3\n-2\n0\n")
     result = points.run(job("grad", "y = log(x) + x/3"), t)
-    lines = "".join(points.csv_lines(result)).splitlines()
+    lines = "".join(write.csv_lines(result)).splitlines()
     back = np.array([[float(c) for c in line.split(",")] for line in lines[1:]])
     np.testing.assert_array_equal(back[:, 1], result.output)
     assert lines[3].split(",")[1] == "nan" and lines[4].split(",")[1] == "-inf"
@@ -232,7 +234,7 @@ def test_csv_numbers_read_back_exactly_and_nan_inf_are_words():
 def test_json_lines_one_object_per_point():
     t = table("x\n1\n2\n3\n")
     result = points.run(job("grad", "y = x**2", check=True), t)
-    objs = [json.loads(line) for line in "".join(points.json_lines(result)).splitlines()]
+    objs = [json.loads(line) for line in "".join(write.json_lines(result)).splitlines()]
     assert [o["point"] for o in objs] == [1, 2, 3]
     assert objs[1]["at"] == {"x": 2.0} and objs[1]["gradient"] == {"x": 4.0}
     assert objs[1]["output"] == {"name": "y", "shape": [], "value": 4.0}

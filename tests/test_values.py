@@ -14,6 +14,8 @@ from gradcalc.errors import GradcalcError, LimitError
 from gradcalc.language.values import parse_assignments, parse_value, value_from_data
 from gradcalc.limits import Limits
 
+from conftest import BACKSTOP_SECONDS
+
 
 def at(*texts: str, **kw) -> dict:
     return {k: v.tolist() for k, v in parse_assignments(list(texts), **kw).items()}
@@ -144,7 +146,7 @@ def test_limits():
     for text in ["[" * 10_000 + "1" + "]" * 10_000, "-" * 50_000 + "1", "**".join(["2"] * 30_000)]:
         with pytest.raises(GradcalcError, match="nested"):
             parse_value(text)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < BACKSTOP_SECONDS  # a hang, not a slow machine
 
 
 def test_long_vector_is_fine():

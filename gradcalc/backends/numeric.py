@@ -15,10 +15,10 @@ from gradcalc.language.parse import quote
 from gradcalc.language.program import Decisions, Interpreter, Pos, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div, "**": ops.pow, "@": ops.matmul,
 }
-_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
     "==": np.equal, "!=": np.not_equal,
 }
@@ -119,7 +119,7 @@ class NumericBackend:
         if _size(left) * _size(right) > self.limits.max_array_elements:  # it may grow
             extra = self._precheck(f"'{op}'", [left, right], pos, matmul=op == "@")
         try:  # the interpreter's hot path: no closure, no message unless it fails
-            result = _BINARY[op](left, right)
+            result = BINARY[op](left, right)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"'{op}'", pos, exc, left, right) from None
         return self._guard(result, pos, extra)
@@ -149,7 +149,7 @@ class NumericBackend:
         if _size(left) * _size(right) > self.limits.max_array_elements:
             self._precheck(f"'{op}'", [left, right], pos, matmul=False)
         return self._guard(
-            self._attempt(lambda: _COMPARE[op](ops.value(left), ops.value(right)),
+            self._attempt(lambda: COMPARE[op](ops.value(left), ops.value(right)),
                           f"'{op}'", pos, left, right), pos)
 
     def truth(self, value: Any, pos: Pos) -> bool:
@@ -166,16 +166,18 @@ class NumericBackend:
             raise EvalError(f"expected a whole number at {pos}, got {_show(v)}")
         return int(v.reshape(-1)[0])
 
-    @staticmethod
-    def _attempt(thunk: Callable[[], Any], what: str, pos: Pos, *operands: Any) -> Any:
+    def describe(self, value: Any) -> str:
+        """A value's shape in words, for messages."""
+        return describe_shape(value)
+
+    def _attempt(self, thunk: Callable[[], Any], what: str, pos: Pos, *operands: Any) -> Any:
         try:
             return thunk()
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
-            raise NumericBackend._error(what, pos, exc, *operands) from None
+            raise self._error(what, pos, exc, *operands) from None
 
-    @staticmethod
-    def _error(what: str, pos: Pos, exc: Exception, *operands: Any) -> EvalError:
-        shapes = " and ".join(describe_shape(o) for o in operands)
+    def _error(self, what: str, pos: Pos, exc: Exception, *operands: Any) -> EvalError:
+        shapes = " and ".join(self.describe(o) for o in operands)
         detail = f" on {shapes}" if operands else ""
         return EvalError(f"{what} at {pos} failed{detail}: {_first_line(exc)}")
 
@@ -213,6 +215,11 @@ def run_numeric(
         interpreter.run(program)
     if usage is not None:
         usage.update(operations=backend.operations, work=backend.work)
+    return output_of(env, program, of)
+
+
+def output_of(env: dict[str, Any], program: Program, of: str) -> Any:
+    """The value named `of` after a run; an error names what the program does assign."""
     if of not in env:
         assigned = ", ".join(program.assigned()) or "none"
         raise EvalError(f"--of {quote(of)}: the program never assigns it (assigned: {assigned})")

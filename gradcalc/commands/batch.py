@@ -1,11 +1,11 @@
 """`gradcalc batch`: one job per JSON line in, one JSON result per line out, in order.
 
 Each line is an object such as `{"command": "grad", "program": "y = 2*x**2", "at": "x=1"}`;
-its answer is that command's JSON object (render.to_json) plus `"line": N`. A bad line
-(invalid JSON, an unknown command or field, any error of the job) is answered with
-`{"line": N, "error": {"kind": ..., "message": ...}}` and the batch goes on. Blank lines
-are skipped. Exit code: 2 if any line was answered with an error, else 1 if any check
-(or `expect`) failed, else 0.
+its answer is that command's result, or the error of a bad line (invalid JSON, an unknown
+command or field, any error of the job), and the batch goes on. Blank lines are skipped.
+Exit code: 2 if any line was answered with an error, else 1 if any check (or `expect`)
+failed, else 0. Nothing here prints: `render.as_json.answer_json` writes an answer as
+`{"line": N, ...the command's JSON object}` or `{"line": N, "error": {...}}`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gradcalc.errors import GradcalcError
+from gradcalc.commands.jobs import COMMANDS, Job
+from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: the fields a job line may have
@@ -23,6 +24,16 @@ FIELDS = ("command", "program", "at", "weights", "wrt", "of", "check", "expect",
           "id", "check_seconds", "max_iterations")
 #: longest line read as one job
 MAX_LINE_BYTES = 2_000_000
+
+
+@dataclass
+class Answer:
+    """A line's answer: the command's result, or the error (kind, message) that ended it."""
+
+    line: int
+    ident: dict[str, Any]  # {"id": ...} when the job has one
+    result: Any = None  # a commands.derivatives.Result
+    error: tuple[str, str] | None = None
 
 
 @dataclass
@@ -38,10 +49,12 @@ class Tally:
         return 2 if self.errors else 1 if self.failures else 0
 
 
-def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -> Any:
-    """A commands.Job from one decoded line; GradcalcError names what is wrong with it."""
-    from gradcalc.commands.derivatives import COMMANDS, Job
+AT_FORMS = ('"at" is a text ("x=1, y=[1,2]"), a list of such texts or an object '
+            '({"x": 1, "y": [1, 2]})')
 
+
+def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -> Job:
+    """A Job from one decoded line; GradcalcError names what is wrong with it."""
     if not isinstance(obj, dict):
         raise GradcalcError(f"a job is a JSON object, not {_json_type(obj)}", kind="usage")
     unknown = [k for k in obj if k not in FIELDS]
@@ -61,30 +74,31 @@ def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -
     program = obj.get("program")
     if not isinstance(program, str):
         raise GradcalcError('the job has no "program" text', kind="usage")
-    at = obj.get("at", [])
-    if isinstance(at, str):
-        at = [at]
-    elif isinstance(at, list):
-        if not all(isinstance(a, str) for a in at):
-            raise GradcalcError('"at" is a text ("x=1, y=[1,2]"), a list of such texts or an '
-                                'object ({"x": 1, "y": [1, 2]})', kind="usage")
-    elif not isinstance(at, dict):
-        raise GradcalcError('"at" is a text ("x=1, y=[1,2]"), a list of such texts or an '
-                            'object ({"x": 1, "y": [1, 2]})', kind="usage")
-    wrt = obj.get("wrt")
-    if isinstance(wrt, str):
-        wrt = [w.strip() for w in wrt.split(",") if w.strip()]
-    elif wrt is not None and not (isinstance(wrt, list) and all(isinstance(w, str) for w in wrt)):
-        raise GradcalcError('"wrt" is a text ("a,b") or a list of names', kind="usage")
     of = obj.get("of")
     if of is not None and not isinstance(of, str):
         raise GradcalcError('"of" is a name', kind="usage")
     checked = obj.get("check", check)
     if not isinstance(checked, bool):
         raise GradcalcError('"check" is true or false', kind="usage")
-    return Job(command=command, program=program, at=at, weights=obj.get("weights"),
-               wrt=wrt or None, of=of, check=checked, expect=obj.get("expect"),
-               limits=_limits(obj, limits))
+    return Job(command=command, program=program, at=_at(obj.get("at", [])),
+               weights=obj.get("weights"), wrt=_wrt(obj.get("wrt")) or None, of=of,
+               check=checked, expect=obj.get("expect"), limits=_limits(obj, limits))
+
+
+def _at(at: Any) -> list[str] | dict[str, Any]:
+    if isinstance(at, str):
+        return [at]
+    if isinstance(at, list) and all(isinstance(a, str) for a in at) or isinstance(at, dict):
+        return at
+    raise GradcalcError(AT_FORMS, kind="usage")
+
+
+def _wrt(wrt: Any) -> list[str] | None:
+    if isinstance(wrt, str):
+        return [w.strip() for w in wrt.split(",") if w.strip()]
+    if wrt is not None and not (isinstance(wrt, list) and all(isinstance(w, str) for w in wrt)):
+        raise GradcalcError('"wrt" is a text ("a,b") or a list of names', kind="usage")
+    return wrt
 
 
 def _limits(obj: dict, limits: Limits) -> Limits:
@@ -106,55 +120,50 @@ def _json_type(obj: Any) -> str:
 
 
 def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
-           limits: Limits = DEFAULT_LIMITS) -> dict[str, Any] | None:
+           limits: Limits = DEFAULT_LIMITS) -> Answer | None:
     """The answer to line `n` (None for a blank line); counts it in `tally`."""
-    from gradcalc.commands import derivatives as commands
-    from gradcalc.render import text as render
+    from gradcalc.commands import derivatives
 
     ident: dict[str, Any] = {}
     try:
-        if len(raw) > MAX_LINE_BYTES:
-            raise GradcalcError(f"the line is over {MAX_LINE_BYTES:,} bytes", kind="limit")
-        if isinstance(raw, bytes):
-            try:
-                raw = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise GradcalcError(f"the line is not UTF-8 text (byte {exc.start})",
-                                    kind="usage") from None
-        if not raw.strip():
+        text = _text(raw)
+        if not text.strip():
             return None
         tally.jobs += 1
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise GradcalcError(f"invalid JSON: {exc.msg} (column {exc.colno})",
-                                kind="usage") from None
+        obj = _json(text)
         if isinstance(obj, dict) and "id" in obj:
             ident = {"id": obj["id"]}
-        job = job_from(obj, check=check, limits=limits)
-        result = commands.run(job)
-    except GradcalcError as exc:
-        return _error(n, ident, tally, exc.kind, exc.message)
-    except RecursionError:
-        return _error(n, ident, tally, "limit", "the program is nested too deeply to evaluate")
-    except MemoryError:
-        return _error(n, ident, tally, "limit", "out of memory: the program's arrays are too "
-                      "large")
+        result = derivatives.run(job_from(obj, check=check, limits=limits))
     except Exception as exc:  # noqa: BLE001 - one bad job must not end the batch
-        return _error(n, ident, tally, "internal", f"internal error ({type(exc).__name__}): "
-                      f"{exc}; please report it")
+        tally.errors += 1
+        return Answer(n, ident, error=failure(exc))
     if result.failed:
         tally.failures += 1
-    return {"line": n, **ident, **render.to_json(result)}
+    return Answer(n, ident, result=result)
 
 
-def _error(n: int, ident: dict, tally: Tally, kind: str, message: str) -> dict[str, Any]:
-    tally.errors += 1
-    return {"line": n, **ident, "error": {"kind": kind, "message": message}}
+def _text(raw: bytes | str) -> str:
+    if len(raw) > MAX_LINE_BYTES:
+        raise GradcalcError(f"the line is over {MAX_LINE_BYTES:,} bytes", kind="limit")
+    if isinstance(raw, bytes):
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GradcalcError(f"the line is not UTF-8 text (byte {exc.start})",
+                                kind="usage") from None
+    return raw
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GradcalcError(f"invalid JSON: {exc.msg} (column {exc.colno})",
+                            kind="usage") from None
 
 
 def run(lines: Iterable[bytes | str], tally: Tally, *, check: bool = True,
-        limits: Limits = DEFAULT_LIMITS) -> Iterator[dict[str, Any]]:
+        limits: Limits = DEFAULT_LIMITS) -> Iterator[Answer]:
     """Answers to the lines, in order, one at a time (so a pipe gets each as it is ready)."""
     for n, raw in enumerate(lines, start=1):
         out = answer(raw, n, tally, check=check, limits=limits)

@@ -1,6 +1,5 @@
-"""What each CLI command computes, as data: parse, run on the tape, differentiate, check.
-
-Nothing here prints; `render` turns a `Result` into rich tables, JSON or plain rows.
+"""grad, jacobian and hessian at one point, as data: parse, run on the tape, differentiate,
+check. Nothing here prints; `render` turns a `Result` into rich tables, JSON or plain rows.
 """
 
 from __future__ import annotations
@@ -11,32 +10,24 @@ from typing import Any
 import numpy as np
 
 from gradcalc.backends.numeric import as_function, describe_shape
+from gradcalc.commands.jobs import (
+    COMMANDS,
+    Job,
+    check_kind,
+    grad_seed,
+    load_values,
+    nonfinite_warnings,
+    plan,
+)
 from gradcalc.engine import functional
 from gradcalc.engine.tape import no_grad
 from gradcalc.errors import GradcalcError, LimitError, ShapeError
-from gradcalc.language.parse import normalize, parse, quote
+from gradcalc.language.parse import parse
 from gradcalc.language.program import Program
-from gradcalc.language.values import parse_assignments, value_from_data
-from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.language.values import value_from_data
+from gradcalc.limits import Limits
 
-COMMANDS = ("grad", "jacobian", "hessian")
-
-
-@dataclass
-class Job:
-    """One request: a program, the point, and what to compute there."""
-
-    command: str
-    program: str
-    at: list[str] | dict[str, Any] = field(default_factory=list)
-    weights: str | Any | None = None
-    wrt: list[str] | None = None
-    of: str | None = None
-    check: bool = True
-    expect: str | Any | None = None
-    limits: Limits = DEFAULT_LIMITS
-    symbolic: bool = False  # also the derivative as a formula (verify.formula)
-    explain: bool = False  # also the tape and its sweep (commands.explain)
+__all__ = ["COMMANDS", "Job", "Result", "load_values", "plan", "run"]
 
 
 @dataclass
@@ -64,70 +55,6 @@ class Result:
         return {"grad": "gradient", "jacobian": "jacobian", "hessian": "hessian"}[self.command]
 
 
-def load_values(at: list[str] | str | dict[str, Any], option: str = "--at",
-                limits: Limits = DEFAULT_LIMITS) -> dict[str, np.ndarray]:
-    """--at texts (or a JSON object of numbers/lists, for batch) as float64 arrays."""
-    if isinstance(at, dict):
-        names = parse_assignments([f"{name}=0" for name in at], option=option, limits=limits)
-        return {name: value_from_data(v, what=f"{option} {name}", limits=limits)
-                for name, v in zip(names, at.values())}
-    return parse_assignments([at] if isinstance(at, str) else list(at), option=option,
-                             limits=limits)
-
-
-def _weights(w: Any, limits: Limits) -> np.ndarray | None:
-    if w is None:
-        return None
-    weights = value_from_data(w, what="--weights", limits=limits)
-    if not np.all(np.isfinite(weights)):
-        raise GradcalcError("--weights must be finite numbers: nan or inf in a weight would "
-                            "make its whole product nan or inf", kind="value")
-    return weights
-
-
-def choose_inputs(program: Program, values: dict[str, np.ndarray],
-                  wrt: list[str] | None, intermediates: bool = False) -> list[str]:
-    """The inputs to differentiate: --wrt, else every name given a value (with
-    `intermediates`, --wrt may also name values the program assigns)."""
-    if not values:
-        used = sorted(program.names_used() - set(program.assigned()))
-        hint = f" (the program reads {', '.join(used)})" if used else ""
-        raise GradcalcError(f"no inputs: give values with --at, e.g. --at x=1{hint}",
-                            kind="usage")
-    if wrt is None:
-        return list(values)
-    wrt = [option_name(w, "--wrt") for w in wrt]
-    assigned = set(program.assigned()) if intermediates else set()
-    missing = [w for w in wrt if w not in values and w not in assigned]
-    if missing:
-        raise GradcalcError(
-            f"--wrt {', '.join(missing)}: no value given with --at "
-            f"(names with values: {', '.join(values)}"
-            + (f"; assigned names: {', '.join(sorted(assigned))}" if assigned else "")
-            + ")", kind="usage")
-    return list(dict.fromkeys(wrt))
-
-
-def option_name(text: str, option: str) -> str:
-    """A name given in an option (--of, --wrt), normalised as a program's names are (NFKC,
-    so --of ｙ is y); invisible and control characters are refused."""
-    try:
-        return normalize(text).strip()
-    except GradcalcError as exc:
-        raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None
-
-
-def plan(job: Job, program: Program, values: dict[str, np.ndarray],
-         intermediates: bool = False) -> tuple[list[str], str, np.ndarray | None]:
-    """What a job differentiates: its inputs, its output's name, and its weights."""
-    names = choose_inputs(program, values, job.wrt, intermediates)
-    of = option_name(job.of, "--of") if job.of else program.default_output()
-    weights = _weights(job.weights, job.limits)
-    if job.command != "grad" and weights is not None:
-        raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
-    return names, of, weights
-
-
 def run(job: Job) -> Result:
     """Compute the job's derivative on the tape and check it (unless told not to)."""
     if job.command not in COMMANDS:
@@ -143,14 +70,14 @@ def run(job: Job) -> Result:
     point = tuple(values[n] for n in names)
     if job.command == "grad":  # one recorded run: its output decides the seed
         output, pull = functional.pullback(f, point)
-        derivative = dict(zip(names, pull(_seed(output, of, weights))))
+        derivative = dict(zip(names, pull(grad_seed(output.shape, of, weights))))
     else:
         with no_grad():
             output = np.asarray(f(*point)._value, dtype=np.float64)
         _bound(job.command, point, output, getattr(f, "usage", {}), job.limits)
         derivative = _differentiate(job.command, f, point, names, output, of)
     result = Result(job.command, of, output, values, weights, derivative, None, wrt=names)
-    result.warnings = _warnings(result)
+    result.warnings = nonfinite_warnings(of, output, derivative)
     result.check = _check(job, program, values, names, constants, of, decisions, result)
     if job.expect is not None:
         result.expect_ok = _matches(result, job.expect)
@@ -180,7 +107,7 @@ def _run_intermediates(job: Job, program: Program, values: dict[str, np.ndarray]
                             "is assigned by the program (use grad or jacobian)", kind="usage")
     inputs = [n for n in names if n in values]
     sub = run(replace(job, wrt=inputs or None, symbolic=False, explain=False))
-    seed = None if job.command != "grad" else _seed(sub.output, of, weights)
+    seed = None if job.command != "grad" else grad_seed(sub.output.shape, of, weights)
     found = intermediate_gradients(job.command, program, values, inputs or list(values),
                                    inner, {k: v for k, v in values.items()
                                            if k not in (inputs or values)}, of, seed,
@@ -201,23 +128,6 @@ def _run_intermediates(job: Job, program: Program, values: dict[str, np.ndarray]
         result.explain = explain(job.command, program, values, sub.wrt, constants, of,
                                  weights, job.limits)
     return result
-
-
-def _seed(output: np.ndarray, of: str, weights: np.ndarray | None) -> np.ndarray:
-    """The cotangent that starts grad's sweep: the weights, or 1 for a scalar output."""
-    if weights is None:
-        if output.size != 1:
-            raise ShapeError(
-                f"'{of}' has {describe_shape(output)}, so its gradient needs weights: "
-                f"pass --weights with an array of shape {output.shape} for the "
-                f"vector-Jacobian product (PyTorch's y.backward(w)), or use "
-                f"'gradcalc jacobian' for the full Jacobian")
-        return np.ones(output.shape)
-    if weights.shape != output.shape:
-        raise ShapeError(
-            f"--weights has shape {weights.shape} but '{of}' has shape {output.shape}; "
-            f"they must match")
-    return weights
 
 
 #: a Jacobian's or Hessian's batched sweep may do this many times a run's limit of work
@@ -266,18 +176,6 @@ def _differentiate(command: str, f: Any, point: tuple, names: list[str], output:
             for i, a in enumerate(names) for j, b in enumerate(names)}
 
 
-def _warnings(result: Result) -> list[str]:
-    out = []
-    if not np.all(np.isfinite(result.output)):
-        out.append(f"the output '{result.output_name}' has non-finite values "
-                   "(a domain error such as log(0), 0/0 or overflow)")
-    bad = [k for k, v in result.derivative.items() if not np.all(np.isfinite(v))]
-    if bad:
-        out.append(f"the derivative with respect to {', '.join(bad)} has non-finite values "
-                   "(a singular point or a domain error)")
-    return out
-
-
 def _check(job: Job, program: Program, values: dict[str, np.ndarray], names: list[str],
            constants: dict[str, np.ndarray], of: str, decisions: Any, result: Result) -> Any:
     from gradcalc.verify.check import (  # imports sympy: only when checking
@@ -287,17 +185,12 @@ def _check(job: Job, program: Program, values: dict[str, np.ndarray], names: lis
 
     if not job.check:
         return skipped_check()
-    if job.command == "grad":
-        kind = "gradient" if result.weights is None else "vjp"
-        tape_result = result.derivative
-    elif job.command == "hessian":
-        kind = "hessian"
+    tape_result = result.derivative
+    if job.command == "hessian":
         tape_result = _hessian_blocks(result.derivative, names)
-    else:
-        kind, tape_result = "jacobian", result.derivative
-    return check_derivative(kind, program, values, names, constants, of, decisions,
-                            tape_result, weights=result.weights, limits=job.limits,
-                            output=result.output)
+    return check_derivative(check_kind(job.command, result.weights), program, values, names,
+                            constants, of, decisions, tape_result, weights=result.weights,
+                            limits=job.limits, output=result.output)
 
 
 def _hessian_blocks(derivative: dict[str, np.ndarray], names: list[str]) -> dict:

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.commands.derivatives import Result
-from gradcalc.render.text import _label, jsonable, literal, number
+from gradcalc.render.numbers import jsonable, literal, number
+from gradcalc.render.terminal import derivative_label
 
 # --------------------------------------------------------------------------- formulas
 
@@ -43,7 +44,7 @@ def show_formulas(result: Result, console: Any) -> None:
         return
     latex = bool(result.view.get("latex"))
     for key, f in formulas.items.items():
-        label = _label(result, key)
+        label = derivative_label(result, key)
         body = f.latex if latex and f.latex else f.pretty
         console.print(Text(f"{label} =", style="bold cyan"))
         console.print(Text(textwrap.indent(body, "  ")))

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.errors import LimitError
-from gradcalc.render.text import literal, number
+from gradcalc.render.numbers import literal, number
 
 #: a graph of more steps than this is refused: no one reads it (use --explain's table)
 MAX_GRAPH_STEPS = 400

@@ -24,7 +24,7 @@ from gradcalc.backends.symbolic import (
 )
 from gradcalc.language.program import Decisions, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.check import _Timeout, time_budget
+from gradcalc.verify.budget import Timeout, time_budget
 
 #: a formula longer than this (in characters of text) is shown unsimplified and cut
 MAX_TEXT = 4_000
@@ -73,7 +73,7 @@ def derivative_formulas(kind: str, program: Program, inputs: dict[str, np.ndarra
         with time_budget(seconds):
             exprs, symbols = _exprs(kind, program, inputs, wrt, constants, of, decisions,
                                     weights, limits)
-    except _Timeout:
+    except Timeout:
         return Formulas({}, f"building the formula exceeded {seconds:g} s")
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
         return Formulas({}, f"no formula ({type(exc).__name__}: {_first_line(exc)})")
@@ -118,7 +118,7 @@ def _simplify(block: np.ndarray, seconds: float) -> tuple[np.ndarray, bool]:
         with time_budget(seconds):
             for idx in np.ndindex(*out.shape):
                 out[idx] = sp.simplify(out[idx])
-    except _Timeout:
+    except Timeout:
         return out, False
     except Exception:  # noqa: BLE001 - an unsimplified formula is still the formula
         return out, False
@@ -171,7 +171,7 @@ def _exact_value(block: np.ndarray, subs: dict[Any, Any] | None) -> str | None:
                         or not v.is_number:
                     return None
                 out[idx] = v
-    except (_Timeout, Exception):  # noqa: BLE001 - no exact value, the float stands
+    except (Timeout, Exception):  # noqa: BLE001 - no exact value, the float stands
         return None
     text = _text(out)
     return text if len(text) <= MAX_EXACT else None

@@ -1,93 +1,51 @@
-"""Turning results into text: JSON for scripts, plain rows for awk, rich tables for people."""
+"""The readable rendering for a terminal: a rich table of inputs, output, derivative and
+check, with large arrays summarised; and a progress bar for long --points tables.
+
+rich is imported only here, and only when a person is reading (start-up is the product).
+"""
 
 from __future__ import annotations
 
-import math
+import sys
 from typing import Any
 
 import numpy as np
 
 from gradcalc.commands.derivatives import Result
+from gradcalc.render.numbers import literal, number, rows
+
+#: a progress bar is shown (on a terminal) for tables of at least this many points
+PROGRESS_MIN_POINTS = 10_000
 
 
-def jsonable(x: Any) -> Any:
-    """Nested lists of floats; nan and ±inf as the strings "nan", "inf", "-inf"."""
-    if isinstance(x, np.ndarray) or isinstance(x, np.generic):
-        return jsonable(np.asarray(x, dtype=np.float64).tolist())
-    if isinstance(x, (list, tuple)):
-        return [jsonable(i) for i in x]
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "nan"
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-    return x
+def stdout_console() -> Any:
+    """A rich console on stdout that does not colour numbers by itself."""
+    from rich.console import Console
+
+    return Console(highlight=False)
 
 
-def to_json(result: Result) -> dict[str, Any]:
-    """The result as SPEC §3's object."""
-    out: dict[str, Any] = {
-        "command": result.command,
-        "output": {"name": result.output_name, "shape": list(result.output.shape),
-                   "value": jsonable(result.output)},
-        "weights": None if result.weights is None else jsonable(result.weights),
-        result.derivative_key: {k: jsonable(v) for k, v in result.derivative.items()},
-        "check": result.check.to_json(),
-    }
-    if result.expect_ok is not None:
-        out["expect"] = "match" if result.expect_ok else "mismatch"
-    if result.warnings:
-        out["warnings"] = list(result.warnings)
-    if result.formulas is not None or result.explain is not None or result.view:
-        from gradcalc.render.explain import extras_json
+class Bar:
+    """A rich progress bar on stderr, only when stderr is a terminal and the input is long."""
 
-        out.update(extras_json(result))
-    return out
+    def __init__(self, total: int) -> None:
+        self.bar: Any = None
+        if total >= PROGRESS_MIN_POINTS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
 
+            self.bar = Progress(console=Console(stderr=True), transient=True,
+                                redirect_stdout=False, redirect_stderr=False)
+            self.bar.start()
+            self.task = self.bar.add_task("reading", total=None)
 
-def error_json(kind: str, message: str) -> dict[str, Any]:
-    return {"error": {"kind": kind, "message": message}}
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, description=stage, completed=done, total=total)
 
-
-def number(v: float) -> str:
-    """Shortest text that reads back as the same float64."""
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if v == int(v) and abs(v) < 1e16:
-        return str(int(v)) if v != 0 or math.copysign(1, v) > 0 else "-0"
-    return repr(v)
-
-
-def rows(array: np.ndarray) -> list[str]:
-    """An array as lines of space-separated numbers: one line per row of its last axis."""
-    a = np.asarray(array, dtype=np.float64)
-    if a.ndim == 0:
-        return [number(a)]
-    flat = a.reshape(-1, a.shape[-1]) if a.size else a.reshape(0, 0)
-    return [" ".join(number(v) for v in row) for row in flat]
-
-
-def plain(result: Result) -> str:
-    """--plain: only numbers, each input's derivative in turn, one row per line."""
-    lines: list[str] = []
-    for value in result.derivative.values():
-        lines.extend(rows(value))
-    if result.formulas is not None or result.explain is not None:
-        from gradcalc.render.explain import extras_plain
-
-        lines.extend(extras_plain(result))
-    return "\n".join(lines)
-
-
-def literal(array: np.ndarray) -> str:
-    """An array as a nested list literal, the syntax --at accepts."""
-    a = np.asarray(array, dtype=np.float64)
-    if a.ndim == 0:
-        return number(a)
-    return "[" + ", ".join(literal(sub) for sub in a) + "]"
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def _check_line(check: Any) -> tuple[str, str]:
@@ -121,7 +79,7 @@ def show(result: Result, console: Any) -> None:
     output = _inline(result.output, f"   ({shape})")
     table.add_row("output", Text(f"{result.output_name} = {output}"))
     for name, value in result.derivative.items():
-        table.add_row(Text(_label(result, name)), Text(_block(value)))
+        table.add_row(Text(derivative_label(result, name)), Text(_block(value)))
     text, style = _check_line(result.check)
     table.add_row("check", Text(text, style=style))
     if result.expect_ok is not None:
@@ -140,7 +98,7 @@ def show(result: Result, console: Any) -> None:
         show_formulas(result, console)
 
 
-def _label(result: Result, name: str) -> str:
+def derivative_label(result: Result, name: str) -> str:
     y = result.output_name
     if result.command == "hessian":
         a, _, b = name.partition(",")

@@ -1,0 +1,138 @@
+"""The --points table: a CSV file of points, read into one array per input name.
+
+The header row names the inputs (`x`, or `x[0]`, `x[1]` for a vector's elements, `A[0][1]`
+or a quoted "A[0,1]" for a matrix's), then one point per row of numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from gradcalc.errors import GradcalcError
+
+#: a header cell: a name, then optionally indices as [i], [i,j] (quoted in CSV) or [i][j]
+_COLUMN = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*((?:\[[\d\s,]*\])*)\s*$")
+_INDEX = re.compile(r"^\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]$")
+
+
+@dataclass
+class Table:
+    """The points: CSV columns as given, and each input name's values, shaped (P,) + shape."""
+
+    columns: list[str]
+    data: np.ndarray  # (P, number of columns)
+    values: dict[str, np.ndarray]
+
+    @property
+    def count(self) -> int:
+        return self.data.shape[0]
+
+
+def read_table(source: TextIO, where: str = "--points") -> Table:
+    """A CSV table: a header row of input names (`x`, or `x[0]`, `x[1]` for a vector's
+    elements), then one point per row of numbers. Blank lines are skipped."""
+    header_line, skipped = source.readline(), 1
+    while header_line and not header_line.strip():
+        header_line, skipped = source.readline(), skipped + 1
+    if not header_line:
+        raise GradcalcError(f"{where}: the table is empty; the first row names the inputs, "
+                            "e.g. 'x,y'", kind="usage")
+    columns = [c.strip() for c in next(csv.reader([header_line.lstrip("\ufeff")]))]
+    layout = _layout(columns, where)
+    text = source.read()
+    if not text.strip():
+        raise GradcalcError(f"{where}: no points: the table has a header row but no rows",
+                            kind="value")
+    try:
+        data = np.loadtxt(io.StringIO(text), delimiter=",", dtype=np.float64, ndmin=2,
+                          comments=None)
+    except ValueError:
+        raise GradcalcError(f"{where}: {_bad_row(text, len(columns), skipped)}",
+                            kind="value") from None
+    if data.shape[1] != len(columns):
+        raise GradcalcError(f"{where}: the header names {len(columns)} columns but the rows "
+                            f"have {data.shape[1]}", kind="value")
+    values = {name: data[:, cols].reshape((data.shape[0],) + shape)
+              for name, (cols, shape) in layout.items()}
+    return Table(columns, data, values)
+
+
+def plural(n: int, noun: str) -> str:
+    """"1 point", "2 points": a count and its noun."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _bad_row(text: str, width: int, before: int) -> str:
+    """What is wrong with the first unreadable row (NumPy's messages count rows oddly)."""
+    for k, line in enumerate(text.splitlines(), start=before + 1):
+        if not line.strip():
+            continue
+        cells = line.split(",")
+        if len(cells) != width:
+            return (f"line {k} has {plural(len(cells), 'value')}, but the header names "
+                    f"{plural(width, 'column')}")
+        for cell in cells:
+            try:
+                float(cell)
+            except ValueError:
+                return f"line {k}: {cell.strip()[:40]!r} is not a number"
+    return "the table cannot be read as numbers separated by commas"
+
+
+def _layout(columns: list[str], where: str) -> dict[str, tuple[list[int], tuple[int, ...]]]:
+    """name -> (column numbers in C order, per-point shape)."""
+    found: dict[str, dict[tuple[int, ...], int]] = {}
+    for k, column in enumerate(columns):
+        m = _COLUMN.match(column)
+        if not m:
+            hint = (" (a header cell with a comma, such as A[0,1], is quoted in CSV: "
+                    "\"A[0,1]\"; or write A[0][1])") if column.count("[") > column.count("]") \
+                else ""
+            raise GradcalcError(
+                f"{where}: header column {column!r} is not an input name; use names such as "
+                f"x or x[0], x[1] for the elements of a vector x{hint}", kind="usage")
+        name, brackets = m.group(1), m.group(2).replace(" ", "")
+        parts = brackets.replace("][", "],[").split("],[") if brackets else []
+        if brackets and (brackets.count("[") > 1 and "," in brackets
+                         or not all(_INDEX.match("[" + p.strip("[]") + "]") for p in parts)):
+            raise GradcalcError(
+                f"{where}: header column {column!r} is not an input name; use names such as "
+                "x or x[0], x[1] for the elements of a vector x", kind="usage")
+        index = tuple(int(i) for p in parts for i in p.strip("[]").split(","))
+        cells = found.setdefault(name, {})
+        if cells and len(next(iter(cells))) != len(index):
+            raise GradcalcError(f"{where}: column {column!r} mixes {name} with {name}[...] "
+                                "columns of another number of indices", kind="usage")
+        if index in cells:
+            raise GradcalcError(f"{where}: column {column!r} appears twice", kind="usage")
+        cells[index] = k
+    layout = {}
+    for name, cells in found.items():
+        rank = len(next(iter(cells)))
+        shape = tuple(max(ix[d] for ix in cells) + 1 for d in range(rank))
+        missing = [ix for ix in np.ndindex(*shape) if ix not in cells]
+        if missing:
+            first = ",".join(str(i) for i in missing[0])
+            raise GradcalcError(f"{where}: column {name}[{first}] is missing (the columns "
+                                f"of {name} must cover every index up to the largest)",
+                                kind="usage")
+        layout[name] = ([cells[ix] for ix in np.ndindex(*shape)], shape)
+    return layout
+
+
+def open_source(path: str) -> TextIO:
+    """The CSV table from a file, or standard input for '-'."""
+    if path == "-":
+        return sys.stdin
+    try:
+        return open(path, encoding="utf-8", newline="")  # noqa: SIM115 - the caller closes
+    except OSError as exc:
+        raise GradcalcError(f"cannot read --points file {path!r}: {exc.strerror}",
+                            kind="usage") from None

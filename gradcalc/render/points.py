@@ -1,0 +1,112 @@
+"""--points output: CSV (or space-separated rows for --plain) or one JSON object per point,
+written a chunk of rows at a time so a large table streams."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+import numpy as np
+
+from gradcalc.backends.batched import Progress, no_progress
+from gradcalc.commands.points import PointsResult
+from gradcalc.commands.table import plural
+from gradcalc.render.as_json import check_json
+from gradcalc.render.numbers import exact, jsonable
+
+#: rows formatted per chunk when writing (and per progress step)
+CHUNK = 20_000
+
+
+def _index_suffix(shape: tuple[int, ...]) -> list[str]:
+    return ["[" + ",".join(str(i) for i in ix) + "]" for ix in np.ndindex(*shape)] \
+        if shape else [""]
+
+
+def header(result: PointsResult) -> list[str]:
+    """Column names: the point's columns, the output's elements, then the derivative's."""
+    y = result.output_name
+    out_shape = result.output.shape[1:]
+    jacobian = result.command == "jacobian"
+    cols = list(result.table.columns)
+    cols += [f"{y}{s}" for s in _index_suffix(out_shape)]
+    for name in result.names:
+        in_shape = result.derivative[name].shape[1 + (len(out_shape) if jacobian else 0):]
+        if jacobian:
+            cols += [f"d{y}{a}/d{name}{b}" for a in _index_suffix(out_shape)
+                     for b in _index_suffix(in_shape)]
+        else:
+            cols += [f"d{y}/d{name}{b}" for b in _index_suffix(in_shape)]
+    return cols
+
+
+def _matrix(result: PointsResult, with_inputs: bool) -> np.ndarray:
+    n = result.count
+    parts = [result.table.data, result.output.reshape(n, -1)] if with_inputs else []
+    parts += [result.derivative[k].reshape(n, -1) for k in result.names]
+    return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+def csv_lines(result: PointsResult, progress: Progress = no_progress,
+              header_row: bool = True, sep: str = ",") -> Iterator[str]:
+    """CSV text, a chunk of rows at a time: a header, then one row per point (without the
+    header, the point's columns and the output: --plain's derivative rows)."""
+    if header_row:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerow(header(result))
+        yield buffer.getvalue()
+    matrix = _matrix(result, with_inputs=header_row)
+    total = matrix.shape[0]
+    fmt = float.__repr__ if bool(np.isfinite(matrix).all()) else exact
+    for start in range(0, total, CHUNK):
+        rows = matrix[start:start + CHUNK].tolist()
+        text = "".join(sep.join(map(fmt, row)) + "\n" for row in rows)
+        # 2.0 -> 2, as numbers.number writes it (repr ends a number in ".0" only when whole)
+        yield text.replace(".0" + sep, sep).replace(".0\n", "\n")
+        progress("writing", min(start + CHUNK, total), total)
+
+
+def json_lines(result: PointsResult, progress: Progress = no_progress) -> Iterator[str]:
+    """One JSON object per point; the sampled points carry their check, the others null."""
+    checks = dict(result.checks)
+    out_shape = list(result.output.shape[1:])
+    weights = None if result.weights is None else jsonable(result.weights)
+    total = result.count
+    for start in range(0, total, CHUNK):
+        stop = min(start + CHUNK, total)
+        outs = jsonable(result.output[start:stop])
+        ders = {k: jsonable(result.derivative[k][start:stop]) for k in result.names}
+        ats = {k: jsonable(v[start:stop]) for k, v in result.table.values.items()}
+        lines = []
+        for j in range(stop - start):
+            check = checks.get(start + j)
+            lines.append(json.dumps({
+                "point": start + j + 1,
+                "at": {k: v[j] for k, v in ats.items()},
+                "command": result.command,
+                "output": {"name": result.output_name, "shape": out_shape, "value": outs[j]},
+                "weights": weights,
+                result.derivative_key: {k: v[j] for k, v in ders.items()},
+                "check": None if check is None else check_json(check),
+            }) + "\n")
+        yield "".join(lines)
+        progress("writing", stop, total)
+
+
+def check_note(result: PointsResult) -> str:
+    """The sample's check in a line (plus a line per sampled row that did not pass)."""
+    if not result.checks:
+        return "check: skipped (--no-check)"
+    statuses = [c.status for _, c in result.checks]
+    rows = ", ".join(str(i + 1) for i, _ in result.checks)
+    worst = "fail" if "fail" in statuses else "pass" if "pass" in statuses else "skipped"
+    methods = sorted({c.method for _, c in result.checks if c.method != "none"})
+    how = f" ({', '.join(methods)})" if methods else ""
+    line = (f"check: {worst}{how} on a sample of {len(result.checks)} of "
+            f"{plural(result.count, 'point')} (row{'s' if len(result.checks) > 1 else ''} "
+            f"{rows})")
+    details = [f"row {i + 1}: {c.status}: {c.detail}" for i, c in result.checks
+               if c.detail and c.status != "pass"]
+    return "\n".join([line, *details])

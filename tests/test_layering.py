@@ -1,0 +1,65 @@
+"""The layering contract: packages by pipeline stage import only downward.
+
+cli > render > commands > verify > backends > language > engine > errors, limits, as
+stated in pyproject.toml's import-linter contract (docs/architecture.md). Imports inside
+functions count too: a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _lint_imports() -> list[str]:
+    script = shutil.which("lint-imports")
+    if script:
+        return [script]
+    return [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command;"
+            " sys.exit(lint_imports_command())"]
+
+
+def test_packages_import_only_downward():
+    pytest.importorskip("importlinter")
+    proc = subprocess.run([*_lint_imports(), "--no-cache"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "1 kept, 0 broken" in proc.stdout
+
+
+#: the library's public face: it imports from the engine only, and nothing imports it
+PUBLIC = {"gradcalc.__init__", "gradcalc.__main__", "gradcalc.autograd"}
+
+
+def test_the_contract_lists_every_package_and_module():
+    """A new package or top-level module must take its place in the layers (or the
+    contract says nothing about it)."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (contract,) = config["contracts"]
+    named = {m.strip() for layer in contract["layers"] for m in layer.split("|")}
+    found = {f"gradcalc.{p.name}" for p in (ROOT / "gradcalc").iterdir()
+             if p.is_dir() and (p / "__init__.py").exists()}
+    found |= {f"gradcalc.{p.stem}" for p in (ROOT / "gradcalc").glob("*.py")} - PUBLIC
+    assert found <= named, found - named
+
+
+def test_the_public_face_imports_only_the_engine():
+    import ast
+
+    for name in PUBLIC:
+        path = ROOT / (name.replace(".", "/") + ".py")
+        tree = ast.parse(path.read_text())
+        imported = {node.module for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module}
+        inner = {m for m in imported if m.startswith("gradcalc.")} - {"gradcalc.autograd"}
+        allowed = ("gradcalc.engine", "gradcalc.cli") if name == "gradcalc.__main__" \
+            else ("gradcalc.engine",)
+        assert inner and all(m.startswith(allowed) for m in inner), (name, inner)
