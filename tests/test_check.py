@@ -109,7 +109,7 @@ def test_no_check():
                                           "check disabled with --no-check")
 
 
-# --------------------------------------------------------------------------- kinks (SPEC §5)
+# ------------------------------------------------------------- kinks (docs/checking.md)
 
 AGREE = [  # tape and sympy's Piecewise twins give the same value: a pass
     ("y = abs(x)", {"x": 0.0}),

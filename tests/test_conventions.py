@@ -1,4 +1,4 @@
-"""The torch column of CONVENTIONS.md: values and gradients at kinks and singular points.
+"""PyTorch's conventions (docs/language.md): values and gradients at kinks and singular points.
 
 One case per applicable row, asserted exactly: nan, signed infinities and the sign of a
 zero gradient (row 34's -0) included. Rows 17-18 (max/amax reductions), 27 (heaviside)

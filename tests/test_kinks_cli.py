@@ -1,10 +1,10 @@
-"""Kinks and singular points through the command line (SPEC §5, CONVENTIONS.md).
+"""Kinks and singular points through the command line (docs/checking.md, docs/language.md).
 
 Each case runs `gradcalc grad ... --json` in-process and asserts: the output and the
-gradient are PyTorch's, exactly as IEEE values (nan is nan, -0 is not 0), as measured in
-CONVENTIONS.md's torch column; the check says `pass` or `skipped`, never `fail`; and a
-non-finite result is flagged with a warning. When torch is installed, the same cases are
-also replayed against live torch.
+gradient are PyTorch's, exactly as IEEE values (nan is nan, -0 is not 0), as measured
+with torch (docs/language.md lists the kinks); the check says `pass` or `skipped`, never
+`fail`; and a non-finite result is flagged with a warning. When torch is installed, the
+same cases are also replayed against live torch.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _number(v: Any) -> Any:
     return v
 
 
-# (CONVENTIONS row, program, --at, f torch, {input: d torch}, torch replay or None)
+# (kink, program, --at, f torch, {input: d torch}, torch replay or None)
 CASES: list[tuple[int, str, str, Any, dict[str, Any], Callable[..., Any] | None]] = [
     (1, "y = abs(x)", "x=0", 0.0, {"x": 0.0}, lambda t, x: t.abs(x)),
     (2, "y = relu(x)", "x=0", 0.0, {"x": 0.0}, lambda t, x: t.relu(x)),

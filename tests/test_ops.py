@@ -2,7 +2,7 @@
 
 The tests are parametrised over the table itself: a new primitive fails
 `test_every_primitive_has_a_sample` until it gets a sample below, and is then checked
-by every test here. Sample points stay away from kinks (CONVENTIONS.md has those).
+by every test here. Sample points stay away from kinks (tests/test_conventions.py has those).
 """
 
 from __future__ import annotations

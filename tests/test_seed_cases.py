@@ -1,4 +1,4 @@
-"""Every lesson of SEED_CASES.md, through the installed `gradcalc` command, as written there."""
+"""Every seed lesson (docs/getting-started.md), through the installed `gradcalc` command."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from conftest import run_cli
 
-# (lesson, the command as SEED_CASES.md writes it, expected derivative, expected output)
+# (lesson, the command as the lesson writes it, expected derivative, expected output)
 LESSONS = [
     ("1", 'grad "y = 2*x[0]**3 + 2*x[1]**3" --at "x=[1,1]"', {"x": [6, 6]}, None),
     ("2", 'grad "y = 2*x**2" --at "x=[1,1,1]" --weights "[0.1, 1.0, 0.001]"',

@@ -233,7 +233,7 @@ def test_record_path_matches_a_plain_run():
 
 
 def test_simultaneous_substitution_at_the_zero_vector():
-    # CONVENTIONS.md: sequential subs gives (0, 0, nan); simultaneous gives nan everywhere
+    # docs/checking.md (kinks): sequential subs gives (0, 0, nan); simultaneous gives nan everywhere
     d, _ = jac("y = sqrt(sum(v**2))", {"v": [0.0, 0.0, 0.0]})
     assert np.isnan(d["v"]).all()
     d, _ = jac("y = atan2(a, b)", {"a": 0.0, "b": 0.0})

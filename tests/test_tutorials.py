@@ -1,4 +1,4 @@
-"""Every code example of the three tutorials in ../shared/seeds/, ported torch -> gradcalc.
+"""Every code example of the three PyTorch tutorials, ported torch -> gradcalc (docs/pytorch.md).
 
 Each test mirrors one example of the texts: the same statements with `torch` replaced by
 `gradcalc`, and the same printed results. PyTorch prints `dtype=torch.float64` for tensors
@@ -425,7 +425,7 @@ def test_003_the_error_the_text_starts_from():
         seed_text("003"))
 
 
-# --------------------------------------------------------------------------- SEED_CASES
+# --------------------------------------------------------------------------- seed lessons
 
 
 def test_library_seed_retain_accumulate_zero_sequence():

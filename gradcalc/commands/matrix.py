@@ -1,6 +1,6 @@
 """Derivatives with several inputs as one matrix: rows are output entries, columns inputs'.
 
-JSON keeps one block per input (SPEC §3); the readable and plain views assemble the
+JSON keeps one block per input (docs/scripting.md); the readable and plain views assemble the
 blocks into the matrix a textbook writes: the Jacobian's row i is output entry i, its
 columns are the inputs' entries in --wrt order (each input flattened row-major); the
 Hessian's rows and columns are both the inputs' entries; a gradient is the one row.

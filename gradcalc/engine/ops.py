@@ -6,7 +6,7 @@ plain arrays (a fast backward) and on tensors (a recorded backward: `create_grap
 Hessians). `g` may carry leading batch axes beyond `ans`'s shape; every rule keeps them,
 which is what lets a whole Jacobian be one reverse sweep.
 
-Kinks follow PyTorch (CONVENTIONS.md): |x|'(0) = 0, relu'(0) = 0, ties in maximum and
+Kinks follow PyTorch (docs/language.md): |x|'(0) = 0, relu'(0) = 0, ties in maximum and
 minimum split the gradient in halves, clamp passes the gradient at its bounds, norm'(0) =
 0, d(x**y)/dx = 0 where y == 0, d(x**y)/dy = 0 where x == 0 and y >= 0, atan2'(0, 0) = 0.
 The sympy twins encode the same choices as Piecewise expressions where they can.
