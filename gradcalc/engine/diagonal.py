@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+#: whether NumPy sums negative zeros to -0.0 (it does in 1.x; 2.x starts a sum from +0.0)
+_NEGATIVE_ZERO_SUMS = bool(np.signbit(np.add.reduce(np.full((1, 1), -0.0), axis=1)[0]))
+
 
 class Diagonal:
     """The (n, n) array whose row k is d[k] at column k and z[j] at every other column j."""
@@ -58,7 +61,8 @@ class Diagonal:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         n = len(self.d)
-        if method == "__call__" and not kwargs and ufunc.nout == 1:
+        # elementwise ufuncs only: a generalised one (matmul) mixes elements
+        if method == "__call__" and not kwargs and ufunc.nout == 1 and ufunc.signature is None:
             shapes = [None if isinstance(x, Diagonal) else np.shape(x) for x in inputs]
             if all(s is None or s in ((), (1,), (n,)) for s in shapes):  # stays diagonal
                 return Diagonal(ufunc(*[x.d if isinstance(x, Diagonal) else x for x in inputs]),
@@ -89,10 +93,11 @@ class Diagonal:
                                     **kwargs)
 
     def _row_sums(self) -> np.ndarray:
-        # d[k] plus zeros is d[k], except that the sum of zeros is -0.0 only if all are -0.0
+        # d[k] plus zeros is d[k], except that a sum of zeros is -0.0 only if all are -0.0
+        # and NumPy starts a sum from its first element (1.x), not from +0.0 (2.x)
         positive = np.signbit(self.z) == 0
         others = np.count_nonzero(positive) - positive  # +0.0 entries beside row k's own
-        negative_zero = (self.d == 0) & np.signbit(self.d) & (others == 0)
+        negative_zero = (self.d == 0) & np.signbit(self.d) & (others == 0) & _NEGATIVE_ZERO_SUMS
         return np.where(self.d == 0, np.where(negative_zero, -0.0, 0.0), self.d)
 
     # operators, through __array_ufunc__ ------------------------------------------------
