@@ -26,7 +26,7 @@ def test_page_examples(page, tmp_path):
 def test_every_docs_page_is_tested():
     """A page with shell examples is listed here or has a test of its own."""
     own_tests = {"pytorch.md": "test_docs_pytorch.py", "scripting.md": "test_docs_scripting.py",
-                 "performance.md": None}
+                 "performance.md": None, "architecture.md": "test_docs_architecture.py"}
     for path in sorted((ROOT / "docs").glob("*.md")):
         rel = f"docs/{path.name}"
         if rel in PAGES:
