@@ -9,6 +9,7 @@ is recorded, and the symbolic run replays them, so both follow the same path.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -150,12 +151,16 @@ Stmt = Assign | ExprStmt | If | While | For
 
 #: the name a bare final expression's value is given
 RESULT_NAME = "result"
+#: a name that is Euler's number unless it is given a value (`e^x`)
+EULER = "e"
 
 
 @dataclass(frozen=True)
 class Program:
     body: tuple[Stmt, ...]
     source: str = ""
+    #: inputs declared by a definition `f(x, y) = ...`, in order (empty if none)
+    inputs: tuple[str, ...] = ()
 
     def names_used(self) -> set[str]:
         """Every name read anywhere in the program (candidates for inputs)."""
@@ -339,6 +344,8 @@ class Interpreter:
             try:
                 return self.env[e.id]
             except KeyError:
+                if e.id == EULER:  # `e` with no value is Euler's number (homework habit)
+                    return b.number(math.e)
                 raise EvalError(self.unknown_name(e)) from None
         if isinstance(e, Binary):
             return b.binary(e.op, self.evaluate(e.left), self.evaluate(e.right), e.pos)
@@ -381,10 +388,14 @@ class Interpreter:
         return tuple(key)
 
     def unknown_name(self, e: Name) -> str:
+        from gradcalc.language.notation import split_name
+
         known = sorted(k for k in self.env if not k.startswith("_"))
         listing = ", ".join(known) if known else "none"
+        parts = split_name(e.id, known)
+        hint = f"; did you mean {'*'.join(parts)}?" if parts else ""
         return (
-            f"name '{e.id}' at {e.pos} has no value; give it one with --at "
+            f"name '{e.id}' at {e.pos} has no value{hint}; give it one with --at "
             f"(names with values: {listing})"
         )
 

@@ -1,8 +1,10 @@
 """Value literals for --at, --weights and --expect, read through an ast whitelist.
 
-A value is a number, `pi`, `E`, `nan`, `inf`, a nested list, `ones(n)`, `ones(n, m)`,
-`zeros(...)`, or arithmetic `+ - * / **` (and unary minus) of those, computed in float64
-with NumPy broadcasting. Overflow (`1e999`, `10**10**10`), division by zero, invalid
+A value is a number, `pi`, `E` (or `e`), `nan`, `inf`, a nested list, `ones(n)`,
+`ones(n, m)`, `zeros(...)`, `sqrt exp log sin cos tan` of a value, or arithmetic
+`+ - * / **` (and unary minus) of those, computed in float64 with NumPy broadcasting.
+Student notation reads as in programs (`2pi`, `√2`, `π/4`, `e^2`); names may be Greek.
+Overflow (`1e999`, `10**10**10`), division by zero, invalid
 operations, ragged or empty arrays, booleans and anything else are errors (kind "value").
 Hexadecimal, octal and binary literals are rejected, as in programs.
 """
@@ -20,16 +22,25 @@ from typing import Any
 import numpy as np
 
 from gradcalc.errors import GradcalcError, LimitError
+from gradcalc.language.notation import rewrite
 from gradcalc.language.parse import LineIndex, long_literal, normalize, quote
+from gradcalc.language.program import Pos
+from gradcalc.language.text import GREEK_NAMES
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
-_CONSTANTS = {"pi": math.pi, "E": math.e, "nan": math.nan, "inf": math.inf}
+_CONSTANTS = {"pi": math.pi, "E": math.e, "e": math.e, "nan": math.nan, "inf": math.inf}
+#: constants that cannot be names (`e` can: a value given to `e` makes it an input)
+_RESERVED = frozenset(_CONSTANTS) - {"e"}
+#: functions of a value, besides ones() and zeros()
+_VALUE_FUNCTIONS = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin,
+                    "cos": np.cos, "tan": np.tan}
+_GREEK = "".join(sorted(GREEK_NAMES))
 _OPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
         ast.Div: np.divide, ast.Pow: np.power}
 _FP_ERRORS = {"overflow": "overflows float64",  # "invalid" before "divide": 0/0 is both
               "invalid": "invalid operation (the result is not a number)",
               "divide": "division by zero"}
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER = re.compile(rf"[A-Za-z_{_GREEK}][A-Za-z0-9_{_GREEK}]*")
 
 
 class _Bad(Exception):
@@ -131,6 +142,15 @@ def _normalized(text: str, option: str, limits: Limits) -> str:
         raise _error(option, text, e.message) from None
 
 
+def _notation(value: str, option: str, text: str) -> str:
+    """A value's student notation (`2pi`, `√2`) rewritten, as in programs."""
+    try:
+        return rewrite(value, ["ones", "zeros", *_VALUE_FUNCTIONS], lambda k: Pos(1, k + 1)
+                       ).text
+    except GradcalcError as e:
+        raise _error(option, text, e.message) from None
+
+
 def _split_top_level(text: str) -> list[str]:
     """Split at commas outside brackets."""
     pieces, depth, start = [], 0, 0
@@ -148,12 +168,12 @@ def _check_name(name: str, option: str, text: str) -> None:
         raise _error(option, text, f"{quote(name)} is not a name (letters, digits, '_')")
     if name.startswith("_"):
         raise _error(option, text, f"{quote(name)}: names starting with '_' are not allowed")
-    if name in _CONSTANTS:
+    if name in _RESERVED:
         raise _error(option, text, f"{quote(name)} is a constant and cannot be given a value")
 
 
 def _evaluate(value: str, option: str, text: str, limits: Limits) -> np.ndarray:
-    value = value.strip()
+    value = _notation(value.strip(), option, text)
     if not value:
         raise _error(option, text, "the value is missing")
     found = long_literal(value, limits.max_literal_digits)
@@ -205,7 +225,8 @@ class _Evaluator:
         if isinstance(node, ast.Name):
             if node.id not in _CONSTANTS:
                 raise _Bad(f"unknown name {quote(node.id)}: a value is made of numbers, "
-                           "lists, pi, E, nan, inf, ones(...) and zeros(...)")
+                           "lists, pi, e, nan, inf, ones(...), zeros(...) and sqrt, exp, "
+                           "log, sin, cos, tan")
             return np.asarray(_CONSTANTS[node.id])
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             operand = self.evaluate(node.operand)
@@ -221,6 +242,9 @@ class _Evaluator:
         if isinstance(node, ast.List):
             return self.array(node)
         if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else None
+            if name in _VALUE_FUNCTIONS and len(node.args) == 1 and not node.keywords:
+                return np.asarray(_VALUE_FUNCTIONS[name](self.evaluate(node.args[0])))
             return self.filled(node)
         segment = self.segment(node) or type(node).__name__
         raise _Bad(f"{quote(segment)} is not allowed in a value; a value is made of "
@@ -257,7 +281,8 @@ class _Evaluator:
         if name not in ("ones", "zeros") or node.keywords or not 1 <= len(node.args) <= 2:
             segment = self.segment(node) or "call"
             raise _Bad(f"{quote(segment)} is not allowed; the only calls in a value are "
-                       "ones(n), ones(n, m), zeros(n) and zeros(n, m)")
+                       "ones(n), ones(n, m), zeros(n), zeros(n, m) and sqrt, exp, log, sin, "
+                       "cos, tan of a value")
         shape = tuple(self.count(a) for a in node.args)
         self.check_size(shape)
         return np.ones(shape) if name == "ones" else np.zeros(shape)

@@ -1,0 +1,345 @@
+"""The notation students type, rewritten into the language before Python's parser sees it.
+
+A token pass over the normalised text (Python's own tokenizer) that only touches token
+sequences no valid program contains, so the meaning of a valid program never changes:
+
+- implicit multiplication: `2x`, `2 x`, `3(x+1)`, `(x+1)(x-1)`, `x sin(x)`, `2pi`, `x y`
+  get a `*`; a name followed by `(` is never a product (`x (0)` stays an error);
+- `sin^2(x)` / `sin²(x)` is `(sin(x)^2)`; `√x`, `√(x+1)`, `√sin(x)` are `sqrt(...)`;
+  `ln(...)` is `log(...)`; the name `π` is `pi`;
+- `f(x, y) = EXPR` at the start of a statement assigns `f` and declares its inputs;
+- what stays ambiguous is an error that shows the reading to type: `sin x`, `sin^-1(x)`,
+  `e^2x` (a bare exponent followed at once by a factor), `√2x`, `√x^2`.
+
+A space ends a bare exponent or radicand: `x^2 y` is x²·y and `√2 x` is √2·x, while
+`x^2y` and `√2x` are refused. A superscript ends itself: `x²y` is x²·y.
+"""
+
+from __future__ import annotations
+
+import io
+import keyword
+import re
+import tokenize
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from gradcalc.errors import ParseError
+from gradcalc.language.program import Pos
+from gradcalc.language.text import SUPERSCRIPTS, LineIndex, quote
+
+#: spellings of functions that are not the function table's names
+ALIASES = {"ln": "log"}
+#: names that are the table's constants under another spelling
+CONSTANT_SPELLINGS = {"π": "pi"}
+_STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
+#: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
+#: call or definition, `π`, `√`); text without one is left alone without tokenizing it
+_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]")
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """The rewritten text, per character (plus an end entry) its offset in the input, and
+    the inputs declared by `f(x, y) = ...` definitions, in order."""
+
+    text: str
+    origin: list[int]
+    inputs: tuple[str, ...] = ()
+    #: the tokens of `text` when nothing was rewritten (for the next stage to reuse)
+    tokens: list[tokenize.TokenInfo] | None = None
+
+
+@dataclass
+class _Edit:
+    start: int
+    end: int
+    text: str
+    origin: int
+    order: int = 0
+
+
+def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
+            superscript: Callable[[int], bool] = lambda offset: False) -> Rewritten:
+    """Rewrite student notation in normalised `text`.
+
+    `functions`: the callable names; `at(offset)`: the user's position of an offset, for
+    errors; `superscript(offset)`: whether the character there came from a superscript.
+    Text the tokenizer cannot read is rewritten up to that point; ast reports the rest.
+    """
+    if not _TRIGGER.search(text):
+        return Rewritten(text, list(range(len(text) + 1)))
+    tokens, complete = _tokens(text)
+    if not tokens:
+        return Rewritten(text, list(range(len(text) + 1)))
+    rewriter = _Pass(text, [t for t in tokens if not _blank(t)], frozenset(functions), at,
+                     superscript)
+    rewriter.complete = complete
+    result = rewriter.run()
+    if result.tokens is not None:
+        result = Rewritten(result.text, result.origin, result.inputs, tokens)
+    return result
+
+
+def _blank(tok: tokenize.TokenInfo) -> bool:
+    return tok.type == tokenize.ERRORTOKEN and tok.string.isspace()
+
+
+def _tokens(text: str) -> tuple[list[tokenize.TokenInfo], bool]:
+    """The tokens of `text`, and whether the tokenizer read all of it."""
+    tokens: list[tokenize.TokenInfo] = []
+    try:
+        tokens.extend(tokenize.generate_tokens(io.StringIO(text).readline))
+    except Exception:  # noqa: BLE001 - unreadable rest: ast.parse names the problem
+        return tokens, False
+    return tokens, True
+
+
+class _Pass:
+    """One left-to-right pass collecting edits; `run` applies them."""
+
+    def __init__(self, text: str, tokens: list[tokenize.TokenInfo], functions: frozenset[str],
+                 at: Callable[[int], Pos], superscript: Callable[[int], bool]) -> None:
+        self.text = text
+        self.toks = tokens
+        self.functions = functions | set(ALIASES)
+        self.at = at
+        self.superscript = superscript
+        starts = LineIndex(text).starts
+        last = len(starts)
+        self.starts = [min(starts[min(t.start[0], last) - 1] + t.start[1], len(text))
+                       for t in tokens]
+        self.ends = [min(starts[min(t.end[0], last) - 1] + t.end[1], len(text)) for t in tokens]
+        self.strs = [t.string for t in tokens] + [""]
+        self.types = [t.type for t in tokens] + [tokenize.ENDMARKER]
+        self.match = _matching(tokens)
+        self.edits: list[_Edit] = []
+        self.inputs: list[str] = []
+        #: token index -> what it ends bare ("exponent" or "radicand")
+        self.bare: dict[int, str] = {}
+        #: token indices after which no `*` goes (the power in `sin**2(x)`)
+        self.no_product: set[int] = set()
+        self.complete = False
+
+    # token classes --------------------------------------------------------------------
+    def s(self, i: int) -> str:
+        return self.strs[i] if 0 <= i < len(self.strs) else ""
+
+    def kind(self, i: int) -> int:
+        return self.types[i] if 0 <= i < len(self.types) else tokenize.ENDMARKER
+
+    def is_name(self, i: int) -> bool:
+        word = self.s(i)
+        return (self.kind(i) == tokenize.NAME and not keyword.iskeyword(word)
+                and not keyword.issoftkeyword(word))
+
+    def is_function(self, i: int) -> bool:
+        return self.is_name(i) and self.s(i) in self.functions
+
+    def is_value(self, i: int) -> bool:
+        """A name that is not a function (a variable or a constant)."""
+        return self.is_name(i) and self.s(i) not in self.functions
+
+    def is_root(self, i: int) -> bool:
+        return self.kind(i) == tokenize.ERRORTOKEN and self.s(i) == "√"
+
+    def edit(self, start: int, end: int, text: str, origin: int | None = None) -> None:
+        self.edits.append(_Edit(start, end, text, start if origin is None else origin,
+                                len(self.edits)))
+
+    def error(self, i: int, message: str) -> ParseError:
+        return ParseError(f"{message} (at {self.at(self.starts[i])})")
+
+    # the pass -------------------------------------------------------------------------
+    def run(self) -> Rewritten:
+        """One look at each token; the rules run only where their first token is."""
+        name, number, root = tokenize.NAME, tokenize.NUMBER, tokenize.ERRORTOKEN
+        types, strs = self.types, self.strs
+        special = self.functions | set(CONSTANT_SPELLINGS)
+        for i in range(len(self.toks)):
+            t, word = types[i], strs[i]
+            if t == name:
+                if i == 0 or types[i - 1] in _STATEMENT_START or strs[i - 1] == ";":
+                    self.definition(i)
+                if word in special:
+                    self.spelling(i)
+                    self.function_power(i)
+            elif t == root:
+                self.root(i)
+            if (t == number or t == name) and i not in self.no_product \
+                    and strs[i - 1] in ("**", "-", "+"):
+                self.bare_exponent(i)
+            if i and (t == name or word == "(" or word == "√") and (
+                    types[i - 1] in (number, name) or strs[i - 1] == ")"):
+                self.product(i - 1, i)
+        return self.apply()
+
+    def spelling(self, i: int) -> None:
+        word = self.s(i)
+        if self.kind(i) != tokenize.NAME:
+            return
+        if word in CONSTANT_SPELLINGS:
+            self.edit(self.starts[i], self.ends[i], CONSTANT_SPELLINGS[word])
+        elif word in ALIASES and word not in self.functions - set(ALIASES) \
+                and self.s(i + 1) == "(":
+            self.edit(self.starts[i], self.ends[i], ALIASES[word])
+        if self.is_function(i) and (self.is_name(i + 1) or self.kind(i + 1) == tokenize.NUMBER
+                                    or self.is_root(i + 1)):
+            raise self.error(i, f"{quote(word)} needs parentheses: write "
+                             f"{word}({self.s(i + 1)}) rather than {word} {self.s(i + 1)}")
+
+    def definition(self, i: int) -> None:
+        """`f(x, y) = ...` at a statement's start: `f = ...`, with inputs x, y."""
+        if not self.is_value(i) or self.s(i + 1) != "(":
+            return
+        close = self.match.get(i + 1)
+        if close is None or self.s(close + 1) != "=" or self.kind(close + 1) != tokenize.OP:
+            return
+        params = [k for k in range(i + 2, close) if self.s(k) != ","]
+        if not params or not all(self.is_value(k) for k in params) or any(
+                self.s(k) != "," for k in range(i + 3, close, 2)):
+            return
+        self.edit(self.starts[i + 1], self.ends[close], "")
+        self.inputs.extend(self.s(k) for k in params if self.s(k) not in self.inputs)
+
+    def function_power(self, i: int) -> None:
+        """`sin**2(x)` (from `sin^2(x)` or `sin²(x)`): the square of sin(x)."""
+        if not self.is_function(i) or self.s(i + 1) != "**":
+            return
+        word, power = self.s(i), self.s(i + 2)
+        if power in ("-", "+"):
+            raise self.error(i, f"{word}^{power}{self.s(i + 3)}(...) is ambiguous: write "
+                             f"a{word}(x) for the inverse function or 1/{word}(x) for the "
+                             "reciprocal" if word in ("sin", "cos", "tan") else
+                             f"{word}^{power}{self.s(i + 3)}(...) is ambiguous: write "
+                             f"{word}(x)^{power}{self.s(i + 3)}")
+        if self.kind(i + 2) != tokenize.NUMBER:
+            return
+        close = self.match.get(i + 3) if self.s(i + 3) == "(" else None
+        if close is None:
+            if self.is_name(i + 3) or self.kind(i + 3) == tokenize.NUMBER:
+                raise self.error(i, f"write {word}({self.s(i + 3)})^{power} rather than "
+                                 f"{word}^{power} {self.s(i + 3)}")
+            return
+        self.edit(self.starts[i], self.ends[i + 2], f"({word}", self.starts[i])
+        self.edit(self.ends[close], self.ends[close], f"**{power})", self.starts[i + 2])
+        self.no_product.add(i + 2)
+
+    def root(self, i: int) -> None:
+        """`√x`, `√2`, `√(x+1)`, `√sin(x)`: sqrt of what follows."""
+        if not self.is_root(i):
+            return
+        start, nxt = self.starts[i], i + 1
+        if self.s(nxt) == "(":
+            self.edit(start, self.ends[i], "sqrt")
+            return
+        if self.is_function(nxt) and self.s(nxt + 1) == "(":
+            last = self.match.get(nxt + 1)
+        elif self.is_value(nxt) or self.kind(nxt) == tokenize.NUMBER:
+            last = nxt
+            while self.s(last + 1) == "[" and self.match.get(last + 1) is not None:
+                last = self.match[last + 1]
+            if self.s(last + 1) == "**":
+                radicand = self.text[self.starts[nxt]:self.ends[last]]
+                raise self.error(i, f"√{radicand}^... is ambiguous: write sqrt({radicand})^... "
+                                 f"or sqrt({radicand}^...)")
+            self.bare[last] = "radicand"
+        else:
+            last = None
+        if last is None:
+            raise self.error(i, "√ needs what it takes the root of: write √x, √(x+1) or "
+                             "sqrt(...)")
+        self.edit(start, self.ends[i], "sqrt(")
+        self.edit(self.ends[last], self.ends[last], ")", start)
+
+    def bare_exponent(self, i: int) -> None:
+        """Mark a bare exponent's last token (`2` in `e**2`, `x` in `e**-x`)."""
+        if self.kind(i) != tokenize.NUMBER and not self.is_value(i):
+            return
+        before = i - 1
+        if self.s(before) in ("-", "+"):
+            before -= 1
+        if self.s(before) == "**" and not self.superscript(self.starts[i]):
+            self.bare[i] = "exponent"
+
+    def product(self, left: int, right: int) -> None:
+        """Insert `*` between two adjacent tokens that can only mean a product."""
+        starts_operand = (self.is_name(right) or self.s(right) == "("
+                          or self.is_root(right))
+        if not starts_operand or left in self.no_product or (
+                self.s(right) == "(" and self.s(right + 1) == ")"):
+            return
+        if self.kind(left) == tokenize.NUMBER or self.s(left) == ")":
+            pass
+        elif self.is_value(left) and (self.is_name(right) or self.is_root(right)):
+            pass
+        else:
+            return
+        if left in self.bare and self.ends[left] == self.starts[right]:
+            raise self.ambiguous(left, right)
+        self.edit(self.starts[right], self.starts[right], "*")
+
+    def ambiguous(self, left: int, right: int) -> ParseError:
+        a, b = self.s(left), self.s(right)
+        if self.bare[left] == "radicand":
+            return self.error(left, f"√{a}{b} is ambiguous: write sqrt({a})*{b} or "
+                              f"sqrt({a}*{b})")
+        base = self.s(left - 2) if self.s(left - 1) == "**" else self.s(left - 3)
+        sign = "" if self.s(left - 1) == "**" else self.s(left - 1)
+        return self.error(left, f"{base}^{sign}{a}{b} is ambiguous: write {base}^{sign}{a}*{b} "
+                          f"or {base}^({sign}{a}*{b}) (a space also ends the exponent: "
+                          f"{base}^{sign}{a} {b})")
+
+    def apply(self) -> Rewritten:
+        out: list[str] = []
+        origin: list[int] = []
+        cursor = 0
+        for e in sorted(self.edits, key=lambda e: (e.start, e.end, e.order)):
+            if e.start < cursor:
+                continue  # overlapping edits: the first wins (cannot happen for valid text)
+            out.append(self.text[cursor:e.start])
+            origin.extend(range(cursor, e.start))
+            out.append(e.text)
+            origin.extend([e.origin] * len(e.text))
+            cursor = e.end
+        out.append(self.text[cursor:])
+        origin.extend(range(cursor, len(self.text) + 1))
+        reuse = self.toks if not self.edits and self.complete else None
+        return Rewritten("".join(out), origin, tuple(self.inputs), reuse)
+
+
+def _matching(tokens: list[tokenize.TokenInfo]) -> dict[int, int]:
+    """Index of each opening bracket -> index of its closing bracket."""
+    match: dict[int, int] = {}
+    stack: list[int] = []
+    for k, tok in enumerate(tokens):
+        if tok.type != tokenize.OP:
+            continue
+        if tok.string in "([{":
+            stack.append(k)
+        elif tok.string in ")]}" and stack:
+            match[stack.pop()] = k
+    return match
+
+
+def superscript_test(original: str, origin: list[int]) -> Callable[[int], bool]:
+    """`superscript(offset)` for normalised text whose characters came from `original`."""
+    def test(offset: int) -> bool:
+        k = origin[offset] if offset < len(origin) else len(original)
+        return k < len(original) and original[k] in SUPERSCRIPTS
+    return test
+
+
+def split_name(name: str, known: Collection[str]) -> list[str] | None:
+    """`xy` -> ['x', 'y'] when `name` is two or more `known` names written together (the
+    reading a student meant by `xy`), else None."""
+    names = sorted((k for k in known if k and k != name), key=len, reverse=True)
+    best: dict[int, list[str]] = {0: []}
+    for i in range(len(name)):
+        if i not in best:
+            continue
+        for k in names:
+            if name.startswith(k, i) and i + len(k) not in best:
+                best[i + len(k)] = [*best[i], k]
+    found = best.get(len(name))
+    return found if found and len(found) > 1 else None
