@@ -349,6 +349,41 @@ def batch(
         raise typer.Exit(tally.exit_code)
 
 
+@app.command()
+def plot(
+    program: ProgramArg,
+    over: Annotated[str, typer.Option(
+        "--over", help="The input and its interval, e.g. x=-3:3.", show_default=False)],
+    at: AtOpt = [],  # noqa: B006
+    of: OfOpt = None,
+    samples: Annotated[int, typer.Option("--samples", help="Grid points.")] = 201,
+    width: Annotated[int, typer.Option("--width", min=20, max=1000)] = 72,
+    height: Annotated[int, typer.Option("--height", min=8, max=500)] = 20,
+    save: Annotated[str | None, typer.Option(
+        "--save", metavar="FILE.svg|png",
+        help="Also write the plot to a file (needs the plot extra: matplotlib).")] = None,
+    json_out: JsonOpt = False,
+    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
+    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
+) -> None:
+    """The function and its derivative over an interval of one scalar input, drawn in the
+    terminal: kinks show as jumps of the derivative, undefined stretches as gaps."""
+    from gradcalc.commands import plot as plotting
+    from gradcalc.render import plot as drawing
+
+    _state["format"] = "json" if json_out else "rich"
+    limits = replace(DEFAULT_LIMITS, max_iterations=max_iterations,
+                     max_operations=max_operations)
+    data = plotting.run(read_program(program), over, at, samples, of, limits)
+    if save is not None:
+        drawing.save(data, save)
+    if json_out:
+        sys.stdout.write(json.dumps(drawing.to_json(data)) + "\n")
+        return
+    sys.stdout.write(drawing.terminal(data, width, height, drawing.want_color()) + "\n")
+    sys.stdout.write("\n".join(drawing.notes(data)) + "\n")
+
+
 #: an error message is cut to this length (user text in it is already quoted and cut)
 MAX_MESSAGE_CHARS = 2_000
 
