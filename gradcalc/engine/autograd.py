@@ -99,7 +99,8 @@ def _seed(output: Tensor, gradient: Any, position: int, create_graph: bool,
 
 
 def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
-         create_graph: bool, stop_at: set | None, batched: bool = False) -> dict:
+         create_graph: bool, stop_at: set | None, batched: bool = False,
+         only: bool = False) -> dict:
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad_tensors has {len(grads)} entries but there are "
                            f"{len(outputs)} outputs")
@@ -108,8 +109,26 @@ def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
     roots = [(o._node if isinstance(o, Tensor) else None,
               _seed(o, g, i, create_graph, batched))
              for i, (o, g) in enumerate(zip(outputs, grads, strict=True))]
+    needed = _leading_to([r for r, _ in roots], stop_at or set()) if only else None
     return tape.backward(roots, retain_graph=retain_graph, create_graph=create_graph,
-                         stop_at=stop_at or None)
+                         stop_at=stop_at or None, needed=needed)
+
+
+def _leading_to(roots: list[Any], targets: set[Node]) -> set[Node]:
+    """The nodes from which a target is reachable along parents (what a sweep must run)."""
+    leads: dict[Node, bool] = {}
+    stack = [(r, False) for r in roots if r is not None]
+    while stack:
+        node, finished = stack.pop()
+        if finished:
+            leads[node] = node in targets or any(leads.get(p, False) for p in node.parents)
+            continue
+        if node in leads:
+            continue
+        leads[node] = False  # visited; settled once its parents are
+        stack.append((node, True))
+        stack.extend((p, False) for p in node.parents if p is not None and p not in leads)
+    return {n for n, lead in leads.items() if lead}
 
 
 def _grads_list(grad_tensors: Any, n: int) -> list[Any]:
@@ -160,7 +179,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     else:
         targets = None
         stop_at = {node for node, ref in list(_retained.items()) if ref() is not None}
-    result = _run(outputs, grads, retain_graph, create_graph, stop_at)
+    result = _run(outputs, grads, retain_graph, create_graph, stop_at, only=targets is not None)
     if targets is not None:
         for t in targets:
             if t._node in result:
@@ -192,7 +211,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
         if not isinstance(t, Tensor) or t._node is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     result = _run(outputs_list, grads, retain_graph, create_graph,
-                  {t._node for t in inputs_list}, batched=is_grads_batched)
+                  {t._node for t in inputs_list}, batched=is_grads_batched, only=True)
     answer: list[Tensor | None] = []
     for i, t in enumerate(inputs_list):
         if t._node in result:

@@ -398,8 +398,10 @@ def _ext_dx(tie_sign):
 
     def rule(g, ans, a, b):
         av, bv = value(a), value(b)  # PyTorch masks the loser, so a NaN passes g to both
-        share = np.logical_not((av - bv) * tie_sign < 0) - 0.5 * (av == bv)
-        return _unb(g * share, ans, a)
+        loser = (av - bv) * tie_sign < 0
+        half = av == bv
+        return _unb(_masked(g * 0.5 if np.all(half) else where(half, g * 0.5, g),
+                            np.logical_not(loser)), ans, a)
 
     return rule
 
@@ -407,8 +409,10 @@ def _ext_dx(tie_sign):
 def _ext_dy(tie_sign):
     def rule(g, ans, a, b):
         av, bv = value(a), value(b)
-        share = np.logical_not((bv - av) * tie_sign < 0) - 0.5 * (av == bv)
-        return _unb(g * share, ans, b)
+        loser = (bv - av) * tie_sign < 0
+        half = av == bv
+        return _unb(_masked(g * 0.5 if np.all(half) else where(half, g * 0.5, g),
+                            np.logical_not(loser)), ans, b)
 
     return rule
 
@@ -420,8 +424,19 @@ def _div_dy(g, ans, x, y):
     return _unb(-g * (x / y / y), ans, y)
 
 
+def _masked(g, keep):
+    """g where `keep`, exactly 0 elsewhere even if g is inf or nan (PyTorch's masked_fill)."""
+    if value(g) is not g:  # a recorded sweep
+        return where(keep, g, 0.0)
+    if type(g) is np.ndarray:
+        return np.where(keep, g, 0.0)
+    if type(g) in (float, np.float64) and not math.isfinite(g):
+        return np.where(keep, g, 0.0)
+    return g * keep  # a finite scalar, or a structured (diagonal) seed that stays so
+
+
 def _relu_vjp(g, ans, x):
-    out = g * np.logical_not(value(x) <= 0)
+    out = _masked(g, np.logical_not(value(x) <= 0))
     if value(ans) is not ans and getattr(out, "_node", None) is None:
         # PyTorch's relu backward stays on the recorded graph through its saved output
         # (with a zero derivative), so a second derivative is zeros, not an error
@@ -431,15 +446,15 @@ def _relu_vjp(g, ans, x):
 
 def _clamp_dx(g, ans, x, lo, hi):
     xv = value(x)
-    return _unb(g * ((xv >= value(lo)) & (xv <= value(hi))), ans, x)
+    return _unb(_masked(g, (xv >= value(lo)) & (xv <= value(hi))), ans, x)
 
 
 def _clamp_dlo(g, ans, x, lo, hi):  # PyTorch: when lo >= hi the result is hi, not lo
-    return _unb(g * ((value(x) < value(lo)) & (value(lo) < value(hi))), ans, lo)
+    return _unb(_masked(g, (value(x) < value(lo)) & (value(lo) < value(hi))), ans, lo)
 
 
 def _clamp_dhi(g, ans, x, lo, hi):
-    return _unb(g * ((value(x) > value(hi)) | (value(lo) > value(hi))), ans, hi)
+    return _unb(_masked(g, (value(x) > value(hi)) | (value(lo) > value(hi))), ans, hi)
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -451,7 +466,11 @@ def _mean_vjp(g, ans, x, axis=None, keepdims=False):
 
 
 def _prod_vjp(g, ans, x, axis=None, keepdims=False):
+    if ndim(x) == 0:  # PyTorch: the gradient itself, whatever x is
+        return g
     expanded = _expand(g, ans, x, axis)
+    if axis is None and value(g) is g and np.count_nonzero(value(x) == 0) > 1:
+        return np.zeros(shape(expanded))  # PyTorch, outside create_graph: exactly 0
     if np.all(value(x) != 0):
         return expanded * _expand(ans, ans, x, axis) / x
     # a zero factor: the product of the other factors, computed without dividing

@@ -111,6 +111,9 @@ def _saves_tensors(node: Node) -> bool:
         return not all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
                        or (isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype != bool)
                        for i in params["index"])
+    if node.prim.name == "index_put":  # t[...] = v is a plain copy_; a part is CopySlices
+        return not all(i is Ellipsis or isinstance(i, slice) and i == slice(None)
+                       for i in params["index"])
     return node.prim.name not in SAVES_NOTHING
 
 
@@ -137,7 +140,7 @@ def release(node: Node) -> None:
     saves = _SAVES.get(prim)
     if saves is None:
         saves = _saves_tensors(node)
-        if prim.name not in ("getitem",) and prim.variadic_vjp is None:
+        if prim.name not in ("getitem", "index_put") and prim.variadic_vjp is None:
             _SAVES[prim] = saves  # the same for every node of this primitive
     if saves:
         node.saved = None
@@ -162,13 +165,17 @@ def backward(
     retain_graph: bool = False,
     create_graph: bool = False,
     stop_at: set[Node] | None = None,
+    needed: set[Node] | None = None,
 ) -> dict[Node, Any]:
     """Propagate seeds from `roots` back to the leaves; return the cotangent of each leaf.
 
     Seeds may carry leading batch axes (a batch of cotangents, e.g. an identity seed for a
     whole Jacobian): every VJP rule works on them unchanged. With `create_graph` the
     cotangents are tensors and the sweep itself is recorded. Nodes in `stop_at` have their
-    cotangent reported too (for gradients with respect to intermediate values).
+    cotangent reported too (for gradients with respect to intermediate values). Given
+    `needed` (the nodes that lead to the wanted ones), a node runs only if one of its
+    parents is needed: PyTorch's engine runs only what the requested gradients need (and
+    frees only that).
     """
     from gradcalc.engine.tensor import (
         Tensor,  # the tensor type wraps values when the sweep is recorded
@@ -194,6 +201,8 @@ def backward(
                 result[node] = g
                 if prim is None:
                     continue
+            if needed is not None and not any(p in needed for p in node.parents):
+                continue
             saved = node.saved
             if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
@@ -215,8 +224,8 @@ def backward(
                     gi = rules[i](g, ans, *args, **params)
                 else:
                     gi = prim.vjp(i, g, ans, args, params)
-                if gi is None:  # a custom Function's backward gave no gradient: none flows
-                    continue
+                if gi is None or needed is not None and parent not in needed:
+                    continue  # no gradient (a custom backward's None), or none wanted
                 if parent in cotangent:
                     cotangent[parent] = cotangent[parent] + gi
                 else:

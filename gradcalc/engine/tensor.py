@@ -408,13 +408,20 @@ class Tensor:
         """The 2-norm of all elements."""
         return _as_tensor(ops.norm(self))
 
+    def _view(self, new_shape: tuple[int, ...]) -> Tensor:
+        """A reshape that is recorded even to the same shape: PyTorch's view is a new,
+        non-leaf tensor."""
+        if tuple(new_shape) == self.shape:
+            return _as_tensor(ops.apply(ops.PRIMITIVES["reshape"], self, new_shape=self.shape))
+        return _as_tensor(ops.reshape(self, new_shape))
+
     def reshape(self, *new_shape: Any) -> Tensor:
-        return _as_tensor(ops.reshape(self, _shape_args(new_shape, self.shape)))
+        return self._view(_shape_args(new_shape, self.shape))
 
     view = reshape
 
     def flatten(self) -> Tensor:
-        return self.reshape(-1)
+        return self if self.ndim == 1 else self.reshape(-1)
 
     def unsqueeze(self, dim: int) -> Tensor:
         return _as_tensor(ops.unsqueeze(self, dim))
@@ -426,13 +433,13 @@ class Tensor:
         else:
             dim = dim % max(len(s), 1)
             new = s[:dim] + s[dim + 1:] if s and s[dim] == 1 else s
-        return _as_tensor(ops.reshape(self, new))
+        return self._view(new)
 
     def t(self) -> Tensor:
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                                f"{self.ndim}D")
-        return self if self.ndim < 2 else _as_tensor(ops.transpose(self))
+        return self._view(self.shape) if self.ndim < 2 else _as_tensor(ops.transpose(self))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         axes = list(range(self.ndim))
@@ -440,10 +447,18 @@ class Tensor:
         return _as_tensor(ops.transpose(self, axes))
 
     def permute(self, *dims: Any) -> Tensor:
-        return _as_tensor(ops.transpose(self, _shape_args(dims, self.shape)))
+        axes = _shape_args(dims, self.shape)
+        if len(axes) != self.ndim:
+            raise RuntimeError(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match "
+                "the length of the desired ordering of dimensions i.e. input.dim() = "
+                f"{self.ndim} is not equal to len(dims) = {len(axes)}")
+        return _as_tensor(ops.transpose(self, axes))
 
     def expand(self, *new_shape: Any) -> Tensor:
-        return _as_tensor(ops.broadcast_to(self, _shape_args(new_shape, self.shape)))
+        shape = _shape_args(new_shape, self.shape)
+        return self._view(shape) if shape == self.shape else _as_tensor(
+            ops.broadcast_to(self, shape))
 
     # elementwise functions ------------------------------------------------------------
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
