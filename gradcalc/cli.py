@@ -63,7 +63,17 @@ WeightsOpt = Annotated[str | None, typer.Option(
     help="Weights of the output's shape: computes the vector-Jacobian product "
     "(PyTorch's y.backward(w)).")]
 ExpectOpt = Annotated[str | None, typer.Option(
-    "--expect", help="Expected derivative, e.g. 'x=[6,6]'; a mismatch exits with 1.")]
+    "--expect", help="Expected derivative: values or expressions of numbers, e.g. 'x=[6,6]' "
+    "or 'x=2*sin(1)+cos(1)'; a mismatch exits with 1.")]
+RtolOpt = Annotated[float | None, typer.Option(
+    "--rtol", help="--expect's relative tolerance (default 1e-9).", show_default=False)]
+AtolOpt = Annotated[float | None, typer.Option(
+    "--atol", help="--expect's absolute tolerance (default 1e-12).", show_default=False)]
+DigitsOpt = Annotated[str | None, typer.Option(
+    "--digits", metavar="N|full",
+    help="Significant digits in the readable and plain views (default 15; values below "
+    "1e-15 of their array's scale read 0); 'full' prints every digit. JSON is never rounded.",
+    show_default=False)]
 PointsOpt = Annotated[str | None, typer.Option(
     "--points", metavar="FILE.csv",
     help="A CSV table of points (header: input names, x[0],x[1] for vectors; - for standard "
@@ -107,6 +117,23 @@ def read_program(text: str) -> str:
     return text
 
 
+def _program_text(text: str) -> str:
+    """The program, its surrounding whitespace removed; a program argument that names an
+    existing file and does not parse asks "did you mean @FILE?"."""
+    from gradcalc.argv import check_not_a_file, tidy
+
+    program = tidy(read_program(text))
+    if text != "-" and not text.startswith("@") and "\n" not in program \
+            and os.path.isfile(program):
+        from gradcalc.language.parse import parse
+
+        try:
+            parse(program)
+        except GradcalcError as exc:
+            raise check_not_a_file(program, exc) from None
+    return program
+
+
 def _decode(data: bytes, where: str) -> str:
     if len(data) > MAX_PROGRAM_BYTES:
         raise GradcalcError(f"the program in {where} is over {MAX_PROGRAM_BYTES:,} bytes",
@@ -132,17 +159,24 @@ def _limits(check_seconds: float, max_iterations: int, max_operations: int) -> L
 def _run(command: str, program: str, at: list[str], weights: str | None, wrt: str | None,
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, limits: Limits,
          expect: str | None, points: str | None = None,
-         extras: dict[str, Any] | None = None) -> None:
+         extras: dict[str, Any] | None = None,
+         view: tuple[str | None, float | None, float | None] = (None, None, None)) -> None:
+    """One derivative command; `view` is (--digits, --rtol, --atol)."""
     from gradcalc.commands.jobs import Job
+    from gradcalc.render.digits import Numbers, parse_digits
 
+    digits, rtol, atol = view
+    numbers = Numbers(parse_digits(digits))
     fmt = _format(json_out, plain_out)
     _state["format"] = fmt
     if points == "-" and program == "-":
         raise GradcalcError("the program and --points cannot both come from standard input",
                             kind="usage")
-    job = Job(command=command, program=read_program(program), at=at, weights=weights,
+    job = Job(command=command, program=_program_text(program), at=at, weights=weights,
               wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
               of=of, check=not no_check, expect=expect, limits=limits)
+    job = replace(job, rtol=job.rtol if rtol is None else rtol,
+                  atol=job.atol if atol is None else atol)
     extras = extras or {}
     if points is not None:
         if any(extras.values()):
@@ -152,12 +186,12 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     else:
         job = replace(job, symbolic=extras.get("symbolic", False),
                       explain=extras.get("explain", False) or extras.get("graph") is not None)
-        failed = _run_one(job, fmt, extras)
+        failed = _run_one(job, fmt, extras, numbers)
     if failed:
         raise typer.Exit(1)
 
 
-def _run_one(job: Any, fmt: str, extras: dict[str, Any]) -> bool:
+def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
     """One point: the result on stdout in the chosen format (or the graph, with --graph);
     whether a check failed."""
     from gradcalc.commands import derivatives
@@ -178,13 +212,26 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any]) -> bool:
     elif fmt == "plain":
         from gradcalc.render.plain import notes, plain
 
-        sys.stdout.write(plain(result) + "\n")
-        sys.stderr.writelines(line + "\n" for line in notes(result))
+        sys.stdout.write(plain(result, numbers) + "\n")
+        sys.stderr.writelines(line + "\n" for line in notes(result, numbers))
     else:
-        from gradcalc.render.terminal import show, stdout_console
+        from gradcalc.render.terminal import show
 
-        show(result, stdout_console())
+        _show(lambda console: show(result, console, numbers))
     return result.failed
+
+
+def _show(draw: Any) -> None:
+    """Draw with rich; in a pipe or a file, without the spaces rich pads lines with."""
+    from gradcalc.render.terminal import stdout_console
+
+    console = stdout_console()
+    if console.is_terminal:
+        draw(console)
+        return
+    with console.capture() as captured:
+        draw(console)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def _stdin_note(what: str) -> None:
@@ -239,6 +286,24 @@ def _write_all(chunks: Iterable[str]) -> None:
 _state: dict[str, str] = {"format": "rich"}
 
 
+def _version(value: bool) -> None:
+    if value:
+        from gradcalc import __version__
+
+        sys.stdout.write(f"gradcalc {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print gradcalc's version and exit.")] = False,
+) -> None:
+    """Gradients, vector-Jacobian products, Jacobians and Hessians of small programs,
+    computed on gradcalc's own autograd tape and checked against sympy."""
+
+
 @app.command()
 def grad(
     program: ProgramArg,
@@ -253,6 +318,9 @@ def grad(
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
+    rtol: RtolOpt = None,
+    atol: AtolOpt = None,
+    digits: DigitsOpt = None,
     points: PointsOpt = None,
     symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
     graph: GraphOpt = None,
@@ -260,7 +328,7 @@ def grad(
     """Gradient of a scalar output, or with --weights the vector-Jacobian product."""
     _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check,
          _limits(check_seconds, max_iterations, max_operations), expect, points,
-         _extras(symbolic, latex, explain, graph))
+         _extras(symbolic, latex, explain, graph), (digits, rtol, atol))
 
 
 @app.command()
@@ -276,14 +344,18 @@ def jacobian(
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
+    rtol: RtolOpt = None,
+    atol: AtolOpt = None,
+    digits: DigitsOpt = None,
     points: PointsOpt = None,
     symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
     graph: GraphOpt = None,
 ) -> None:
-    """Full Jacobian: shape = output shape + input shape, one batched reverse sweep."""
+    """Full Jacobian: shape = output shape + input shape, one batched reverse sweep; with
+    several inputs shown as one matrix (rows: outputs, columns: inputs)."""
     _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check,
          _limits(check_seconds, max_iterations, max_operations), expect, points,
-         _extras(symbolic, latex, explain, graph))
+         _extras(symbolic, latex, explain, graph), (digits, rtol, atol))
 
 
 @app.command()
@@ -299,13 +371,18 @@ def hessian(
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     expect: ExpectOpt = None,
+    rtol: RtolOpt = None,
+    atol: AtolOpt = None,
+    digits: DigitsOpt = None,
+    points: PointsOpt = None,
     symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
     graph: GraphOpt = None,
 ) -> None:
-    """Hessian of a scalar output (second order through the tape); blocks per input pair."""
+    """Hessian of a scalar output (second order through the tape); with several inputs
+    shown as one matrix."""
     _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check,
-         _limits(check_seconds, max_iterations, max_operations), expect,
-         extras=_extras(symbolic, latex, explain, graph))
+         _limits(check_seconds, max_iterations, max_operations), expect, points,
+         _extras(symbolic, latex, explain, graph), (digits, rtol, atol))
 
 
 @app.command()
@@ -415,8 +492,16 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `gradcalc` script: run the app, map failures to exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
     _state["format"] = "json" if "--json" in args else "rich"
+    from typer.main import get_command
+
+    from gradcalc.argv import protect_dash_program
+
+    command = get_command(app)
+    if not args:
+        args = ["--help"]  # bare `gradcalc`: the help, and success
     try:
-        code = app(args=args, prog_name="gradcalc", standalone_mode=False)
+        code = command.main(args=protect_dash_program(args, command), prog_name="gradcalc",
+                            standalone_mode=False)
         return code if isinstance(code, int) else 0
     except typer.Exit as exc:
         return exc.exit_code

@@ -42,6 +42,8 @@ def test_the_worst_entry_is_named():
     result = compare("x=[1, 2, 3]", {"x": np.array([1.0, 2.5, 3.0])}, None)
     assert result.mismatches[0].index == (1,)
     assert "x[1]: expected 2, computed 2.5, difference 0.5" in result.text()
+    assert result.text(lambda v: f"{v:.1f}") == \
+        "mismatch (rtol 1e-09, atol 1e-12): x[1]: expected 2.0, computed 2.5, difference 0.5"
 
 
 def test_shapes_must_agree():

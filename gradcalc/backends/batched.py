@@ -320,7 +320,7 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
                               limits.max_iterations)
     with np.errstate(all="ignore"):
         interpreter.run(program)
-        result = output_of(env, program, of)
+        result = output_of(env, program, of, set(values))
         if isinstance(result, Batched):
             out = result.v
         else:  # the same at every point: give it the point axis

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
@@ -215,14 +215,22 @@ def run_numeric(
         interpreter.run(program)
     if usage is not None:
         usage.update(operations=backend.operations, work=backend.work)
-    return output_of(env, program, of)
+    return output_of(env, program, of, set(inputs) | set(constants or {}))
 
 
-def output_of(env: dict[str, Any], program: Program, of: str) -> Any:
-    """The value named `of` after a run; an error names what the program does assign."""
+class NotAssigned(EvalError):
+    """The output was not assigned on the path the values took."""
+
+
+def output_of(env: dict[str, Any], program: Program, of: str,
+              given: Collection[str] = ()) -> Any:
+    """The value named `of` after a run. When the path the values took never assigned it
+    (a branch that did not run), the error says so and names what the path did assign."""
     if of not in env:
-        assigned = ", ".join(program.assigned()) or "none"
-        raise EvalError(f"--of {quote(of)}: the program never assigns it (assigned: {assigned})")
+        done = ", ".join(k for k in program.assigned() if k in env and k not in given)
+        raise NotAssigned(f"the output {quote(of)} is not assigned on the path these values "
+                        f"take (a branch or loop that assigns it did not run; assigned on "
+                        f"this path: {done or 'nothing'})")
     return env[of]
 
 

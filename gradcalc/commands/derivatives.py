@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.backends.numeric import as_function, describe_shape
+from gradcalc.backends.numeric import NotAssigned, as_function, describe_shape
+from gradcalc.commands import expect as expectations
 from gradcalc.commands.jobs import (
     COMMANDS,
     Job,
@@ -19,12 +20,12 @@ from gradcalc.commands.jobs import (
     nonfinite_warnings,
     plan,
 )
+from gradcalc.commands.matrix import Matrix, assemble
 from gradcalc.engine import functional
 from gradcalc.engine.tape import no_grad
-from gradcalc.errors import GradcalcError, LimitError, ShapeError
-from gradcalc.language.parse import parse
+from gradcalc.errors import EvalError, GradcalcError, LimitError, ShapeError
+from gradcalc.language.parse import parse, quote
 from gradcalc.language.program import Program
-from gradcalc.language.values import value_from_data
 from gradcalc.limits import Limits
 
 __all__ = ["COMMANDS", "Job", "Result", "load_values", "plan", "run"]
@@ -40,15 +41,35 @@ class Result:
     derivative: dict[str, np.ndarray]  # input name (hessian: "x,y") -> values
     check: Any  # check.CheckResult
     warnings: list[str] = field(default_factory=list)
-    expect_ok: bool | None = None
+    expectation: expectations.Expectation | None = None  # --expect, when given
     wrt: list[str] = field(default_factory=list)  # the differentiated inputs, in order
     formulas: Any = None  # verify.formula.Formulas, with --symbolic
     explain: Any = None  # commands.explain.Explanation, with --explain
     view: dict[str, Any] = field(default_factory=dict)  # how to show them (--latex, --graph)
+    notes: list[str] = field(default_factory=list)  # e.g. which output was chosen, and why
+
+    @property
+    def expect_ok(self) -> bool | None:
+        return None if self.expectation is None else self.expectation.ok
 
     @property
     def failed(self) -> bool:
         return self.check.status == "fail" or self.expect_ok is False
+
+    def matrix(self) -> Matrix | None:
+        """With several inputs, the derivative as one matrix (rows: output entries,
+        columns: the inputs' entries in --wrt order); None with one input."""
+        if len(self.wrt) < 2:
+            return None
+        return assemble(self.command, self.output_name, self.output.shape, self.derivative,
+                        self.wrt, {n: self._shape_of(n) for n in self.wrt})
+
+    def _shape_of(self, name: str) -> tuple[int, ...]:
+        """An input's shape (or an assigned name's, from its derivative with --wrt)."""
+        if name in self.inputs:
+            return np.shape(self.inputs[name])
+        block = np.shape(self.derivative[name])
+        return block[self.output.ndim:] if self.command == "jacobian" else block
 
     @property
     def derivative_key(self) -> str:
@@ -61,26 +82,29 @@ def run(job: Job) -> Result:
         raise GradcalcError(f"unknown command {job.command!r}", kind="usage")
     program = parse(job.program, limits=job.limits)
     values = load_values(job.at, limits=job.limits)
-    names, of, weights = plan(job, program, values, intermediates=True)
+    names, chosen, weights = plan(job, program, values, intermediates=True)
+    of = chosen.name
     inner = [n for n in names if n not in values]  # assigned names: retain_grad()
     if inner:
         return _run_intermediates(job, program, values, names, inner, of, weights)
     constants = {k: v for k, v in values.items() if k not in names}
     f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
     point = tuple(values[n] for n in names)
-    if job.command == "grad":  # one recorded run: its output decides the seed
-        output, pull = functional.pullback(f, point)
-        derivative = dict(zip(names, pull(grad_seed(output.shape, of, weights))))
-    else:
-        with no_grad():
-            output = np.asarray(f(*point)._value, dtype=np.float64)
-        _bound(job.command, point, output, getattr(f, "usage", {}), job.limits)
-        derivative = _differentiate(job.command, f, point, names, output, of)
-    result = Result(job.command, of, output, values, weights, derivative, None, wrt=names)
-    result.warnings = nonfinite_warnings(of, output, derivative)
+    try:
+        output, derivative = _compute(job, f, point, names, of, weights)
+    except NotAssigned as exc:
+        if job.of:  # the user named it: say which option
+            raise EvalError(f"--of {quote(of)}: {exc.message}") from None
+        raise
+    result = Result(job.command, of, output, values, weights, derivative, None, wrt=names,
+                    notes=[chosen.note] if chosen.note else [])
+    result.warnings = ([chosen.warning] if chosen.warning else []) + \
+        nonfinite_warnings(of, output, derivative)
     result.check = _check(job, program, values, names, constants, of, decisions, result)
     if job.expect is not None:
-        result.expect_ok = _matches(result, job.expect)
+        result.expectation = expectations.compare(job.expect, result.derivative,
+                                                  result.matrix(), job.rtol, job.atol,
+                                                  job.limits)
     if job.explain:
         from gradcalc.commands.explain import explain
 
@@ -128,6 +152,18 @@ def _run_intermediates(job: Job, program: Program, values: dict[str, np.ndarray]
         result.explain = explain(job.command, program, values, sub.wrt, constants, of,
                                  weights, job.limits)
     return result
+
+
+def _compute(job: Job, f: Any, point: tuple, names: list[str], of: str,
+             weights: np.ndarray | None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The output's value and the derivative, on the tape."""
+    if job.command == "grad":  # one recorded run: its output decides the seed
+        output, pull = functional.pullback(f, point)
+        return output, dict(zip(names, pull(grad_seed(output.shape, of, weights))))
+    with no_grad():
+        output = np.asarray(f(*point)._value, dtype=np.float64)
+    _bound(job.command, point, output, getattr(f, "usage", {}), job.limits)
+    return output, _differentiate(job.command, f, point, names, output, of)
 
 
 #: a Jacobian's or Hessian's batched sweep may do this many times a run's limit of work
@@ -197,26 +233,3 @@ def _hessian_blocks(derivative: dict[str, np.ndarray], names: list[str]) -> dict
     if len(names) == 1:
         return {(names[0], names[0]): derivative[names[0]]}
     return {tuple(k.split(",")): v for k, v in derivative.items()}
-
-
-def _matches(result: Result, expect: Any) -> bool:
-    """--expect: the derivative equals the given values (to 1e-9 relative)."""
-    if isinstance(expect, dict):
-        wanted = load_values(expect, "--expect")
-    elif "=" in str(expect):
-        wanted = load_values([str(expect)], "--expect")
-    elif len(result.derivative) == 1:
-        wanted = {next(iter(result.derivative)): value_from_data(expect, what="--expect")}
-    else:
-        raise GradcalcError("--expect with several inputs needs names, e.g. "
-                            "--expect 'a=1, b=[2,3]'", kind="usage")
-    unknown = [k for k in wanted if k not in result.derivative]
-    if unknown:
-        raise GradcalcError(f"--expect names {', '.join(unknown)}, which are not derivatives "
-                            f"here ({', '.join(result.derivative)})", kind="usage")
-    for key, want in wanted.items():
-        got = result.derivative[key]
-        if np.shape(want) != np.shape(got) or not np.allclose(got, want, rtol=1e-9, atol=1e-12,
-                                                              equal_nan=True):
-            return False
-    return True

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from gradcalc.backends.numeric import NumericBackend
+from gradcalc.commands.jobs import ATOL, RTOL
 from gradcalc.commands.matrix import Matrix
 from gradcalc.engine import ops
 from gradcalc.errors import GradcalcError
@@ -23,10 +25,6 @@ from gradcalc.language.parse import normalize, parse, quote
 from gradcalc.language.program import ExprStmt, Interpreter
 from gradcalc.language.values import parse_value, value_from_data
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-
-#: defaults of --rtol and --atol: |computed - expected| <= atol + rtol * |expected|
-RTOL = 1e-9
-ATOL = 1e-12
 
 _NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
 
@@ -41,7 +39,10 @@ class Mismatch:
     computed: float | None = None
     shapes: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # (expected, computed)
 
-    def text(self) -> str:
+    def text(self, number: Callable[[float], str] | None = None) -> str:
+        """The mismatch in words; `number` formats expected and computed (default: every
+        digit)."""
+        number = number or full
         where = self.name + ("" if not self.index else
                              "[" + ",".join(str(i) for i in self.index) + "]")
         where = f"{where}: " if where else ""
@@ -49,8 +50,8 @@ class Mismatch:
             return f"{where}expected shape {self.shapes[0]}, computed shape {self.shapes[1]}"
         assert self.expected is not None and self.computed is not None
         diff = self.computed - self.expected
-        return (f"{where}expected {full(self.expected)}, computed {full(self.computed)}, "
-                f"difference {full(diff)}")
+        return (f"{where}expected {number(self.expected)}, computed {number(self.computed)}, "
+                f"difference {diff:.3g}")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name or None,
@@ -74,11 +75,14 @@ class Expectation:
     def ok(self) -> bool:
         return not self.mismatches
 
-    def text(self) -> str:
+    def text(self, number: Callable[[float], str] | None = None, sep: str = "; ") -> str:
+        """"match (tolerances)", or "mismatch (tolerances): " and each mismatch, joined by
+        `sep`."""
         tol = f"(rtol {self.rtol:g}, atol {self.atol:g})"
         if self.ok:
             return f"match {tol}"
-        return "mismatch " + tol + ": " + "; ".join(m.text() for m in self.mismatches)
+        return f"mismatch {tol}:{sep.lstrip(';')}" + sep.join(m.text(number)
+                                                             for m in self.mismatches)
 
 
 def full(v: float) -> str:

@@ -14,12 +14,16 @@ from typing import Any
 import numpy as np
 
 from gradcalc.errors import GradcalcError, ShapeError
+from gradcalc.language import outputs
 from gradcalc.language.parse import normalize, quote
 from gradcalc.language.program import Program
 from gradcalc.language.values import parse_assignments, value_from_data
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 COMMANDS = ("grad", "jacobian", "hessian")
+#: --expect's tolerances by default: |computed - expected| <= atol + rtol * |expected|
+RTOL = 1e-9
+ATOL = 1e-12
 
 
 @dataclass
@@ -37,6 +41,8 @@ class Job:
     limits: Limits = DEFAULT_LIMITS
     symbolic: bool = False  # also the derivative as a formula (verify.formula)
     explain: bool = False  # also the tape and its sweep (commands.explain)
+    rtol: float = RTOL  # --expect's tolerances
+    atol: float = ATOL
 
 
 def load_values(at: list[str] | str | dict[str, Any], option: str = "--at",
@@ -94,14 +100,17 @@ def option_name(text: str, option: str) -> str:
 
 
 def plan(job: Job, program: Program, values: dict[str, np.ndarray],
-         intermediates: bool = False) -> tuple[list[str], str, np.ndarray | None]:
-    """What a job differentiates: its inputs, its output's name, and its weights."""
+         intermediates: bool = False) -> tuple[list[str], outputs.Output, np.ndarray | None]:
+    """What a job differentiates: its inputs, its output (and what to say about the
+    choice), and its weights."""
     names = choose_inputs(program, values, job.wrt, intermediates)
-    of = option_name(job.of, "--of") if job.of else program.default_output()
+    outputs.check_given(program, values)
+    leaves = [n for n in names if n in values] or list(values)  # not assigned names
+    output = outputs.choose(program, leaves, option_name(job.of, "--of") if job.of else None)
     weights = load_weights(job.weights, job.limits)
     if job.command != "grad" and weights is not None:
         raise GradcalcError("--weights goes with grad (a vector-Jacobian product)", kind="usage")
-    return names, of, weights
+    return names, output, weights
 
 
 def grad_seed(shape: tuple[int, ...], of: str, weights: np.ndarray | None,

@@ -78,7 +78,8 @@ def run(job: Job, table: Table, progress: Progress = no_progress) -> PointsResul
         raise GradcalcError("--expect cannot be used with --points", kind="usage")
     program = parse(job.program, limits=job.limits)
     values = _point_values(job, table)
-    names, of, weights = plan(job, program, values)
+    names, chosen, weights = plan(job, program, values)
+    of = chosen.name
     seed = partial(grad_seed, of=of, weights=weights, where=" at each point") \
         if job.command == "grad" else None
     output, derivative, paths, passes = evaluate(program, values, names, of, job.limits,

@@ -48,17 +48,21 @@ def _reads(node: Expr | Stmt | None) -> set[str]:
 
 def dependents(program: Program, inputs: Iterable[str]) -> set[str]:
     """Names whose value may depend on an input (through the values they are computed
-    from, not through control flow): a fixed point over every assignment."""
+    from, not through control flow): everything reachable from the inputs along
+    "is read by the assignment to", in one pass over the program."""
+    readers: dict[str, set[str]] = {}
+    for node in _walk(program.body):
+        if isinstance(node, (Assign, ExprStmt)):
+            target = RESULT_NAME if isinstance(node, ExprStmt) else node.target
+            for name in _reads(node.value):
+                readers.setdefault(name, set()).add(target)
     found = set(inputs)
-    assigns = [(RESULT_NAME if isinstance(n, ExprStmt) else n.target, _reads(n.value))
-               for n in _walk(program.body) if isinstance(n, (Assign, ExprStmt))]
-    changed = True
-    while changed:
-        changed = False
-        for target, reads in assigns:
-            if target not in found and reads & found:
+    pending = list(found)
+    while pending:
+        for target in readers.get(pending.pop(), ()):
+            if target not in found:
                 found.add(target)
-                changed = True
+                pending.append(target)
     return found
 
 

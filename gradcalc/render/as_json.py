@@ -28,8 +28,10 @@ def to_json(result: Result) -> dict[str, Any]:
         result.derivative_key: {k: jsonable(v) for k, v in result.derivative.items()},
         "check": check_json(result.check),
     }
-    if result.expect_ok is not None:
-        out["expect"] = "match" if result.expect_ok else "mismatch"
+    if result.expectation is not None:
+        out["expect"] = "match" if result.expectation.ok else "mismatch"
+        if not result.expectation.ok:
+            out["expect_mismatch"] = [m.to_json() for m in result.expectation.mismatches]
     if result.warnings:
         out["warnings"] = list(result.warnings)
     if result.formulas is not None or result.explain is not None or result.view:

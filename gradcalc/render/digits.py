@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcalc.errors import GradcalcError
+from gradcalc.render.numbers import number as full
 
 #: significant digits shown by default
 DEFAULT_DIGITS = 15
@@ -44,18 +45,6 @@ def parse_digits(text: str | int | None) -> int | None:
         raise GradcalcError(f"--digits {digits}: expected 1 to {MAX_DIGITS} significant "
                             "digits, or 'full' for every digit", kind="usage")
     return digits
-
-
-def full(v: float) -> str:
-    """The shortest text that reads back as the same float64 (`2`, `0.1`, `1e+20`)."""
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if v == int(v) and abs(v) < 1e16:
-        return str(int(v)) if v != 0 or math.copysign(1, v) > 0 else "-0"
-    return repr(v)
 
 
 def scale_of(array: np.ndarray) -> float:

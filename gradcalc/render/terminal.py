@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.commands.derivatives import Result
-from gradcalc.render.numbers import literal, number, rows
+from gradcalc.render.digits import Numbers, scale_of
+from gradcalc.render.matrix import labelled_rows
 
 #: a progress bar is shown (on a terminal) for tables of at least this many points
 PROGRESS_MIN_POINTS = 10_000
@@ -62,29 +63,35 @@ def _check_line(check: Any) -> tuple[str, str]:
     return text, style
 
 
-def show(result: Result, console: Any) -> None:
+def show(result: Result, console: Any, numbers: Numbers | None = None) -> None:
     """The rich rendering for a terminal."""
     from rich.table import Table
     from rich.text import Text
 
+    numbers = numbers or Numbers()
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     for name, value in result.inputs.items():
         role = "input" if name in result.wrt or not result.wrt else "constant"
-        table.add_row(role, Text(f"{name} = {_inline(value)}"))
+        table.add_row(role, Text(f"{name} = {_inline(value, numbers)}"))
     if result.weights is not None:
-        table.add_row("weights", Text(_inline(result.weights)))
+        table.add_row("weights", Text(_inline(result.weights, numbers)))
     shape = "scalar" if result.output.shape == () else f"shape {result.output.shape}"
-    output = _inline(result.output, f"   ({shape})")
+    output = _inline(result.output, numbers, f"   ({shape})")
     table.add_row("output", Text(f"{result.output_name} = {output}"))
-    for name, value in result.derivative.items():
-        table.add_row(Text(derivative_label(result, name)), Text(_block(value)))
+    for label, block in _derivative_rows(result, numbers):
+        table.add_row(Text(label), Text(block))
     text, style = _check_line(result.check)
     table.add_row("check", Text(text, style=style))
-    if result.expect_ok is not None:
-        table.add_row("expect", Text("✓ match" if result.expect_ok else "✗ mismatch",
-                                     style="green" if result.expect_ok else "bold red"))
+    if result.expectation is not None:
+        ok = result.expectation.ok
+        text = result.expectation.text(numbers.one, sep="\n")
+        table.add_row("expect", Text(("✓ " if ok else "✗ ") + text,
+                                     style="green" if ok else "bold red"))
+    for note in [*result.notes, numbers.note()]:
+        if note:
+            table.add_row("note", Text(note))
     for warning in result.warnings:
         table.add_row("warning", Text(warning, style="yellow"))
     if result.explain is not None:
@@ -96,6 +103,20 @@ def show(result: Result, console: Any) -> None:
         from gradcalc.render.explain import show_formulas
 
         show_formulas(result, console)
+
+
+def _derivative_rows(result: Result, numbers: Numbers) -> list[tuple[str, str]]:
+    """(label, text) of the derivative: one row per input, or with several inputs the
+    assembled Jacobian or Hessian, its rows and columns labelled."""
+    matrix = result.matrix() if result.command != "grad" else None
+    if matrix is None:
+        return [(derivative_label(result, name), _block(value, numbers))
+                for name, value in result.derivative.items()]
+    y, inputs = result.output_name, ", ".join(result.wrt)
+    label = f"∂²{y}/∂({inputs})²" if result.command == "hessian" else f"∂{y}/∂({inputs})"
+    if matrix.values.size > SHOW_MAX_ENTRIES:
+        return [(label, _summary(matrix.values, numbers))]
+    return [(label, "\n".join(labelled_rows(matrix, numbers)))]
 
 
 def derivative_label(result: Result, name: str) -> str:
@@ -115,25 +136,28 @@ def derivative_label(result: Result, name: str) -> str:
 SHOW_MAX_ENTRIES = 400
 
 
-def _summary(a: np.ndarray, suffix: str = "") -> str:
+def _summary(a: np.ndarray, numbers: Numbers, suffix: str = "") -> str:
+    scale = scale_of(a)
     text = np.array2string(a, separator=", ", threshold=0, edgeitems=3,
-                           formatter={"float_kind": number}, max_line_width=78)
+                           formatter={"float_kind": lambda v: numbers.one(v, scale)},
+                           max_line_width=78)
     return f"{text}{suffix}\n({a.size:,} entries; --json or --plain prints them all)"
 
 
-def _inline(value: np.ndarray, suffix: str = "") -> str:
+def _inline(value: np.ndarray, numbers: Numbers, suffix: str = "") -> str:
     """An array as a list literal (then `suffix`), or a summary when it is large."""
     a = np.asarray(value, dtype=np.float64)
-    return literal(a) + suffix if a.size <= SHOW_MAX_ENTRIES else _summary(a, suffix)
+    return numbers.literal(a) + suffix if a.size <= SHOW_MAX_ENTRIES else \
+        _summary(a, numbers, suffix)
 
 
-def _block(value: np.ndarray) -> str:
+def _block(value: np.ndarray, numbers: Numbers) -> str:
     """A vector inline; a matrix as aligned rows; a large array as a summary."""
-    a = np.asarray(value)
+    a = np.asarray(value, dtype=np.float64)
     if a.size > SHOW_MAX_ENTRIES:
-        return _summary(np.asarray(a, dtype=np.float64))
+        return _summary(a, numbers)
     if a.ndim < 2:
-        return literal(a)
-    lines = rows(a)
+        return numbers.literal(a)
+    lines = numbers.rows(a)
     width = max((len(c) for line in lines for c in line.split()), default=1)
     return "\n".join(" ".join(c.rjust(width) for c in line.split()) for line in lines)
