@@ -461,6 +461,64 @@ def plot(
     sys.stdout.write("\n".join(drawing.notes(data)) + "\n")
 
 
+@app.command()
+def check(
+    function: Annotated[str | None, typer.Argument(
+        help="The function: text, @FILE or - for standard input (not with --file).",
+        show_default=False)] = None,
+    answer: Annotated[str | None, typer.Option(
+        "--answer", help="The claimed derivative, gradient [d/dx, d/dy] or Jacobian "
+        "[[row], ...] (text or @FILE).", show_default=False)] = None,
+    wrt: WrtOpt = None,
+    file: Annotated[str | None, typer.Option(
+        "--file", metavar="ANSWERS.csv", help="A class: CSV columns id,function,answer[,wrt]; "
+        "one verdict per row.", show_default=False)] = None,
+    json_out: JsonOpt = False,
+    plain_out: Annotated[bool, typer.Option("--plain", help="The verdict in one line.")] = False,
+    rtol: Annotated[float, typer.Option("--rtol", min=0, help="Relative tolerance.")] = 1e-6,
+    atol: Annotated[float, typer.Option("--atol", min=0, help="Absolute tolerance.")] = 1e-9,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random points.")] = 0,
+    samples: Annotated[int, typer.Option(
+        "--samples", min=1, max=1000, help="Points that must agree for a numeric verdict.")] = 8,
+    prove: Annotated[bool, typer.Option(
+        "--prove", help="Also try sympy's full simplify (slower) before a numeric verdict.")]
+    = False,
+    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+) -> None:
+    """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
+    from gradcalc.commands import check as checking
+    from gradcalc.verify.homework.judge import Settings
+
+    fmt = _format(json_out, plain_out)
+    _state["format"] = fmt
+    settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
+    limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
+    if file is not None:
+        if function is not None or answer is not None:
+            raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
+        from gradcalc.render.homework import write_class
+
+        if file == "-":
+            _stdin_note("the class file (CSV)")
+        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr))
+    if function is None or answer is None:
+        raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
+                            kind="usage")
+    verdict = checking.run(checking.CheckJob(
+        read_program(function), read_program(answer) if answer.startswith("@") else answer,
+        checking.split_wrt(wrt), settings, limits))
+    from gradcalc.render import homework as render
+
+    if fmt == "rich":
+        from gradcalc.render.terminal import stdout_console
+
+        render.show(verdict, stdout_console())
+    else:
+        sys.stdout.write(render.verdict_text(verdict, fmt))
+    if not verdict.ok:
+        raise typer.Exit(1)
+
+
 #: an error message is cut to this length (user text in it is already quoted and cut)
 MAX_MESSAGE_CHARS = 2_000
 

@@ -181,3 +181,9 @@ def test_every_valid_plain_program_means_the_same_with_notation(text):
     except GradcalcError:
         return
     assert parse(text, functions=FUNCTIONS) == plain
+
+
+def test_a_bare_exponent_ends_at_a_space_before_parentheses_too():
+    same("x^x (ln(x) + 1)", "x**x*(log(x) + 1)")
+    with pytest.raises(ParseError, match=r"e\^x\(.*ambiguous"):
+        parse("e^x(x+1)", functions=FUNCTIONS)

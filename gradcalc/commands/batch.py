@@ -67,10 +67,10 @@ def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -
                             kind="usage")
     if command not in COMMANDS:
         raise GradcalcError(f"unknown command {command!r} (batch runs "
-                            f"{', '.join(COMMANDS)} jobs)", kind="usage")
+                            f"{', '.join(COMMANDS)} and check jobs)", kind="usage")
     if "answer" in obj:
-        raise GradcalcError('"answer" goes with check jobs (homework answers), which batch '
-                            'does not run yet', kind="usage")
+        raise GradcalcError('"answer" goes with check jobs: {"command": "check", '
+                            '"program": FUNCTION, "answer": ANSWER}', kind="usage")
     program = obj.get("program")
     if not isinstance(program, str):
         raise GradcalcError('the job has no "program" text', kind="usage")
@@ -83,6 +83,24 @@ def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -
     return Job(command=command, program=program, at=_at(obj.get("at", [])),
                weights=obj.get("weights"), wrt=_wrt(obj.get("wrt")) or None, of=of,
                check=checked, expect=obj.get("expect"), limits=_limits(obj, limits))
+
+
+def check_job(obj: dict[str, Any], limits: Limits) -> Any:
+    """A homework check line: {"command": "check", "program": FUNCTION, "answer": ANSWER,
+    "wrt": ...}; its verdict (commands/check.py)."""
+    from gradcalc.commands import check as checking
+
+    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds")
+    unknown = [k for k in obj if k not in allowed]
+    if unknown:
+        raise GradcalcError(f"unknown field {', '.join(map(repr, unknown))} (a check job may "
+                            f"have {', '.join(allowed)})", kind="usage")
+    program, answer = obj.get("program"), obj.get("answer")
+    if not isinstance(program, str) or not isinstance(answer, str):
+        raise GradcalcError('a check job has "program" (the function) and "answer" texts',
+                            kind="usage")
+    return checking.run(checking.CheckJob(program, answer, _wrt(obj.get("wrt")) or None,
+                                          limits=_limits(obj, limits)))
 
 
 def _at(at: Any) -> list[str] | dict[str, Any]:
@@ -133,7 +151,10 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
         obj = _json(text)
         if isinstance(obj, dict) and "id" in obj:
             ident = {"id": obj["id"]}
-        result = derivatives.run(job_from(obj, check=check, limits=limits))
+        if isinstance(obj, dict) and obj.get("command") == "check":
+            result = check_job(obj, limits)
+        else:
+            result = derivatives.run(job_from(obj, check=check, limits=limits))
     except Exception as exc:  # noqa: BLE001 - one bad job must not end the batch
         tally.errors += 1
         return Answer(n, ident, error=failure(exc))

@@ -273,14 +273,16 @@ class _Pass:
             pass
         elif self.is_value(left) and (self.is_name(right) or self.is_root(right)):
             pass
-        else:
-            return
+        elif not (self.is_value(left) and self.s(right) == "(" and left in self.bare):
+            return  # a name followed by `(` is a call, unless it ends a bare exponent
         if left in self.bare and self.ends[left] == self.starts[right]:
             raise self.ambiguous(left, right)
         self.edit(self.starts[right], self.starts[right], "*")
 
     def ambiguous(self, left: int, right: int) -> ParseError:
         a, b = self.s(left), self.s(right)
+        if b == "(" and right in self.match:
+            b = self.text[self.starts[right]:self.ends[self.match[right]]]
         if self.bare[left] == "radicand":
             return self.error(left, f"√{a}{b} is ambiguous: write sqrt({a})*{b} or "
                               f"sqrt({a}*{b})")

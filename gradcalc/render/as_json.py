@@ -51,4 +51,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     head: dict[str, Any] = {"line": answer.line, **answer.ident}
     if answer.error is not None:
         return {**head, **error_json(*answer.error)}
+    if getattr(answer.result, "command", None) is None:  # a homework verdict
+        from gradcalc.render.homework import verdict_json
+
+        return {**head, **verdict_json(answer.result)}
     return {**head, **to_json(answer.result)}

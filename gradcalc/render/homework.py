@@ -1,0 +1,181 @@
+"""Homework verdicts for people and scripts: JSON (SPEC §3), a plain line, rich panels and
+a class table with a summary and a progress bar."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from gradcalc.render.numbers import jsonable
+
+if TYPE_CHECKING:
+    from gradcalc.commands.check import Row, Summary
+    from gradcalc.verify.homework.judge import Verdict
+
+#: a class file with at least this many rows gets a progress bar (on a terminal)
+PROGRESS_MIN_ROWS = 20
+_STYLE = {"correct": "bold green", "incorrect": "bold red", "undetermined": "bold yellow",
+          "unreadable": "bold magenta"}
+_MARK = {"correct": "✓", "incorrect": "✗", "undetermined": "?", "unreadable": "!"}
+
+
+def verdict_json(v: Verdict) -> dict[str, Any]:
+    """The verdict as SPEC §3's object, plus what the check was of and the points used."""
+    counter = None
+    if v.counterexample is not None:
+        counter = {k: jsonable(x) if k != "at" else {n: jsonable(y) for n, y in x.items()}
+                   for k, x in v.counterexample.items()}
+    return {"command": "check", "verdict": v.verdict, "method": v.method,
+            "expected": v.expected, "counterexample": counter, "feedback": v.feedback,
+            "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
+            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points]}
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """A class row: {"id": ..., "line": N, ...the verdict} or {"id", "line", "error"}."""
+    head = {"id": row.ident, "line": row.line}
+    if row.error is not None:
+        kind, message = row.error
+        return {**head, "error": {"kind": kind, "message": message}}
+    assert row.verdict is not None
+    return {**head, **verdict_json(row.verdict)}
+
+
+def verdict_text(v: Verdict, fmt: str) -> str:
+    """One verdict as a JSON line or a plain line."""
+    return (json.dumps(verdict_json(v)) if fmt == "json" else plain(v)) + "\n"
+
+
+def row_text(row: Row, fmt: str) -> str:
+    """One class row as a JSON line, or `id<TAB>verdict ...` (plain)."""
+    if fmt == "json":
+        return json.dumps(row_json(row)) + "\n"
+    text = plain(row.verdict) if row.verdict else f"unreadable: {row.error[1]}"  # type: ignore
+    return f"{row.ident}\t{text}\n"
+
+
+def plain(v: Verdict) -> str:
+    """One line: the verdict, then what explains it."""
+    if v.verdict == "correct":
+        return f"correct ({v.method})"
+    if v.verdict == "undetermined":
+        return f"undetermined: {v.reason}"
+    return "incorrect" + (f": {v.feedback}" if v.feedback else "") + f"; expected {v.expected}"
+
+
+def _where(at: dict[str, Any]) -> str:
+    return ", ".join(f"{n} = {x:.6g}" for n, x in at.items())
+
+
+def _value(x: Any) -> str:
+    if isinstance(x, list):
+        return "[" + ", ".join(_value(i) for i in x) + "]"
+    return f"{x:.6g}"
+
+
+def show(v: Verdict, console: Any) -> None:
+    """The rich rendering of one verdict."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("verdict", Text(f"{_MARK[v.verdict]} {v.verdict}", style=_STYLE[v.verdict]))
+    table.add_row("method", "symbolic proof" if v.method == "symbolic" else
+                  f"numeric, at {len(v.points)} point{'s' * (len(v.points) != 1)}")
+    if v.counterexample is not None:
+        c = v.counterexample
+        table.add_row("at", _where(c["at"]))
+        table.add_row("answer", _value(c["answer"]))
+        table.add_row("derivative", _value(c["expected"]))
+    if v.feedback:
+        table.add_row("feedback", Text(v.feedback, style="yellow"))
+    if v.reason:
+        table.add_row("reason", v.reason)
+    if v.verdict != "correct":
+        table.add_row("expected", Text(v.expected))
+    console.print(table)
+
+
+def show_class(rows: list[Row], summary: Summary, console: Any) -> None:
+    """The class as a table (id, verdict, what explains it) and a summary line."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False, header_style="bold")
+    for name in ("id", "verdict", "feedback / expected"):
+        table.add_column(name, overflow="fold")
+    for row in rows:
+        status = row.status
+        if row.error is not None:
+            note = row.error[1]
+        elif row.verdict is not None and row.verdict.verdict == "incorrect":
+            note = (row.verdict.feedback + "; " if row.verdict.feedback else "") + \
+                f"expected {row.verdict.expected}"
+        elif row.verdict is not None and row.verdict.verdict == "undetermined":
+            note = row.verdict.reason or ""
+        else:
+            note = ""
+        table.add_row(Text(row.ident), Text(f"{_MARK[status]} {status}", style=_STYLE[status]),
+                      Text(note))
+    console.print(table)
+    console.print(summary_line(summary))
+
+
+def summary_line(summary: Summary) -> str:
+    c = summary.counts
+    return (f"{summary.rows} row{'s' * (summary.rows != 1)}: {c['correct']} correct, "
+            f"{c['incorrect']} incorrect, {c['undetermined']} undetermined, "
+            f"{c['unreadable']} unreadable")
+
+
+class Progress:
+    """A progress bar on stderr while a long class file is judged (terminals only)."""
+
+    def __init__(self, total: int) -> None:
+        self.bar: Any = None
+        if total >= PROGRESS_MIN_ROWS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("checking", total=total)
+
+    def advance(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def write_class(file: str, fmt: str, settings: Any, limits: Any, out: Any, err: Any) -> int:
+    """A class file judged row by row and written to `out` as it goes (JSON or plain
+    lines), or as a table at the end (rich, with a progress bar on a long file); the
+    exit code: 0 only when every row is correct."""
+    from gradcalc.commands import check as checking
+
+    rows, width = checking.load_class(file)
+    summary, done = checking.Summary(), []
+    progress = Progress(len(rows) if fmt == "rich" else 0)
+    try:
+        for row in checking.run_class(rows, width, settings, limits):
+            summary.add(row)
+            done.append(row)
+            progress.advance()
+            if fmt != "rich":
+                out.write(row_text(row, fmt))
+                out.flush()
+    finally:
+        progress.close()
+    if fmt == "rich":
+        from gradcalc.render.terminal import stdout_console
+
+        show_class(done, summary, stdout_console())
+    elif fmt == "plain":
+        err.write(summary_line(summary) + "\n")
+    return 0 if summary.all_correct else 1

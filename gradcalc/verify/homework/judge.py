@@ -1,0 +1,260 @@
+"""The verdict on one answer: correct, incorrect or undetermined, and what decided it.
+
+1. Points: seeded candidates until `samples` points lie inside both sides' domain.
+2. A point where the answer and the true derivative differ beyond the tolerances, the
+   difference confirmed in 30-digit arithmetic, proves `incorrect` at once.
+3. `correct` needs a symbolic proof (the difference is 0 after sympy's automatic form or
+   `expand`; also `simplify` with `prove`, or when too few points were found) or
+   agreement at all `samples` points. Otherwise `undetermined`, with the reason.
+
+Tolerances: |answer - derivative| <= atol + rtol * max(|answer|, |derivative|), defaults
+rtol 1e-6 and atol 1e-9 (docs/homework.md compares them with WeBWorK's and STACK's).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.homework import proof
+from gradcalc.verify.homework.feedback import Evidence, recognise
+from gradcalc.verify.homework.problem import Problem
+from gradcalc.verify.homework.sample import ROUNDS, candidates, evaluate, kinked, on_kink
+
+#: at most this many numeric mismatches are confirmed in exact arithmetic
+MAX_CONFIRM = 4
+
+
+@dataclass(frozen=True)
+class Settings:
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    samples: int = 8
+    seed: int = 0
+    prove: bool = False  # always try sympy's simplify (slow) before the numeric verdict
+
+
+@dataclass
+class Verdict:
+    verdict: str  # 'correct' | 'incorrect' | 'undetermined'
+    method: str  # 'symbolic' | 'numeric'
+    expected: str
+    kind: str
+    wrt: tuple[str, ...]
+    counterexample: dict[str, Any] | None = None
+    feedback: str | None = None
+    reason: str | None = None
+    points: list[dict[str, float]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "correct"
+
+    @property
+    def failed(self) -> bool:
+        return not self.ok
+
+
+@dataclass
+class _Found:
+    """The valid points so far, and every value there (lists of K-arrays)."""
+
+    points: dict[str, list[float]]
+    expected: list[list[float]]
+    answer: list[list[float]]
+    function: list[list[float]]
+    partials: list[dict[str, list[float]]]
+    tried: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(next(iter(self.points.values())))
+
+    def evidence(self) -> Evidence:
+        arr = np.asarray
+        return Evidence({n: arr(v) for n, v in self.points.items()},
+                        [arr(v) for v in self.expected], [arr(v) for v in self.answer],
+                        [arr(v) for v in self.function],
+                        [{n: arr(v) for n, v in p.items()} for p in self.partials])
+
+
+def _sample(problem: Problem, settings: Settings, limits: Limits) -> _Found:
+    f_entries, a_entries = list(problem.function.entries), list(problem.answer.entries)
+    inputs = problem.inputs
+    found = _Found({n: [] for n in inputs}, [[] for _ in range(len(f_entries) * len(
+        problem.wrt))], [[] for _ in a_entries], [[] for _ in f_entries],
+        [{n: [] for n in inputs} for _ in f_entries])
+    rng = np.random.default_rng(settings.seed)
+    kinky = kinked(f_entries + a_entries)
+    for round_no in range(ROUNDS):
+        pts = candidates(rng, inputs, round_no, found.points)
+        found.tried += len(pts[inputs[0]])
+        fv = [evaluate(e, pts, inputs, limits) for e in f_entries]
+        av = [evaluate(e, pts, (), limits) for e in a_entries]
+        arrays = [v.value for v in fv + av] + [g for v in fv for g in v.grad.values()]
+        ok = np.logical_and.reduce([np.isfinite(x) for x in arrays])
+        if kinky and ok.any():
+            ok &= ~on_kink(f_entries + a_entries, pts, inputs, limits)
+        for k in np.flatnonzero(ok)[: settings.samples - found.count]:
+            _keep(found, problem, pts, fv, av, int(k))
+        if found.count >= settings.samples:
+            break
+    return found
+
+
+def _keep(found: _Found, problem: Problem, pts: dict[str, np.ndarray], fv: list, av: list,
+          k: int) -> None:
+    for n in problem.inputs:
+        found.points[n].append(float(pts[n][k]))
+    for r, v in enumerate(fv):
+        found.function[r].append(float(v.value[k]))
+        for n in problem.inputs:
+            found.partials[r][n].append(float(v.grad[n][k]))
+        for c, w in enumerate(problem.wrt):
+            found.expected[r * len(problem.wrt) + c].append(float(v.grad[w][k]))
+    for i, v in enumerate(av):
+        found.answer[i].append(float(v.value[k]))
+
+
+def _shape_problem(problem: Problem) -> str | None:
+    """Why the answer's shape cannot be the derivative's (None if it can)."""
+    want, got = problem.shape, problem.answer.shape
+    size = math.prod(want)
+    if got == want or (math.prod(got) == size and len(got) <= 1 and len(want) <= 1):
+        return None
+    if problem.kind == "jacobian" and problem.shape[1] == 1 and got == (size,):
+        return None
+    names = ", ".join(f"d/d{w}" for w in problem.wrt)
+    if problem.kind == "derivative":
+        what = "the derivative is one expression"
+    elif problem.kind == "gradient":
+        what = f"the gradient has {size} entries ({names})"
+    else:
+        what = (f"the Jacobian is {want[0]}×{want[1]} (rows: the function's outputs; "
+                f"columns: {names})")
+    return f"{what}; the answer has {'shape ' + str(got) if got else 'one expression'}"
+
+
+# --------------------------------------------------------------------------- symbolic side
+
+#: the function's symbolic side per (source, inputs, wrt): a class checks few functions
+_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[list, list, str]] = {}
+CACHE_SIZE = 512
+
+
+def _function_side(problem: Problem, point: dict[str, float], limits: Limits
+                   ) -> tuple[list, list, str]:
+    """(function exprs, derivative exprs, the derivative's text); ([], [], reason) when
+    sympy cannot follow within the budget."""
+    key = (problem.function.program.source, problem.inputs, problem.wrt)
+    if key in _CACHE and problem.function.straight:
+        return _CACHE[key]
+    try:
+        with time_budget(limits.check_seconds):
+            f = proof.side_exprs(problem.function, problem.inputs, point, limits)
+            d = proof.derivatives(f, problem.wrt)
+            text = proof.grid_text(d, problem.shape, problem.inputs)
+        result = (f, d, text)
+    except Timeout:
+        result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s)")
+    except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
+        result = ([], [], f"(no formula: {type(exc).__name__})")
+    if len(_CACHE) >= CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = result
+    return result
+
+
+def _answer_side(problem: Problem, point: dict[str, float], limits: Limits) -> list:
+    if not problem.function.straight or not problem.answer.straight:
+        return []
+    try:
+        with time_budget(limits.check_seconds):
+            return proof.side_exprs(problem.answer, problem.inputs, point, limits)
+    except (Timeout, Exception):  # noqa: BLE001 - no answer formula: numbers decide
+        return []
+
+
+# --------------------------------------------------------------------------- the verdict
+
+
+def judge(problem: Problem, settings: Settings = Settings(),
+          limits: Limits = DEFAULT_LIMITS) -> Verdict:
+    """The verdict on `problem`'s answer (see the module's docstring for the method)."""
+    found = _sample(problem, settings, limits)
+    ev = found.evidence()
+    first = {n: (v[0] if v else 0.5) for n, v in found.points.items()}
+    f_exprs, d_exprs, expected = _function_side(problem, first, limits)
+    base: dict[str, Any] = {"expected": expected, "kind": problem.kind, "wrt": problem.wrt,
+                            "points": _points(ev.points)}
+    shape = _shape_problem(problem)
+    if shape:
+        return Verdict("incorrect", "symbolic", feedback=shape, **base)
+    a_exprs = _answer_side(problem, first, limits) if d_exprs else []
+    wrong = _counterexample(ev, d_exprs, a_exprs, settings)
+    if wrong is not None and wrong[0] is not None:
+        k, i = wrong
+        return Verdict("incorrect", "numeric", counterexample=_at(problem, ev, k),
+                       feedback=recognise(problem, ev, i, limits), **base)
+    agreed = found.count - (wrong[1] if wrong else 0)
+    enough = agreed >= settings.samples
+    full = settings.prove or not enough
+    if a_exprs and len(a_exprs) == len(d_exprs) and all(
+            proof.proves(d, a, limits.check_seconds, full)
+            for d, a in zip(d_exprs, a_exprs, strict=True)):
+        return Verdict("correct", "symbolic", **base)
+    if enough:
+        return Verdict("correct", "numeric", **base)
+    reason = (f"only {agreed} of the {settings.samples} points needed were found where both "
+              f"sides are defined real numbers (tried {found.tried} candidates), and the "
+              "difference did not simplify to 0" if agreed else
+              f"no point found where both sides are defined real numbers (tried "
+              f"{found.tried} candidates)")
+    return Verdict("undetermined", "numeric", reason=reason, **base)
+
+
+def _counterexample(ev: Evidence, d_exprs: list, a_exprs: list, settings: Settings
+                    ) -> tuple[int | None, int] | None:
+    """(point index, entry index) of a confirmed mismatch; or (None, n) when the n
+    mismatching points all agree in exact arithmetic (rounding) or were not confirmed;
+    None when nothing differs."""
+    bad_entries = []
+    for a, e in zip(ev.answer, ev.expected, strict=True):
+        with np.errstate(all="ignore"):
+            bad_entries.append(~(np.abs(a - e) <= settings.atol + settings.rtol * np.maximum(
+                np.abs(a), np.abs(e))))
+    bad = np.logical_or.reduce(bad_entries) if bad_entries else np.zeros(0, dtype=bool)
+    points = np.flatnonzero(bad)
+    if not len(points):
+        return None
+    for k in points[:MAX_CONFIRM]:
+        pt = {n: float(v[k]) for n, v in ev.points.items()}
+        for i, mask in enumerate(bad_entries):
+            if not mask[k]:
+                continue
+            differs = (proof.differ_exactly(d_exprs[i], a_exprs[i], pt, settings.rtol,
+                                            settings.atol)
+                       if a_exprs and len(a_exprs) == len(d_exprs) else None)
+            if differs is not False:
+                return int(k), i
+    return None, len(points)
+
+
+def _points(points: dict[str, np.ndarray]) -> list[dict[str, float]]:
+    count = len(next(iter(points.values()))) if points else 0
+    return [{n: float(v[k]) for n, v in points.items()} for k in range(count)]
+
+
+def _at(problem: Problem, ev: Evidence, k: int) -> dict[str, Any]:
+    def grid(values: list[np.ndarray], shape: tuple[int, ...]) -> Any:
+        flat = np.array([float(v[k]) for v in values])
+        return flat.reshape(shape).tolist() if shape else float(flat[0])
+
+    return {"at": {n: float(v[k]) for n, v in ev.points.items()},
+            "expected": grid(ev.expected, problem.shape),
+            "answer": grid(ev.answer, problem.answer.shape)}

@@ -1,0 +1,197 @@
+"""A homework problem read into scalar entries: the function's outputs and the answer's.
+
+The function and the answer are untrusted text read by the same whitelist parser as every
+program (student notation included). Each side ends in an expression; a list literal
+there is split into entries (a vector function's outputs; an answer's gradient entries or
+Jacobian rows), each entry a small program of its own: the side's earlier statements,
+then that one expression. The inputs are the function's free names: `--wrt`, else those
+of a definition `f(x, y) = ...`, else every free name in order of first appearance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gradcalc.errors import GradcalcError
+from gradcalc.language.notation import split_name
+from gradcalc.language.parse import parse, quote
+from gradcalc.language.program import (
+    EULER,
+    RESULT_NAME,
+    Assign,
+    Expr,
+    ExprStmt,
+    For,
+    If,
+    ListLit,
+    Name,
+    Program,
+    Stmt,
+    While,
+)
+from gradcalc.language.unparse import unparse
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One scalar entry: a program whose value (RESULT_NAME) is the entry."""
+
+    program: Program
+    expr: Expr | None  # the entry's expression (None when the side ends in control flow)
+
+    @property
+    def text(self) -> str:
+        """The entry as typed in the language (powers as ^)."""
+        if self.expr is None:
+            return "(the program)"
+        return unparse(self.expr).replace("**", "^").replace(" * ", "*")
+
+
+@dataclass(frozen=True)
+class Side:
+    """The function or the answer: its program, entries (row-major) and their shape."""
+
+    program: Program
+    entries: tuple[Entry, ...]
+    shape: tuple[int, ...]
+
+    @property
+    def straight(self) -> bool:
+        """No control flow: one formula, the same at every point."""
+        return not any(isinstance(s, (If, While, For)) for s in self.program.body)
+
+
+@dataclass(frozen=True)
+class Problem:
+    function: Side
+    answer: Side
+    inputs: tuple[str, ...]  # every free name of the function: wrt first, then parameters
+    wrt: tuple[str, ...]  # the inputs differentiated, in the answer's order
+    kind: str  # 'derivative' | 'gradient' | 'jacobian'
+    shape: tuple[int, ...]  # the true derivative's shape: (), (n,) or (m, n)
+
+
+def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS) -> Side:
+    """Parse one side and split its final expression into entries."""
+    try:
+        program = parse(text, limits=limits)
+    except GradcalcError as exc:
+        raise GradcalcError(f"the {what}: {exc.message}", kind=exc.kind) from None
+    body, last = program.body[:-1], program.body[-1]
+    if not isinstance(last, (Assign, ExprStmt)):
+        out = program.default_output()
+        whole = Program((*program.body, ExprStmt(Name(out, last.pos), last.pos)),
+                        program.source, program.inputs)
+        return Side(program, (Entry(whole, None),), ())
+    rows, shape = _grid(last.value, what, max_rank)
+    entries = tuple(Entry(Program((*body, ExprStmt(e, e.pos)), program.source,
+                                  program.inputs), e) for e in rows)
+    return Side(program, entries, shape)
+
+
+def _grid(e: Expr, what: str, max_rank: int) -> tuple[list[Expr], tuple[int, ...]]:
+    if not isinstance(e, ListLit):
+        return [e], ()
+    if max_rank < 1:
+        raise GradcalcError(f"the {what} is a list; it should be one expression", kind="input")
+    if not any(isinstance(i, ListLit) for i in e.items):
+        return list(e.items), (len(e.items),)
+    if max_rank < 2:
+        raise GradcalcError(f"the {what} is a nested list; it should be a number or a flat "
+                            "list", kind="input")
+    if not all(isinstance(i, ListLit) for i in e.items) or len(
+            {len(i.items) for i in e.items}) != 1:
+        raise GradcalcError(f"the {what}'s rows have different lengths", kind="input")
+    if any(isinstance(x, ListLit) for row in e.items for x in row.items):
+        raise GradcalcError(f"the {what} nests lists deeper than rows of a matrix",
+                            kind="input")
+    flat = [x for row in e.items for x in row.items]
+    return flat, (len(e.items), len(e.items[0].items))
+
+
+def free_names(program: Program) -> list[str]:
+    """Names read before any assignment, in order of first appearance."""
+    out: list[str] = []
+    _block(program.body, set(), out)
+    return out
+
+
+def _block(body: tuple[Stmt, ...], assigned: set[str], out: list[str]) -> None:
+    for s in body:
+        if isinstance(s, Assign):
+            _reads(s.value, assigned, out)
+            assigned.add(s.target)
+        elif isinstance(s, ExprStmt):
+            _reads(s.value, assigned, out)
+        elif isinstance(s, If):
+            _reads(s.test, assigned, out)
+            _block(s.body, assigned, out)
+            _block(s.orelse, assigned, out)
+        elif isinstance(s, While):
+            _reads(s.test, assigned, out)
+            _block(s.body, assigned, out)
+        elif isinstance(s, For):
+            for e in (s.start, s.stop, s.step):
+                _reads(e, assigned, out)
+            assigned.add(s.var)
+            _block(s.body, assigned, out)
+
+
+def _reads(e: object, assigned: set[str], out: list[str]) -> None:
+    if isinstance(e, Name):
+        if e.id not in assigned and e.id not in out:
+            out.append(e.id)
+        return
+    for value in vars(e).values() if hasattr(e, "__dataclass_fields__") else ():
+        if isinstance(value, tuple):
+            for v in value:
+                if hasattr(v, "pos"):
+                    _reads(v, assigned, out)
+        elif hasattr(value, "pos"):
+            _reads(value, assigned, out)
+
+
+def read_problem(function: str, answer: str, wrt: list[str] | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> Problem:
+    """Both sides read, the inputs chosen and every name of the answer accounted for."""
+    f = read_side(function, "function", 1, limits)
+    a = read_side(answer, "answer", 2, limits)
+    names = free_names(f.program)
+    chosen = list(dict.fromkeys(wrt or f.program.inputs))
+    names = [n for n in names if n != EULER or n in chosen]
+    for n in chosen:
+        if n not in names and n != RESULT_NAME:
+            shown = ", ".join(names) or "none"
+            raise GradcalcError(f"--wrt {quote(n)}: the function does not use it (its inputs: "
+                                f"{shown})", kind="usage")
+    for n in names:
+        parts = split_name(n, [m for m in names if m != n])
+        if parts and n not in chosen:
+            raise GradcalcError(f"the function: name {quote(n)} is {' and '.join(parts)} "
+                                f"written together; did you mean {'*'.join(parts)}?",
+                                kind="parse")
+    if not names:
+        raise GradcalcError("the function has no inputs (no free names to differentiate by)",
+                            kind="input")
+    wrt_names = chosen or names
+    inputs = tuple(wrt_names + [n for n in names if n not in wrt_names])
+    _check_answer_names(a, inputs)
+    n = len(wrt_names)
+    if f.shape:
+        kind, shape = "jacobian", (f.shape[0], n)
+    else:
+        kind, shape = ("derivative", ()) if n == 1 else ("gradient", (n,))
+    return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
+
+
+def _check_answer_names(answer: Side, inputs: tuple[str, ...]) -> None:
+    for n in free_names(answer.program):
+        if n in inputs or n == EULER:
+            continue
+        parts = split_name(n, inputs)
+        if parts:
+            raise GradcalcError(f"the answer: name {quote(n)} is not an input; did you mean "
+                                f"{'*'.join(parts)}?", kind="parse")
+        raise GradcalcError(f"the answer uses {quote(n)}, which the function does not have "
+                            f"(its inputs: {', '.join(inputs)})", kind="input")

@@ -1,0 +1,170 @@
+"""The symbolic side of a homework check: sympy expressions built from the IR, never text.
+
+Each entry runs on the symbolic backend (`local=False`: a Piecewise twin stays whole,
+valid at every point). The backend folds constants in float64, so numbers are read back
+exactly where float64 holds them: 0.5 is 1/2, 6.283185307179586 is 2π, 1.4142135623730951
+is √2. The true derivative is sympy's `diff`, printed in the language (`^`, `abs`, `e`,
+`where`) so that it can be typed back as an answer. A proof is `difference == 0` after
+sympy's automatic simplification, after `expand`, or after `simplify`, each bounded by
+the time budget; a numeric mismatch is confirmed in 30-digit arithmetic before it counts.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy.printing.str import StrPrinter
+
+from gradcalc.backends.symbolic import symbolic_output
+from gradcalc.language.program import EULER, RESULT_NAME
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.homework.problem import Side
+
+#: a decimal read back exactly when its shortest form has a denominator up to this
+MAX_DENOMINATOR = 10**6
+#: multiples of π and e, and square roots, read back with denominators up to this
+MAX_SPECIAL_DENOMINATOR = 100
+#: digits of the arithmetic that confirms a numeric mismatch
+CONFIRM_DIGITS = 30
+
+
+def symbol(name: str) -> sp.Symbol:
+    return sp.Symbol(name, real=True)
+
+
+def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
+               limits: Limits = DEFAULT_LIMITS) -> list[Any]:
+    """Each entry as a sympy expression of the inputs (path recorded at `point`)."""
+    values = {n: np.asarray(point[n], dtype=np.float64) for n in inputs}
+    out = []
+    for entry in side.entries:
+        expr, _ = symbolic_output(entry.program, values, list(inputs), {}, RESULT_NAME,
+                                  limits=limits, local=False)
+        out.append(exact(np.asarray(expr, dtype=object).reshape(()).item()))
+    return out
+
+
+def _special(v: float) -> Any:
+    """v as a small multiple of π or e, or a square root of a small fraction, or None."""
+    for const, value in ((sp.pi, math.pi), (sp.E, math.e)):
+        r = Fraction(v / value).limit_denominator(MAX_SPECIAL_DENOMINATOR)
+        if r and float(r) * value == v:
+            return sp.Rational(r.numerator, r.denominator) * const
+    if v > 0:
+        r = Fraction(v * v).limit_denominator(MAX_SPECIAL_DENOMINATOR)
+        if r and math.sqrt(float(r)) == v:
+            return sp.sqrt(sp.Rational(r.numerator, r.denominator))
+    return None
+
+
+def exact_number(v: float) -> Any:
+    """A float64 constant as the exact number it stands for, where there is a short one:
+    a fraction (0.5, 1/3), a multiple of π or e, a square root; else the Float itself."""
+    if not math.isfinite(v):
+        return sp.Float(v)
+    r = Fraction(v).limit_denominator(MAX_SPECIAL_DENOMINATOR**2)
+    if float(r) == v:
+        return sp.Rational(r.numerator, r.denominator)
+    special = _special(v)
+    if special is not None:
+        return special
+    short = Fraction(repr(v))
+    if short.denominator <= MAX_DENOMINATOR:
+        return sp.Rational(short.numerator, short.denominator)
+    return sp.Float(v)
+
+
+def exact(expr: Any) -> Any:
+    if not isinstance(expr, sp.Basic):
+        return exact_number(float(expr))
+    floats = expr.atoms(sp.Float)
+    if not floats:
+        return expr
+    return expr.xreplace({f: exact_number(float(f)) for f in floats})
+
+
+def derivatives(function: list[Any], wrt: tuple[str, ...]) -> list[Any]:
+    """d f_i / d w_j for every entry and input, row-major."""
+    return [sp.diff(f, symbol(w)) for f in function for w in wrt]
+
+
+# --------------------------------------------------------------------------- text
+
+
+class _Printer(StrPrinter):
+    """sympy's text, in gradcalc's language (what `check` prints can be typed back)."""
+
+    def __init__(self, euler: str) -> None:
+        super().__init__({"order": None})
+        self.euler = euler
+
+    def _print_Abs(self, e: Any) -> str:
+        return f"abs({self._print(e.args[0])})"
+
+    def _print_Exp1(self, e: Any) -> str:
+        return self.euler
+
+    def _print_Piecewise(self, e: Any) -> str:
+        *cases, (last, cond) = e.args
+        text = self._print(last) if cond is sp.true else "nan"
+        for value, cond in reversed(cases):
+            text = f"where({self._print(cond)}, {self._print(value)}, {text})"
+        return text
+
+
+def text(expr: Any, inputs: tuple[str, ...] = ()) -> str:
+    """A readable text of an expression, in the language (powers as ^)."""
+    printer = _Printer("E" if EULER in inputs else "e")
+    return printer.doprint(expr).replace("**", "^")
+
+
+def grid_text(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...]) -> str:
+    items = [text(e, inputs) for e in exprs]
+    if not shape:
+        return items[0]
+    if len(shape) == 1:
+        return "[" + ", ".join(items) + "]"
+    rows = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
+    return "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
+
+
+# --------------------------------------------------------------------------- proof
+
+
+def proves(expected: Any, answer: Any, seconds: float, full: bool) -> bool:
+    """Whether expected - answer simplifies to 0 within `seconds` (`full`: also try
+    sympy's `simplify`, the slow general route; else only the automatic form and
+    `expand`)."""
+    d = expected - answer
+    if d == 0:
+        return True
+    try:
+        with time_budget(seconds):
+            if sp.expand(d) == 0:
+                return True
+            return bool(full and sp.simplify(d) == 0)
+    except Timeout:
+        return False
+    except Exception:  # noqa: BLE001 - sympy fails in many ways; no proof is no proof
+        return False
+
+
+def differ_exactly(expected: Any, answer: Any, point: dict[str, float], rtol: float,
+                   atol: float) -> bool | None:
+    """At `point`, in 30-digit arithmetic: True if the two differ beyond the tolerances,
+    False if they agree (a float64 mismatch was rounding), None if not both are real."""
+    subs = {symbol(n): sp.Float(v, CONFIRM_DIGITS) for n, v in point.items()}
+    try:
+        with time_budget(1.0):
+            a = sp.sympify(expected).xreplace(subs).evalf(CONFIRM_DIGITS)
+            b = sp.sympify(answer).xreplace(subs).evalf(CONFIRM_DIGITS)
+            if not (a.is_real and b.is_real and a.is_finite and b.is_finite):
+                return None
+            return bool(abs(a - b) > atol + rtol * max(abs(a), abs(b)))
+    except (Timeout, Exception):  # noqa: BLE001 - no confirmation: the float64 result stands
+        return None

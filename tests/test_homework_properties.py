@@ -1,0 +1,44 @@
+"""Property: for random expressions built from the primitives table, the true derivative
+that `check` prints is judged correct, and that derivative plus a perturbation is not."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from gradcalc.verify.homework.judge import judge
+from gradcalc.verify.homework.problem import read_problem
+
+UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "atan", "sinh", "cosh",
+         "sigmoid", "softplus", "abs", "asin", "log2"]
+LEAVES = st.sampled_from(["x", "y", "2", "3", "0.5", "pi"])
+
+
+def _expressions() -> st.SearchStrategy[str]:
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        unary = st.tuples(st.sampled_from(UNARY), inner).map(lambda t: f"{t[0]}({t[1]})")
+        binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})")
+        power = st.tuples(inner, st.sampled_from(["2", "3", "-1"])).map(
+            lambda t: f"({t[0]})^{t[1]}")
+        return unary | binary | power
+
+    return st.recursive(LEAVES, extend, max_leaves=5)
+
+
+PERTURBATIONS = st.sampled_from(["0.5*x", "x^2/7", "sin(x)/3", "0.001*exp(x/10)", "1",
+                                 "-2*cos(x)"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_expressions().filter(lambda e: re.search(r"(?<![a-z])x(?![a-z])", e)), PERTURBATIONS)
+def test_the_printed_derivative_is_correct_and_a_perturbed_one_is_not(function, extra):
+    first = judge(read_problem(function, "0", ["x"]))
+    # a function defined nowhere (log(x - x)) has nothing to check
+    assume(first.points and not first.expected.startswith("(no formula"))
+    again = judge(read_problem(function, first.expected, ["x"]))
+    assert again.verdict == "correct", (function, first.expected, again)
+    wrong = judge(read_problem(function, f"{first.expected} + {extra}", ["x"]))
+    assert wrong.verdict == "incorrect", (function, first.expected, extra, wrong)
