@@ -100,7 +100,7 @@ def _seed(output: Tensor, gradient: Any, position: int, create_graph: bool,
 
 def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
          create_graph: bool, stop_at: set | None, batched: bool = False,
-         only: bool = False) -> dict:
+         only: set | None = None) -> dict:
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad_tensors has {len(grads)} entries but there are "
                            f"{len(outputs)} outputs")
@@ -109,7 +109,8 @@ def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
     roots = [(o._node if isinstance(o, Tensor) else None,
               _seed(o, g, i, create_graph, batched))
              for i, (o, g) in enumerate(zip(outputs, grads, strict=True))]
-    needed = _leading_to([r for r, _ in roots], stop_at or set()) if only else None
+    # only: the nodes wanted; the sweep runs just what leads to them (None: everything)
+    needed = None if only is None else _leading_to([r for r, _ in roots], only)
     return tape.backward(roots, retain_graph=retain_graph, create_graph=create_graph,
                          stop_at=stop_at or None, needed=needed)
 
@@ -179,12 +180,23 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     else:
         targets = None
         stop_at = {node for node, ref in list(_retained.items()) if ref() is not None}
-    result = _run(outputs, grads, retain_graph, create_graph, stop_at, only=targets is not None)
+    try:
+        result = _run(outputs, grads, retain_graph, create_graph, stop_at,
+                      only=stop_at if targets is not None else None)
+    except tape.FreedError as error:  # as PyTorch, keep what finished leaves got
+        if targets is None:
+            _accumulate_leaves(error.finished, create_graph)
+        raise
     if targets is not None:
         for t in targets:
             if t._node in result:
                 _accumulate(t, result[t._node], create_graph)
         return
+    _accumulate_leaves(result, create_graph)
+
+
+def _accumulate_leaves(result: dict, create_graph: bool) -> None:
+    """Add each swept cotangent into its leaf's (or retained tensor's) .grad."""
     for node, g in result.items():
         if node.prim is None:
             leaf = node.leaf() if node.leaf is not None else None
@@ -210,8 +222,12 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     for t in inputs_list:
         if not isinstance(t, Tensor) or t._node is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    result = _run(outputs_list, grads, retain_graph, create_graph,
-                  {t._node for t in inputs_list}, batched=is_grads_batched, only=True)
+    wanted = {t._node for t in inputs_list}
+    retained = {node for node, ref in list(_retained.items()) if ref() is not None}
+    result = _run(outputs_list, grads, retain_graph, create_graph, wanted | retained,
+                  batched=is_grads_batched, only=wanted)
+    if not is_grads_batched:  # PyTorch's retain_grad hook fires in autograd.grad too
+        _accumulate_leaves({n: g for n, g in result.items() if n in retained}, create_graph)
     answer: list[Tensor | None] = []
     for i, t in enumerate(inputs_list):
         if t._node in result:

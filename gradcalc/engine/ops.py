@@ -79,11 +79,16 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
         else:
             values.append(a)
             parents.append(None)
-    if _tape._quiet:
-        out = prim.forward(*values, **params)
-    else:
-        with np.errstate(all="ignore"):
+    try:
+        if _tape._quiet:
             out = prim.forward(*values, **params)
+        else:
+            with np.errstate(all="ignore"):
+                out = prim.forward(*values, **params)
+    except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
+        if not tensor_seen:
+            raise
+        raise BroadcastError(str(exc)) from None
     if not tensor_seen:
         return out
     if needs_grad and _tape._grad_enabled:  # tuples of arrays leave the cyclic GC's watch
@@ -92,6 +97,11 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
 
 
 _Tensor: list[Any] = [None]
+
+
+class BroadcastError(RuntimeError, ValueError):
+    """Operands whose shapes do not fit: a RuntimeError as in PyTorch, and still the
+    ValueError that NumPy raises, which the command line reports as a bad input."""
 
 
 def _tensor_type() -> type:
@@ -275,7 +285,10 @@ def _softplus(x):
 
 
 def _sign(x):
-    return np.sign(x) * 1.0
+    out = np.sign(x) * 1.0
+    if np.isnan(out).any():  # PyTorch: sign(nan) = 0
+        out = np.where(np.isnan(out), 0.0, out)
+    return out
 
 
 def _clamp(x, lo, hi):

@@ -99,7 +99,7 @@ def no_grad():
 #: of them alone can be swept again after it was freed, as in PyTorch.
 SAVES_NOTHING = frozenset({
     "neg", "add", "sub", "sum", "mean", "reshape", "transpose", "broadcast_to", "clone",
-    "stack", "sign", "scatter", "zero_", "fill_", "copy_"})
+    "stack", "sign", "scatter", "zero_", "fill_", "copy_", "add_alpha"})
 
 
 def _saves_tensors(node: Node) -> bool:
@@ -155,6 +155,32 @@ def release(node: Node) -> None:
             return
 
 
+class FreedError(RuntimeError):
+    """A sweep met a node whose saved values were freed. `finished` holds the cotangents
+    of the leaves that were complete by then: PyTorch has already added those into .grad
+    when it raises (its leaves accumulate as soon as their last consumer has run)."""
+
+    def __init__(self, finished: dict[Node, Any]) -> None:
+        super().__init__(FREED_MESSAGE)
+        self.finished = finished
+
+
+def _finished_leaves(node: Node, heap: list, cotangent: dict, result: dict) -> dict:
+    """The leaves whose cotangent no node still to be swept (`node`, the heap and all they
+    lead to) would add to."""
+    pending = [node] + [n for _, n in heap]
+    reached: set[Node] = set()
+    stack = [p for n in pending if n.prim is not None for p in n.parents if p is not None]
+    while stack:
+        n = stack.pop()
+        if n not in reached:
+            reached.add(n)
+            stack.extend(p for p in n.parents if p is not None)
+    finished = {n: g for n, g in result.items() if n.prim is None}
+    finished.update((n, g) for n, g in cotangent.items() if n.prim is None and n not in reached)
+    return finished
+
+
 def leaf_node(tensor: Any) -> Node:
     return Node(None, (), None, {}, weakref.ref(tensor))
 
@@ -205,7 +231,7 @@ def backward(
                 continue
             saved = node.saved
             if saved is None:
-                raise RuntimeError(FREED_MESSAGE)
+                raise FreedError(_finished_leaves(node, heap, cotangent, result))
             values, out = saved
             if create_graph:
                 args = [v if p is None else Tensor._wrap(v, p)

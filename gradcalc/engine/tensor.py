@@ -314,10 +314,16 @@ class Tensor:
         return self._inplace(ops.div, other)
 
     def add_(self, other: Any, alpha: Any = 1) -> Tensor:
-        return self._inplace(ops.add, other if alpha == 1 else ops.mul(other, alpha))
+        if alpha == 1:
+            return self._inplace(ops.add, other)
+        self._check_inplace()
+        return self._rebind(ops.apply(_ADD_ALPHA, self, other, alpha=float(alpha)))
 
     def sub_(self, other: Any, alpha: Any = 1) -> Tensor:
-        return self._inplace(ops.sub, other if alpha == 1 else ops.mul(other, alpha))
+        if alpha == 1:
+            return self._inplace(ops.sub, other)
+        self._check_inplace()
+        return self._rebind(ops.apply(_ADD_ALPHA, self, other, alpha=-float(alpha)))
 
     def mul_(self, other: Any) -> Tensor:
         return self._inplace(ops.mul, other)
@@ -511,6 +517,14 @@ def _source_vjp(g: Any, ans: Any, x: Any, src: Any) -> Any:
 _OVERWRITE = {name: ops.Prim(name, _overwrite, (_overwritten_vjp, _source_vjp), grad_fn=fn)
               for name, fn in (("zero_", "ZeroBackward0"), ("fill_", "FillBackward2"),
                                ("copy_", "CopyBackwards"))}
+
+
+# x + alpha * y as one node that, like PyTorch's AddBackward0, saves no tensor
+_ADD_ALPHA = ops.Prim(
+    "add_alpha", lambda x, y, alpha: np.add(x, np.multiply(alpha, y)),
+    (lambda g, ans, x, y, alpha: ops.unbroadcast(g, ops.shape(ans), ops.shape(x)),
+     lambda g, ans, x, y, alpha: ops.unbroadcast(g * alpha, ops.shape(ans), ops.shape(y))),
+    grad_fn="AddBackward0")
 
 
 def _shape_args(args: tuple, current: tuple[int, ...]) -> tuple[int, ...]:
