@@ -434,8 +434,10 @@ def plot(
     at: AtOpt = [],  # noqa: B006
     of: OfOpt = None,
     samples: Annotated[int, typer.Option("--samples", help="Grid points.")] = 201,
-    width: Annotated[int, typer.Option("--width", min=20, max=1000)] = 72,
-    height: Annotated[int, typer.Option("--height", min=8, max=500)] = 20,
+    width: Annotated[int, typer.Option("--width", min=20, max=1000,
+                                       help="Columns of the drawing.")] = 72,
+    height: Annotated[int, typer.Option("--height", min=8, max=500,
+                                        help="Rows of the drawing.")] = 20,
     save: Annotated[str | None, typer.Option(
         "--save", metavar="FILE.svg|png",
         help="Also write the plot to a file (needs the plot extra: matplotlib).")] = None,

@@ -7,7 +7,7 @@ import pytest
 from docs_examples import ROOT, examples, run
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
-         "docs/security.md"]
+         "docs/security.md", "docs/index.md", "docs/understanding-backward.md"]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -26,7 +26,8 @@ def test_page_examples(page, tmp_path):
 def test_every_docs_page_is_tested():
     """A page with shell examples is listed here or has a test of its own."""
     own_tests = {"pytorch.md": "test_docs_pytorch.py", "scripting.md": "test_docs_scripting.py",
-                 "performance.md": None, "architecture.md": "test_docs_architecture.py"}
+                 "performance.md": None, "architecture.md": "test_docs_architecture.py",
+                 "commands.md": "test_docs_site.py"}
     for path in sorted((ROOT / "docs").glob("*.md")):
         rel = f"docs/{path.name}"
         if rel in PAGES:

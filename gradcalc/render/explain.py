@@ -134,15 +134,13 @@ def _sweep_rows(ex: Any, sweep: Any) -> list[list[str]]:
 
 
 def _weights_lines(table: Any) -> list[str]:
-    """J beside wᵀJ: each output's row, its weight, and the weighted sum of the rows."""
+    """J beside wᵀJ: each output's row with its weight, and the weighted sum of the rows."""
     jac, w, wj, names = table
-    lines = ["weights pick rows of the Jacobian: wᵀJ = Σ weight × row"]
-    rows = []
-    for i, (wi, row) in enumerate(zip(w, jac)):
-        rows.append([f"row {i}", number(wi), "  ".join(number(x) for x in row)])
-    rows.append(["wᵀJ", "", "  ".join(number(x) for x in wj)])
-    lines += _table(["", "weight", "J  (columns: " + ", ".join(names) + ")"], rows)
-    return lines
+    rows = [[f"row {i}", number(wi), *(number(x) for x in row)]
+            for i, (wi, row) in enumerate(zip(w, jac))]
+    rows.append(["wᵀJ", "", *(number(x) for x in wj)])
+    return ["weights pick rows of the Jacobian J: wᵀJ = Σ weight × row",
+            *_table(["", "weight", *names], rows)]
 
 
 def _table(header: list[str], rows: list[Any]) -> list[str]:
