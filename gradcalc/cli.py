@@ -6,6 +6,7 @@ One place (`main`) maps every failure to an `error:` line and an exit code: 0 su
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import sys
@@ -304,85 +305,63 @@ def _options(
     computed on gradcalc's own autograd tape and checked against sympy."""
 
 
-@app.command()
-def grad(
-    program: ProgramArg,
-    at: AtOpt = [],  # noqa: B006 - typer reads the default
-    weights: WeightsOpt = None,
-    wrt: WrtOpt = None,
-    of: OfOpt = None,
-    json_out: JsonOpt = False,
-    plain_out: PlainOpt = False,
-    no_check: NoCheckOpt = False,
-    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
-    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
-    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
-    expect: ExpectOpt = None,
-    rtol: RtolOpt = None,
-    atol: AtolOpt = None,
-    digits: DigitsOpt = None,
-    points: PointsOpt = None,
-    symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
-    graph: GraphOpt = None,
-) -> None:
-    """Gradient of a scalar output, or with --weights the vector-Jacobian product."""
-    _run("grad", program, at, weights, wrt, of, json_out, plain_out, no_check,
-         _limits(check_seconds, max_iterations, max_operations), expect, points,
-         _extras(symbolic, latex, explain, graph), (digits, rtol, atol))
+#: the parameters of grad, jacobian and hessian, in the order --help lists them: (name,
+#: option alias, default); declared once, each command takes the ones that apply to it
+_PARAMETERS: list[tuple[str, Any, Any]] = [
+    ("program", ProgramArg, inspect.Parameter.empty),
+    ("at", AtOpt, []),
+    ("weights", WeightsOpt, None),  # grad only
+    ("wrt", WrtOpt, None),
+    ("of", OfOpt, None),
+    ("json_out", JsonOpt, False),
+    ("plain_out", PlainOpt, False),
+    ("no_check", NoCheckOpt, False),
+    ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
+    ("max_iterations", IterOpt, DEFAULT_LIMITS.max_iterations),
+    ("max_operations", OpsOpt, DEFAULT_LIMITS.max_operations),
+    ("expect", ExpectOpt, None),
+    ("rtol", RtolOpt, None),
+    ("atol", AtolOpt, None),
+    ("digits", DigitsOpt, None),
+    ("points", PointsOpt, None),
+    ("symbolic", SymbolicOpt, False),
+    ("latex", LatexOpt, False),
+    ("explain", ExplainOpt, False),
+    ("graph", GraphOpt, None),
+]
 
 
-@app.command()
-def jacobian(
-    program: ProgramArg,
-    at: AtOpt = [],  # noqa: B006
-    wrt: WrtOpt = None,
-    of: OfOpt = None,
-    json_out: JsonOpt = False,
-    plain_out: PlainOpt = False,
-    no_check: NoCheckOpt = False,
-    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
-    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
-    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
-    expect: ExpectOpt = None,
-    rtol: RtolOpt = None,
-    atol: AtolOpt = None,
-    digits: DigitsOpt = None,
-    points: PointsOpt = None,
-    symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
-    graph: GraphOpt = None,
-) -> None:
-    """Full Jacobian: shape = output shape + input shape, one batched reverse sweep; with
-    several inputs shown as one matrix (rows: outputs, columns: inputs)."""
-    _run("jacobian", program, at, None, wrt, of, json_out, plain_out, no_check,
-         _limits(check_seconds, max_iterations, max_operations), expect, points,
-         _extras(symbolic, latex, explain, graph), (digits, rtol, atol))
+def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -> None:
+    """Register grad, jacobian or hessian: one function over the shared parameters, with
+    the signature typer reads built from `_PARAMETERS` (less the ones in `without`)."""
+    params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                annotation=alias)
+              for name, alias, default in _PARAMETERS if name not in without]
+
+    def run(**o: Any) -> None:
+        _run(command, o["program"], o["at"], o.get("weights"), o["wrt"], o["of"],
+             o["json_out"], o["plain_out"], o["no_check"],
+             _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
+             o["expect"], o["points"],
+             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
+             (o["digits"], o["rtol"], o["atol"]))
+
+    run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    run.__doc__ = doc
+    run.__name__ = command
+    app.command(name=command)(run)
 
 
-@app.command()
-def hessian(
-    program: ProgramArg,
-    at: AtOpt = [],  # noqa: B006
-    wrt: WrtOpt = None,
-    of: OfOpt = None,
-    json_out: JsonOpt = False,
-    plain_out: PlainOpt = False,
-    no_check: NoCheckOpt = False,
-    check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
-    max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
-    max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
-    expect: ExpectOpt = None,
-    rtol: RtolOpt = None,
-    atol: AtolOpt = None,
-    digits: DigitsOpt = None,
-    points: PointsOpt = None,
-    symbolic: SymbolicOpt = False, latex: LatexOpt = False, explain: ExplainOpt = False,
-    graph: GraphOpt = None,
-) -> None:
-    """Hessian of a scalar output (second order through the tape); with several inputs
-    shown as one matrix."""
-    _run("hessian", program, at, None, wrt, of, json_out, plain_out, no_check,
-         _limits(check_seconds, max_iterations, max_operations), expect, points,
-         _extras(symbolic, latex, explain, graph), (digits, rtol, atol))
+_derivative_command(
+    "grad", "Gradient of a scalar output, or with --weights the vector-Jacobian product.")
+_derivative_command(
+    "jacobian", "Full Jacobian: shape = output shape + input shape, one batched reverse sweep; "
+    "with\n    several inputs shown as one matrix (rows: outputs, columns: inputs).",
+    without=("weights",))
+_derivative_command(
+    "hessian", "Hessian of a scalar output (second order through the tape); with several "
+    "inputs\n    shown as one matrix.", without=("weights",))
 
 
 @app.command()

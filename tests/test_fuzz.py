@@ -207,15 +207,22 @@ ANY_BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / ({})", "({}) 
               "dot({}, {})", "clamp({}, {}, 1)", "where(({}) > 0, {}, 0)"]
 
 
-def _any_expr(depth: int) -> st.SearchStrategy[str]:
+def _grammar(leaves: list[str], unary: list[str], binary: list[str],
+             depth: int) -> st.SearchStrategy[str]:
+    """Expressions up to `depth` deep: leaves, unary templates of one expression, binary
+    templates of two."""
     if depth == 0:
-        return st.sampled_from(ANY_LEAVES)
-    sub = _any_expr(depth - 1)
+        return st.sampled_from(leaves)
+    sub = _grammar(leaves, unary, binary, depth - 1)
     return st.one_of(
-        st.sampled_from(ANY_LEAVES),
-        st.tuples(st.sampled_from(ANY_UNARY), sub).map(lambda p: p[0].format(p[1])),
-        st.tuples(st.sampled_from(ANY_BINARY), sub, sub).map(lambda p: p[0].format(*p[1:])),
+        st.sampled_from(leaves),
+        st.tuples(st.sampled_from(unary), sub).map(lambda p: p[0].format(p[1])),
+        st.tuples(st.sampled_from(binary), sub, sub).map(lambda p: p[0].format(*p[1:])),
     )
+
+
+def _any_expr(depth: int) -> st.SearchStrategy[str]:
+    return _grammar(ANY_LEAVES, ANY_UNARY, ANY_BINARY, depth)
 
 
 any_programs = st.one_of(
@@ -256,14 +263,7 @@ BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1 + ({})**2)",
 
 
 def _expr(depth: int) -> st.SearchStrategy[str]:
-    if depth == 0:
-        return st.sampled_from(LEAVES)
-    sub = _expr(depth - 1)
-    return st.one_of(
-        st.sampled_from(LEAVES),
-        st.tuples(st.sampled_from(UNARY), sub).map(lambda p: p[0].format(p[1])),
-        st.tuples(st.sampled_from(BINARY), sub, sub).map(lambda p: p[0].format(p[1], p[2])),
-    )
+    return _grammar(LEAVES, UNARY, BINARY, depth)
 
 
 programs = st.one_of(

@@ -23,7 +23,7 @@ from gradcalc.engine import ops
 from gradcalc.errors import GradcalcError
 from gradcalc.language.parse import normalize, parse, quote
 from gradcalc.language.program import ExprStmt, Interpreter
-from gradcalc.language.values import parse_value, value_from_data
+from gradcalc.language.values import parse_value, split_top_level, value_from_data
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 _NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
@@ -137,7 +137,7 @@ def expected_values(expect: Any, keys: list[str], limits: Limits = DEFAULT_LIMIT
     if not isinstance(expect, str):
         return {"": value_from_data(expect, what="--expect", limits=limits)}
     text = normalize(expect) if len(expect) <= limits.max_source_chars else expect
-    pieces = [p for p in _split_top_level(text) if p.strip()]
+    pieces = [p for p in split_top_level(text) if p.strip()]
     named = [_NAMED.match(p) for p in pieces]
     if not any(named):
         return {"": expected_value(text, "--expect", limits)}
@@ -153,18 +153,6 @@ def expected_values(expect: Any, keys: list[str], limits: Limits = DEFAULT_LIMIT
                                 kind="usage")
         out[name] = expected_value(m.group(2), f"--expect {name}", limits)
     return out
-
-
-def _split_top_level(text: str) -> list[str]:
-    """Split at commas outside brackets."""
-    pieces, depth, start = [], 0, 0
-    for k, ch in enumerate(text):
-        depth += (ch in "([{") - (ch in ")]}")
-        if ch == "," and depth == 0:
-            pieces.append(text[start:k])
-            start = k + 1
-    pieces.append(text[start:])
-    return pieces
 
 
 def compare(expect: Any, derivative: dict[str, np.ndarray], matrix: Matrix | None,

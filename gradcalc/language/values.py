@@ -60,7 +60,7 @@ def parse_assignments(
     """
     result: dict[str, np.ndarray] = {}
     for text in [texts] if isinstance(texts, str) else texts:
-        pieces = [p for p in _split_top_level(_normalized(text, option, limits)) if p.strip()]
+        pieces = [p for p in split_top_level(_normalized(text, option, limits)) if p.strip()]
         if not pieces:
             raise _error(option, text, "expected NAME=VALUE, e.g. x=[1,2]")
         for piece in pieces:
@@ -151,8 +151,8 @@ def _notation(value: str, option: str, text: str) -> str:
         raise _error(option, text, e.message) from None
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split at commas outside brackets."""
+def split_top_level(text: str) -> list[str]:
+    """Split at commas outside brackets (NAME=VALUE, NAME=VALUE)."""
     pieces, depth, start = [], 0, 0
     for k, ch in enumerate(text):
         depth += (ch in "([{") - (ch in ")]}")
