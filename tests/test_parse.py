@@ -621,7 +621,14 @@ def _parses_or_refuses(text: str) -> None:
             warnings.simplefilter("error")  # no warning may leak to the user's terminal
             result = p(text)
     except GradcalcError as e:
-        assert e.message
+        # a refusal is a parse or limit error of one line that says where or what
+        assert e.kind in ("parse", "limit"), (e.kind, e.message)
+        assert e.message and "\n" not in e.message, e.message
+        assert "Traceback" not in e.message
     else:
+        # a program: statements, an output to differentiate, and the same program again
+        # from the same text (parsing is a function of the text)
         assert isinstance(result, Program) and result.body
+        assert result.default_output()
+        assert p(text) == result
     assert time.perf_counter() - start < BACKSTOP_SECONDS  # a hang, not a slow machine

@@ -177,6 +177,13 @@ def test_arbitrary_text_gives_values_or_gradcalc_error(text):
         try:
             result = parse(text)
         except GradcalcError as e:
-            assert e.message
+            # one line that quotes the option or value it refuses
+            assert e.message and "\n" not in e.message, e.message
+            assert e.kind in ("input", "value", "usage", "limit", "parse"), e.kind
         else:
-            assert isinstance(result, (dict, np.ndarray))
+            # float64 values that read back the same from the same text
+            arrays = list(result.values()) if isinstance(result, dict) else [result]
+            assert all(a.dtype == np.float64 for a in arrays)
+            again = parse(text)
+            again = list(again.values()) if isinstance(again, dict) else [again]
+            assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(arrays, again))
