@@ -32,9 +32,9 @@ def test_inputs_are_the_given_values_or_wrt():
 
 def test_plan_names_the_output_and_checks_the_weights():
     job = jobs.Job("grad", "", weights="[1, 2]", of="ｙ")
-    names, of, weights = jobs.plan(job, PROGRAM, values(a=1, x=[1, 2], b=0))
-    assert (names, of) == (["a", "x", "b"], "y") and weights.tolist() == [1.0, 2.0]
-    assert jobs.plan(jobs.Job("grad", ""), PROGRAM, values(x=1))[1] == "z"  # last assigned
+    names, output, weights = jobs.plan(job, PROGRAM, values(a=1, x=[1, 2], b=0))
+    assert (names, output.name) == (["a", "x", "b"], "y") and weights.tolist() == [1.0, 2.0]
+    assert jobs.plan(jobs.Job("grad", ""), PROGRAM, values(x=1, a=1, b=1))[1].name == "z"
     with pytest.raises(GradcalcError, match="--weights goes with grad"):
         jobs.plan(jobs.Job("jacobian", "", weights="[1]"), PROGRAM, values(x=1))
     with pytest.raises(GradcalcError, match="--weights must be finite"):
