@@ -224,10 +224,15 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     wanted = {t._node for t in inputs_list}
     retained = {node for node, ref in list(_retained.items()) if ref() is not None}
-    result = _run(outputs_list, grads, retain_graph, create_graph, wanted | retained,
-                  batched=is_grads_batched, only=wanted)
-    if not is_grads_batched:  # PyTorch's retain_grad hook fires in autograd.grad too
-        _accumulate_leaves({n: g for n, g in result.items() if n in retained}, create_graph)
+    # PyTorch's retain_grad hook fires in autograd.grad too (even before an error)
+    keep = retained if not is_grads_batched else set()
+    try:
+        result = _run(outputs_list, grads, retain_graph, create_graph, wanted | retained,
+                      batched=is_grads_batched, only=wanted)
+    except tape.FreedError as error:
+        _accumulate_leaves({n: g for n, g in error.finished.items() if n in keep}, False)
+        raise
+    _accumulate_leaves({n: g for n, g in result.items() if n in keep}, create_graph)
     answer: list[Tensor | None] = []
     for i, t in enumerate(inputs_list):
         if t._node in result:

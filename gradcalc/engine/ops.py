@@ -182,7 +182,7 @@ def _normalize_axis(axis: Any, nd: int) -> tuple[int, ...] | None:
         if not -nd <= a < max(nd, 1):
             raise IndexError(f"axis {a} is out of range for an array of {nd} dimensions")
         out.append(a % nd if nd else 0)
-    return tuple(sorted(set(out)))
+    return tuple(sorted(set(out))) if nd else None  # a 0-d tensor: dim 0 is all of it
 
 
 def _count(x: Any, axis: tuple[int, ...] | None) -> int:
@@ -364,8 +364,8 @@ def _prod_others(x, axis):
 
 def _pow_dx(g, ans, x, y):
     if type(y) in (np.float64, float, int):
-        if y == 0:  # PyTorch: a constant 0, not recorded even under create_graph
-            return _unb(np.zeros(shape(g)), ans, x)
+        if y == 0 and type(y) is not np.float64:  # a Python number: PyTorch's derivative
+            return _unb(np.zeros(shape(g)), ans, x)  # is a constant 0, never recorded
         if y == 2 and value(x) is x:  # x**2: x**1.0 is x itself, so one array pass
             return _unb(g * (y * x), ans, x)  # fewer, the same numbers (not recorded)
     dx = y * x ** (y - 1.0)

@@ -176,7 +176,7 @@ def _finished_leaves(node: Node, heap: list, cotangent: dict, result: dict) -> d
         if n not in reached:
             reached.add(n)
             stack.extend(p for p in n.parents if p is not None)
-    finished = {n: g for n, g in result.items() if n.prim is None}
+    finished = dict(result)  # swept leaves, and wanted tensors whose gradient was complete
     finished.update((n, g) for n, g in cotangent.items() if n.prim is None and n not in reached)
     return finished
 
