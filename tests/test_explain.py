@@ -180,3 +180,14 @@ def test_values_agree_with_the_answer():
     result = _explain("grad", "y = exp(x) * log(x) / (1 + x**2)", at)
     assert np.isclose(result.explain.sweeps[0].cotangent[1], result.derivative["x"])
     assert np.isclose(result.explain.steps[-1].value, result.output)
+
+
+def test_postorder_is_an_evaluation_order():
+    from gradcalc.commands.explain import _postorder, trace
+    from gradcalc.limits import DEFAULT_LIMITS
+
+    values = {"a": np.array(1.0), "b": np.array(2.0), "c": np.array(3.0)}
+    traced = trace(parse("y = (a+b)*(b+c)"), values, ["a", "b", "c"], {}, "y",
+                   DEFAULT_LIMITS)
+    order = [n.prim.name if n.prim else "leaf" for n in _postorder(traced.out._node)]
+    assert order == ["leaf", "leaf", "add", "leaf", "add", "mul"]

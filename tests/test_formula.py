@@ -139,3 +139,9 @@ def test_a_formula_out_of_time_is_shown_unsimplified(monkeypatch):
     f = result.formulas.items["x"]
     assert not f.simplified
     assert f.text == "x*cos(x) + sin(x)"
+
+
+def test_latex_writes_elements_as_subscripts():
+    result = run(Job("grad", "y = x[0]*x[1]**2", at=["x=[1, 2]"], symbolic=True))
+    assert result.formulas.items["x"].latex == \
+        r"\left[\begin{matrix}x_{1}^{2} & 2 x_{0} x_{1}\end{matrix}\right]"

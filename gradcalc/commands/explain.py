@@ -220,7 +220,28 @@ def _ancestors(root: Any) -> list[Any]:
             raise LimitError(f"the run recorded more than {MAX_STEPS:,} steps: too many "
                              "to explain (try a smaller loop or input)")
         stack.extend(node.parents)
-    return sorted(seen.values(), key=lambda n: n.seq)
+    nodes = list(seen.values())
+    if all(isinstance(getattr(n, "seq", None), int) for n in nodes):
+        return sorted(nodes, key=lambda n: n.seq)
+    return _postorder(root)
+
+
+def _postorder(root: Any) -> list[Any]:
+    """Parents before children, first arguments first (an evaluation order), iteratively."""
+    order: list[Any] = []
+    done: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node is None or id(node) in done:
+            continue
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((p, False) for p in reversed(node.parents) if p is not None)
+    return order
 
 
 def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:

@@ -198,8 +198,20 @@ def _present(block: np.ndarray, simplified: bool, subs: dict[Any, Any] | None) -
         return Formula(cut, cut, "", None, False, block)
     m = _matrix(block)
     pretty = sp.pretty(m, use_unicode=True) if m is not None else text
-    latex = sp.latex(m) if m is not None else ""
+    names = _latex_names(block)
+    latex = sp.latex(m if m is not None else block.tolist(), symbol_names=names)
     return Formula(text, pretty, latex, _exact_value(block, subs), simplified, block)
+
+
+def _latex_names(block: np.ndarray) -> dict[Any, str]:
+    """x[0] as x_{0} and A[0,1] as A_{0,1}: an element of an input as a subscript."""
+    names = {}
+    free = set().union(*(getattr(e, "free_symbols", set()) for e in block.reshape(-1)))
+    for s in free:
+        base, sep, rest = s.name.partition("[")
+        if sep:
+            names[s] = f"{sp.latex(sp.Symbol(base))}_{{{rest.rstrip(']')}}}"
+    return names
 
 
 def _first_line(exc: BaseException) -> str:
