@@ -143,13 +143,16 @@ def _check_not_comparison(program: Program, of: str) -> None:
 
 def check_given(program: Program, given: Iterable[str], option: str = "--at") -> None:
     """A name given a value that the program assigns before ever reading it: the value
-    would be unused (and its derivative meaningless), so it is an input error."""
+    would be unused (and its derivative meaningless), so it is an input error. (Left to the
+    run when that assignment reads a name with no value: its message is the better one.)"""
     given = set(given)
+    known = given | set(program.assigned()) | _loop_variables(program)
     read: set[str] = set()
     for stmt in program.body:
         if isinstance(stmt, Assign):
-            read |= _reads(stmt.value)
-            if stmt.target in given and stmt.target not in read:
+            reads = _reads(stmt.value)
+            read |= reads
+            if stmt.target in given and stmt.target not in read and reads <= known:
                 raise GradcalcError(
                     f"{stmt.target} is given a value with {option}, but the program assigns "
                     f"{stmt.target} (at {stmt.pos}) before reading it, so that value would "
