@@ -10,7 +10,7 @@
   `.grad` that accumulates, `x.grad.zero_()`, `gradcalc.autograd.grad`, custom
   `gradcalc.autograd.Function`s (see gradcalc.autograd);
 - module-level functions with the command-line language's names (`gradcalc.sin`,
-  `gradcalc.relu`, `gradcalc.sum`, ...): the same table of primitives (gradcalc.engine.ops);
+  `gradcalc.relu`, `gradcalc.sum`, ...): the same table of primitives (gradcalc.engine.table);
 - functional helpers that take `f` and a point and return NumPy values: `grad`, `vjp`,
   `jvp`, `jacobian`, `hessian` (tuples of inputs allowed).
 
@@ -20,6 +20,7 @@ It never imports sympy; only the symbolic check does.
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +57,7 @@ def _leaf(value: np.ndarray, requires_grad: bool, dtype: Any = None) -> Tensor:
     _check_dtype(dtype)
     if dtype is bool or dtype is np.bool_:
         value = np.asarray(value, dtype=bool)
-    return Tensor._wrap(value, None).requires_grad_(requires_grad)
+    return Tensor.wrap(value, None).requires_grad_(requires_grad)
 
 
 def _size(size: tuple) -> tuple[int, ...]:
@@ -153,30 +154,41 @@ def numel(t: Tensor) -> int:
 
 
 # --------------------------------------------------------------------------- functions
-# The command-line language's function table (gradcalc.engine.ops.FUNCTIONS), as module-level
-# functions that return tensors. Reductions also take PyTorch's `dim` and `keepdim`.
+# The table's primitives (gradcalc.engine.table) as module-level functions that return
+# tensors, by their names and aliases; those that work along axes also take PyTorch's
+# `dim` and `keepdim`. A primitive registered later is found by `__getattr__`.
 
 
 def _as_tensor(x: Any) -> Tensor:
-    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x, dtype=np.float64), None)
+    return x if isinstance(x, Tensor) else Tensor.wrap(np.asarray(x, dtype=np.float64), None)
 
 
-def _returns_tensor(fn: Callable[..., Any], name: str) -> Callable[..., Tensor]:
-    def function(*args: Any, **kwargs: Any) -> Tensor:
-        return _as_tensor(fn(*args, **kwargs))
+def _library_function(prim: ops.Prim) -> Callable[..., Tensor]:
+    fn = getattr(ops.fn, prim.name)
+    if prim.axis and prim.arity is not None:
+        keepdims = "keepdims" in inspect.signature(prim.forward).parameters
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = fn.__doc__ or f"{name} (a primitive; see gradcalc.engine.ops.PRIMITIVES)."
+        def function(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+            return _as_tensor(fn(input, dim, keepdim) if keepdims else fn(input, dim))
+    else:
+        def function(*args: Any, **kwargs: Any) -> Tensor:
+            return _as_tensor(fn(*args, **kwargs))
+
+    function.__name__ = function.__qualname__ = prim.name
+    function.__doc__ = fn.__doc__
     return function
 
 
-def _reduction(fn: Callable[..., Any], name: str) -> Callable[..., Tensor]:
-    def function(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
-        return _as_tensor(fn(input, dim, keepdim))
+def _library_names() -> dict[str, ops.Prim]:
+    return {n: p for p in ops.PRIMITIVES.values() if p.library for n in p.names}
 
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"{name} of all elements, or along `dim` (kept as size 1 if `keepdim`)."
-    return function
+
+def __getattr__(name: str) -> Any:
+    """A primitive registered after import, by name (`gradcalc.<name>`)."""
+    prim = _library_names().get(name)
+    if prim is None:
+        raise AttributeError(f"module 'gradcalc' has no attribute {name!r}")
+    return _library_function(prim)
 
 
 def transpose(input: Any, dim0: int | None = None, dim1: int | None = None) -> Tensor:  # noqa: A002
@@ -188,16 +200,19 @@ def transpose(input: Any, dim0: int | None = None, dim1: int | None = None) -> T
     return _as_tensor(ops.transpose(input, axes))
 
 
-_SPECIAL = {"sum", "mean", "prod", "transpose", "ones", "zeros"}
-_FUNCTION_NAMES = [n for n in ops.FUNCTIONS if n not in _SPECIAL]
-for _name in _FUNCTION_NAMES:
-    globals()[_name] = _returns_tensor(ops.FUNCTIONS[_name][0], _name)
-for _name in ("matmul", "pow", "add", "sub", "mul", "div", "neg", "clone", "reshape",
-              "unsqueeze"):
-    globals()[_name] = _returns_tensor(getattr(ops, _name), _name)
-for _name in ("sum", "mean", "prod"):
-    globals()[_name] = _reduction(getattr(ops, _name), _name)
-del _name
+def dot(a: Any, b: Any) -> Tensor:
+    """Dot product of vectors; matrix products for 2-D arguments (like numpy.dot)."""
+    return _as_tensor(ops.dot(a, b))
+
+
+def unsqueeze(input: Any, dim: int) -> Tensor:  # noqa: A002
+    return _as_tensor(ops.unsqueeze(input, dim))
+
+
+_FUNCTION_NAMES = list(_library_names())
+for _name, _prim in _library_names().items():
+    globals()[_name] = _library_function(_prim)
+del _name, _prim
 mm = mv = globals()["matmul"]
 
 __all__ = [
@@ -205,9 +220,8 @@ __all__ = [
     "zeros", "full", "ones_like", "zeros_like", "full_like", "arange", "linspace", "eye",
     "stack", "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "autograd", "grad", "vjp", "jvp", "jacobian",
-    "hessian", "float64", "float32", "float16", "double",
+    "hessian", "float64", "float32", "float16", "double", "dot", "unsqueeze",
 ]
-__all__ += _FUNCTION_NAMES + ["matmul", "pow", "add", "sub", "mul", "div", "neg", "clone",
-                              "reshape", "unsqueeze", "sum", "mean", "prod"]
+__all__ += _FUNCTION_NAMES
 
 float = float64  # noqa: A001 - torch.float; defined last so the module's code keeps the builtin

@@ -280,7 +280,7 @@ def _forward(program, point: dict[str, np.ndarray]) -> float:
     from gradcalc.backends.numeric import run_numeric
 
     out = run_numeric(program, point, of="y")
-    return float(np.asarray(getattr(out, "_value", out)))
+    return float(np.asarray(getattr(out, "value", out)))
 
 
 @SETTINGS

@@ -19,7 +19,7 @@ def leaf(data) -> Tensor:
 
 
 def close(a, b, rtol=1e-12) -> None:
-    a = np.asarray(getattr(a, "_value", a), dtype=float)
+    a = np.asarray(getattr(a, "value", a), dtype=float)
     assert np.allclose(a, b, rtol=rtol, atol=rtol), (a, b)
 
 
@@ -162,11 +162,11 @@ def test_no_grad_records_nothing():
     x = leaf(2.0)
     with gc.no_grad():
         y = x * x + gc.sin(x)
-        assert not y.requires_grad and y.grad_fn is None and y._node is None
+        assert not y.requires_grad and y.grad_fn is None and y.node is None
         with gc.no_grad():
             pass
         z = x * 2.0  # still off after a nested block ends
-        assert z._node is None
+        assert z.node is None
     assert tape.grad_enabled()
     w = x * x
     assert w.requires_grad and w.grad_fn is not None
@@ -188,10 +188,10 @@ def test_identity_seed_gives_the_jacobian_in_one_sweep():
     x = leaf(x0)
     y = gc.stack([x[0] * x[1], gc.sin(x[2]), gc.sum(x * x), x[1] / x[2]])
     seed = functional.identity_seed((4,))
-    found = tape.backward([(y._node, seed)], retain_graph=True)
+    found = tape.backward([(y.node, seed)], retain_graph=True)
     a, b, c = x0
     expected = np.array([[b, a, 0.0], [0.0, 0.0, math.cos(c)], 2 * x0, [0.0, 1 / c, -b / c**2]])
-    close(found[x._node], expected)
+    close(found[x.node], expected)
     close(functional.jacobian(lambda v: gc.stack([v[0] * v[1], gc.sin(v[2]), gc.sum(v * v),
                                                   v[1] / v[2]]), x0), expected)
 
@@ -204,7 +204,7 @@ def test_batched_seed_through_matrix_ops_and_reductions():
         return gc.tanh(a @ x) * a.sum(0).mean() + (x @ a.T)
 
     def f_value(a, x):
-        return f(gc.tensor(a), gc.tensor(x))._value
+        return f(gc.tensor(a), gc.tensor(x)).value
 
     ja, jx = functional.jacobian(f, (a0, x0))
     assert ja.shape == (3, 3, 4) and jx.shape == (3, 4)

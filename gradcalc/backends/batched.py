@@ -314,7 +314,7 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
     when the points disagree on a decision."""
     count = next(iter(values.values())).shape[0]
     # leaves over the table's own arrays: no copy (nothing writes to a leaf's value)
-    leaves = {n: Tensor._wrap(values[n], None).requires_grad_(True) for n in names}
+    leaves = {n: Tensor.wrap(values[n], None).requires_grad_(True) for n in names}
     env: dict[str, Any] = {k: Batched(leaves.get(k, v)) for k, v in values.items()}
     interpreter = Interpreter(BatchedBackend(count, limits), env, Decisions(),
                               limits.max_iterations)
@@ -326,7 +326,7 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
         else:  # the same at every point: give it the point axis
             out = ops.broadcast_to(result, (count,) + ops.shape(result))
         out_value = np.asarray(ops.value(out), dtype=np.float64)
-        tensor_out = out if isinstance(out, Tensor) else Tensor._wrap(out, None)
+        tensor_out = out if isinstance(out, Tensor) else Tensor.wrap(out, None)
         derivative = _sweep_points(tensor_out, [leaves[n] for n in names], names, seed)
     return out_value, derivative
 
@@ -335,16 +335,16 @@ def _sweep_points(out: Tensor, leaves: list[Tensor], names: list[str], seed: See
                   ) -> dict[str, np.ndarray]:
     """One reverse sweep for every point: seeded per point with `seed(shape)`, or with a
     batch of identity rows (every point's Jacobian)."""
-    from gradcalc.engine.functional import _sweep, identity_seed
+    from gradcalc.engine.functional import identity_seed, sweep
 
     count, shape = out.shape[0], tuple(out.shape[1:])
     if seed is None:
         k = math.prod(shape)
         rows = np.broadcast_to(identity_seed(shape)[:, None], (k, count) + shape)
-        grads = _sweep(out, rows, leaves, retain_graph=False)
+        grads = sweep(out, rows, leaves, retain_graph=False)
         return {n: np.moveaxis(np.asarray(g, dtype=np.float64), 0, 1).reshape(
                     (count,) + shape + leaf.shape[1:])
                 for n, g, leaf in zip(names, grads, leaves)}
     cotangent = np.broadcast_to(seed(shape), (count,) + shape)
-    grads = _sweep(out, cotangent, leaves, retain_graph=False)
+    grads = sweep(out, cotangent, leaves, retain_graph=False)
     return {n: np.asarray(g, dtype=np.float64) for n, g in zip(names, grads)}

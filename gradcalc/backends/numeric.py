@@ -43,7 +43,7 @@ class NumericBackend:
         return np.float64(value)
 
     def _guard(self, result: Any, pos: Pos, extra: int = 0) -> Any:
-        size = getattr(getattr(result, "_value", result), "size", 1)
+        size = getattr(getattr(result, "value", result), "size", 1)
         if size > self.limits.max_array_elements:
             raise LimitError(
                 f"an array of {size:,} elements at {pos} exceeds the limit of "
@@ -184,7 +184,7 @@ class NumericBackend:
 
 def _size(x: Any) -> int:
     """Elements of a value (a tensor, an array or a Python number), without copying."""
-    return getattr(getattr(x, "_value", x), "size", 1)
+    return getattr(getattr(x, "value", x), "size", 1)
 
 
 def _first_line(exc: Exception) -> str:

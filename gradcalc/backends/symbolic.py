@@ -32,10 +32,6 @@ MAX_EXACT_BITS = 10_000
 #: integer exponents beyond this become Floats, so (2*x)**n never expands 2**n exactly
 MAX_EXACT_EXPONENT = 64
 
-#: primitives that act element by element (broadcasting their operands)
-ELEMENTWISE = frozenset(
-    "neg add sub mul div pow sin cos tan asin acos atan atan2 sinh cosh tanh exp log log2 "
-    "log10 sqrt abs sign relu sigmoid softplus maximum minimum clamp".split())
 #: operators of the language and their primitives
 BINARY_PRIMS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "@": "matmul"}
 #: derivative leftovers that mean sympy has no value at the point (a kink, a jump)
@@ -258,14 +254,16 @@ class SymbolicBackend:
         if func == "where":
             cond, a, b = args
             return self.where(cond, _value(a), _value(b), pos)
-        if func in ("sum", "mean", "prod"):
+        if func == "dot":
+            return self.apply("matmul", [_value(a) for a in args])
+        prim = ops.PRIMITIVES[ops.FUNCTIONS[func][0].__name__]
+        if prim.axis:
             x = _value(args[0])
-            axis = None
+            params: dict[str, Any] = {}
             if len(args) > 1:
-                axis = ops._normalize_axis(self._int(args[1], "axis", pos), x.num.ndim)
-            return self.apply(func, [x], axis=axis)
-        name = "matmul" if func == "dot" else func
-        return self.apply(name, [_value(a) for a in args])
+                params["axis"] = ops.normalize_axis(self._int(args[1], "axis", pos), x.num.ndim)
+            return self.apply(prim.name, [x], **params)
+        return self.apply(prim.name, [_value(a) for a in args])
 
     def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Value:
         return self.apply(BINARY_PRIMS[op], [_value(left), _value(right)])
@@ -330,13 +328,17 @@ class SymbolicBackend:
         if all(v.numeric for v in args):
             return Value(None, num)
         size = self.grow(1 + sum(v.size for v in args))
-        if name in ELEMENTWISE:
+        if prim.elementwise:
             return _symbolic(self._elementwise(prim, args, num), num, size)
         objs = [v.exprs() for v in args]
-        if name in _REDUCTIONS:
+        if prim.axis:
             size = self.grow(1 + args[0].size * max(1, objs[0].size // max(1, num.size)))
             self.spend(max(1, objs[0].size))
-            sym = _REDUCTIONS[name](objs[0], params.get("axis"))
+            if self.local and prim.sym_local is not None:
+                sym = prim.sym_local([v.num for v in args], *objs, **params)
+            else:
+                sym = prim.sym(*objs, **params)
+            sym = sym if isinstance(sym, np.ndarray) else _scalar_obj(sym)
         else:
             if name == "matmul":
                 a, b = objs
@@ -368,7 +370,7 @@ class SymbolicBackend:
                     elems[1] = sp.Float(int(e))
             if self.local:
                 at = [float(n[idx]) for n in nums]
-                self._note_kink(prim.name, elems, at)
+                self._note_kink(prim, elems, at)
                 r = _branch(prim, elems, at)
             else:
                 r = _twin(prim, elems)
@@ -376,21 +378,18 @@ class SymbolicBackend:
             out[idx] = r
         return out
 
-    def _note_kink(self, name: str, elems: list[Any], at: list[float]) -> None:
-        """Record the points where the tape's convention is one no sympy expression has."""
-        if name == "clamp" and at[1] == at[2]:
-            # lo == hi: PyTorch passes no gradient to x, lo or hi unless x == lo
-            what = "clamp() with lo == hi"
-        elif name == "pow" and elems[1].free_symbols and (
-                at[1] == 0 or (at[0] == 0 and at[1] >= 0)):
-            # PyTorch masks d/dx where y == 0 and d/dy where x == 0 <= y, so a Hessian
-            # through those masks differs from the analytic one
-            what = "pow() with a zero exponent or base"
-        else:
+    def _note_kink(self, prim: ops.Prim, elems: list[Any], at: list[float]) -> None:
+        """Record the points where the tape's convention is one no sympy expression has
+        (the entry's kink predicate says where)."""
+        kink = prim.kink
+        if kink is None:
+            return
+        symbolic = [isinstance(e, sp.Basic) and bool(e.free_symbols) for e in elems]
+        if not kink.where(at, symbolic):
             return
         free = frozenset().union(*(e.free_symbols for e in elems if isinstance(e, sp.Basic)))
         if free:
-            self.kinks.append((what, free))
+            self.kinks.append((kink.text, free))
 
 
 def _twin(prim: ops.Prim, elems: list[Any]) -> Any:
@@ -431,45 +430,6 @@ def _branch(prim: ops.Prim, elems: list[Any], at: list[float]) -> Any:
         if holds is not sp.false:
             break
     return _twin(prim, elems)
-
-
-def _reduce(x: np.ndarray, axis: tuple[int, ...] | None, combine: Any) -> np.ndarray:
-    """sympy's n-ary Add/Mul over `axis` (all axes if None): one flattening, not n."""
-    if axis is None:
-        return _scalar_obj(combine(*x.flat))
-    kept = [i for i in range(x.ndim) if i not in axis]
-    moved = np.transpose(x, kept + list(axis))
-    lead = tuple(x.shape[i] for i in kept)
-    flat = moved.reshape(lead + (-1,))
-    out = np.empty(lead, dtype=object)
-    for idx in np.ndindex(*lead):
-        out[idx] = combine(*flat[idx])
-    return out
-
-
-def _sum(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
-    return _reduce(x, axis, sp.Add)
-
-
-def _mean(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
-    count = x.size if axis is None else math.prod(x.shape[a] for a in axis)
-    total = _reduce(x, axis, sp.Add)
-    out = np.empty(total.shape, dtype=object)
-    for idx in np.ndindex(*total.shape):
-        out[idx] = total[idx] / count
-    return out
-
-
-def _norm(x: np.ndarray, axis: Any = None) -> np.ndarray:
-    return _scalar_obj(sp.sqrt(sp.Add(*[e**2 for e in x.flat])))
-
-
-#: the twins of sum, mean, prod and norm, computed with one n-ary sympy Add/Mul
-#: (the same expressions as ops.PRIMITIVES' twins, which add pairwise)
-_REDUCTIONS: dict[str, Callable[..., np.ndarray]] = {
-    "sum": _sum, "mean": _mean, "norm": _norm,
-    "prod": lambda x, axis: _reduce(x, axis, sp.Mul),
-}
 
 
 # --------------------------------------------------------------------------- the output

@@ -161,7 +161,7 @@ def _compute(job: Job, f: Any, point: tuple, names: list[str], of: str,
         output, pull = functional.pullback(f, point)
         return output, dict(zip(names, pull(grad_seed(output.shape, of, weights))))
     with no_grad():
-        output = np.asarray(f(*point)._value, dtype=np.float64)
+        output = np.asarray(f(*point).value, dtype=np.float64)
     _bound(job.command, point, output, getattr(f, "usage", {}), job.limits)
     return output, _differentiate(job.command, f, point, names, output, of)
 

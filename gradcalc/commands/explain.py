@@ -171,7 +171,7 @@ class _Tracer(Interpreter):
 
     def evaluate(self, e: Any) -> Any:
         value = super().evaluate(e)
-        node = getattr(value, "_node", None)
+        node = getattr(value, "node", None)
         if node is not None and node.prim is not None and id(node) not in self.made:
             self.made[id(node)] = (node, e)
         return value
@@ -179,7 +179,7 @@ class _Tracer(Interpreter):
     def exec_stmt(self, stmt: Any) -> None:
         super().exec_stmt(stmt)
         if isinstance(stmt, Assign):
-            node = getattr(self.env.get(stmt.target), "_node", None)
+            node = getattr(self.env.get(stmt.target), "node", None)
             if node is not None:
                 self.names[id(node)] = stmt.target
 
@@ -249,9 +249,9 @@ def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:
     steps: list[Step] = []
     ids: dict[int, int] = {}
     for name, leaf in traced.leaves.items():
-        ids[id(leaf._node)] = len(steps) + 1
-        steps.append(Step(len(steps) + 1, "input", name, [], leaf._value, name=name))
-    root = getattr(traced.out, "_node", None)
+        ids[id(leaf.node)] = len(steps) + 1
+        steps.append(Step(len(steps) + 1, "input", name, [], leaf.value, name=name))
+    root = getattr(traced.out, "node", None)
     nodes = [] if root is None else _ancestors(root)
     made, names = traced.tracer.made, traced.tracer.names
     for node in nodes:
@@ -285,7 +285,7 @@ def sweep(traced: Traced, steps: list[Step], ids: dict[int, int], seed: np.ndarr
     """The reverse sweep from the output seeded with `seed`, edge by edge (the engine's
     rules, applied in reverse evaluation order, keeping every contribution)."""
     result = Sweep(label, np.asarray(seed, dtype=np.float64))
-    root = getattr(traced.out, "_node", None)
+    root = getattr(traced.out, "node", None)
     if root is None:
         return result
     nodes = {ids[id(n)]: n for n in _ancestors(root) if id(n) in ids}
@@ -317,8 +317,8 @@ def explain(command: str, program: Program, values: dict[str, np.ndarray], names
     """The explanation of a grad, jacobian or hessian job (see the module's docstring)."""
     traced = trace(program, values, names, constants, of, limits)
     steps, ids = steps_of(traced)
-    out_value = np.asarray(getattr(traced.out, "_value", traced.out), dtype=np.float64)
-    root = getattr(traced.out, "_node", None)
+    out_value = np.asarray(getattr(traced.out, "value", traced.out), dtype=np.float64)
+    root = getattr(traced.out, "node", None)
     output = ids.get(id(root), 0) if root is not None else 0
     ex = Explanation(steps, output)
     if root is None:
@@ -364,7 +364,7 @@ def _weights_table(traced: Traced, steps: list[Step], ids: dict[int, int],
     w = np.asarray(weights, dtype=np.float64).reshape(-1)
     if w.size > MAX_TABLE_ROWS:
         return None
-    columns = [f"{n}" if leaf._value.ndim == 0 else f"{n}{list(idx)}"
+    columns = [f"{n}" if leaf.value.ndim == 0 else f"{n}{list(idx)}"
                for n, leaf in traced.leaves.items() for idx in np.ndindex(*leaf.shape)]
     rows = []
     for i in range(w.size):
@@ -385,12 +385,12 @@ def intermediate_gradients(command: str, program: Program, values: dict[str, np.
     one sweep that reports the cotangent reaching those nodes (a batched seed for a
     Jacobian)."""
     traced = trace(program, values, inputs, constants, of, limits)
-    out_value = np.asarray(getattr(traced.out, "_value", traced.out), dtype=np.float64)
-    root = getattr(traced.out, "_node", None)
+    out_value = np.asarray(getattr(traced.out, "value", traced.out), dtype=np.float64)
+    root = getattr(traced.out, "node", None)
     targets = {}
     for name in intermediates:
         value = traced.env.get(name)
-        targets[name] = getattr(value, "_node", None)
+        targets[name] = getattr(value, "node", None)
     batch: tuple[int, ...] = ()
     if command == "jacobian":
         seed = np.eye(out_value.size).reshape((out_value.size,) + out_value.shape)
@@ -401,7 +401,7 @@ def intermediate_gradients(command: str, program: Program, values: dict[str, np.
         found = tape.backward([(root, np.asarray(seed))], stop_at=stop)
     out = {}
     for name, node in targets.items():
-        shape = np.shape(getattr(traced.env.get(name), "_value", traced.env.get(name)))
+        shape = np.shape(getattr(traced.env.get(name), "value", traced.env.get(name)))
         g = found.get(node) if node is not None else None
         g = np.zeros((int(np.prod(batch)),) + shape if batch else shape) if g is None \
             else np.asarray(g, dtype=np.float64)

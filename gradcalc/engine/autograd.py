@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ import numpy as np
 from gradcalc.engine import ops, tape
 from gradcalc.engine.ops import Prim
 from gradcalc.engine.tape import FREED_MESSAGE, Node, no_grad
-from gradcalc.engine.tensor import Tensor, _retained, as_array
+from gradcalc.engine.tensor import Tensor, as_array, lift, retained, to_tensor
 
 __all__ = [
     "Function", "FunctionCtx", "Variable", "backward", "grad", "no_grad", "enable_grad",
@@ -45,15 +45,9 @@ def is_grad_enabled() -> bool:
     return tape.grad_enabled()
 
 
-@contextmanager
 def set_grad_enabled(mode: bool):
     """Record (True) or do not record (False) operations inside the block."""
-    previous = tape._grad_enabled
-    tape._grad_enabled = bool(mode)
-    try:
-        yield
-    finally:
-        tape._grad_enabled = previous
+    return tape.set_grad_enabled(mode)
 
 
 def enable_grad():
@@ -63,7 +57,7 @@ def enable_grad():
 
 def Variable(data: Any, requires_grad: bool = False) -> Tensor:  # noqa: N802 - PyTorch's name
     """PyTorch's old `torch.autograd.Variable`: today simply a tensor (a new leaf)."""
-    t = Tensor._wrap(as_array(data), None)
+    t = Tensor.wrap(as_array(data), None)
     return t.requires_grad_(requires_grad)
 
 
@@ -81,7 +75,7 @@ def _size(shape: tuple[int, ...]) -> str:
 def _seed(output: Tensor, gradient: Any, position: int, create_graph: bool,
           batched: bool = False) -> Any:
     """The cotangent that starts the sweep at `output` (PyTorch's grad_tensors)."""
-    if not isinstance(output, Tensor) or output._node is None:
+    if not isinstance(output, Tensor) or output.node is None:
         raise RuntimeError(
             f"element {position} of tensors does not require grad and does not have a grad_fn")
     if gradient is None:
@@ -106,12 +100,12 @@ def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
                            f"{len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    roots = [(o._node if isinstance(o, Tensor) else None,
+    roots = [(o.node if isinstance(o, Tensor) else None,
               _seed(o, g, i, create_graph, batched))
              for i, (o, g) in enumerate(zip(outputs, grads, strict=True))]
     # only: the nodes wanted; the sweep runs just what leads to them (None: everything)
     needed = None if only is None else _leading_to([r for r, _ in roots], only)
-    return tape.backward(roots, retain_graph=retain_graph, create_graph=create_graph,
+    return tape.backward(roots, retain_graph=retain_graph, create_graph=create_graph, lift=lift,
                          stop_at=stop_at or None, needed=needed)
 
 
@@ -147,18 +141,18 @@ def _is_seq_of_seeds(x: Any) -> bool:
 
 
 def _as_grad(g: Any) -> Tensor:
-    return g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g, dtype=np.float64), None)
+    return g if isinstance(g, Tensor) else Tensor.wrap(np.asarray(g, dtype=np.float64), None)
 
 
 def _accumulate(t: Tensor, g: Any, create_graph: bool) -> None:
     """`t.grad += g`: in place (the same .grad object) unless the sum is recorded."""
     g = _as_grad(g)
     if t.grad is None:
-        t.grad = g if g.requires_grad else Tensor._wrap(np.array(g._value, copy=True), None)
+        t.grad = g if g.requires_grad else Tensor.wrap(np.array(g.value, copy=True), None)
     elif create_graph or g.requires_grad or t.grad.requires_grad:
         t.grad = t.grad + g
     else:
-        t.grad._value = t.grad._value + g._value
+        t.grad.value = t.grad.value + g.value
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
@@ -174,12 +168,12 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if inputs is not None:
         targets = _tensors(inputs)
         for t in targets:
-            if not isinstance(t, Tensor) or t._node is None:
+            if not isinstance(t, Tensor) or t.node is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-        stop_at = {t._node for t in targets}
+        stop_at = {t.node for t in targets}
     else:
         targets = None
-        stop_at = {node for node, ref in list(_retained.items()) if ref() is not None}
+        stop_at = {node for node, ref in list(retained.items()) if ref() is not None}
     try:
         result = _run(outputs, grads, retain_graph, create_graph, stop_at,
                       only=stop_at if targets is not None else None)
@@ -189,8 +183,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         raise
     if targets is not None:
         for t in targets:
-            if t._node in result:
-                _accumulate(t, result[t._node], create_graph)
+            if t.node in result:
+                _accumulate(t, result[t.node], create_graph)
         return
     _accumulate_leaves(result, create_graph)
 
@@ -201,9 +195,9 @@ def _accumulate_leaves(result: dict, create_graph: bool) -> None:
         if node.prim is None:
             leaf = node.leaf() if node.leaf is not None else None
         else:
-            ref = _retained.get(node)
+            ref = retained.get(node)
             leaf = ref() if ref is not None else None
-        if leaf is not None and leaf._node is node:
+        if leaf is not None and leaf.node is node:
             _accumulate(leaf, g, create_graph)
 
 
@@ -220,14 +214,14 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     inputs_list = _tensors(inputs)
     grads = _grads_list(grad_outputs, len(outputs_list))
     for t in inputs_list:
-        if not isinstance(t, Tensor) or t._node is None:
+        if not isinstance(t, Tensor) or t.node is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    wanted = {t._node for t in inputs_list}
-    retained = {node for node, ref in list(_retained.items()) if ref() is not None}
+    wanted = {t.node for t in inputs_list}
+    kept = {node for node, ref in list(retained.items()) if ref() is not None}
     # PyTorch's retain_grad hook fires in autograd.grad too (even before an error)
-    keep = retained if not is_grads_batched else set()
+    keep = kept if not is_grads_batched else set()
     try:
-        result = _run(outputs_list, grads, retain_graph, create_graph, wanted | retained,
+        result = _run(outputs_list, grads, retain_graph, create_graph, wanted | kept,
                       batched=is_grads_batched, only=wanted)
     except tape.FreedError as error:
         _accumulate_leaves({n: g for n, g in error.finished.items() if n in keep}, False)
@@ -235,11 +229,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     _accumulate_leaves({n: g for n, g in result.items() if n in keep}, create_graph)
     answer: list[Tensor | None] = []
     for i, t in enumerate(inputs_list):
-        if t._node in result:
-            answer.append(_as_grad(result[t._node]))
+        if t.node in result:
+            answer.append(_as_grad(result[t.node]))
         elif materialize_grads:
             batch = ops.shape(grads[0])[:1] if is_grads_batched else ()
-            answer.append(Tensor._wrap(np.zeros(batch + t.shape), None))
+            answer.append(Tensor.wrap(np.zeros(batch + t.shape), None))
         elif allow_unused:
             answer.append(None)
         else:
@@ -257,7 +251,7 @@ class FunctionCtx:
 
     def __init__(self) -> None:
         self._saved: tuple[Any, ...] = ()
-        self._node: weakref.ref | None = None
+        self.node_ref: weakref.ref | None = None
         self._cache: tuple[Any, list] | None = None
         self._shapes: list[tuple[int, ...]] | None = None
         self.needs_input_grad: tuple[bool, ...] = ()
@@ -274,8 +268,8 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
         node = None
-        if self._node is not None:
-            node = self._node()
+        if self.node_ref is not None:
+            node = self.node_ref()
             if node is None or node.saved is None:
                 raise RuntimeError(FREED_MESSAGE)
         return tuple(self._output(e[1], node) if isinstance(e, tuple) else e
@@ -283,11 +277,11 @@ class FunctionCtx:
 
     def _output(self, k: int, node: Node) -> Tensor:
         """Output k of the Function, on the tape (rebuilt, so the node holds no cycle)."""
-        joined = Tensor._wrap(node.saved[1], node)
+        joined = Tensor.wrap(node.saved[1], node)
         if self._shapes is None:
             return joined
         start, stop = _offsets(self._shapes)[k]
-        return _as_tensor(ops.reshape(ops.getitem(joined, (slice(start, stop),)),
+        return to_tensor(ops.reshape(ops.getitem(joined, (slice(start, stop),)),
                                       self._shapes[k]))
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
@@ -345,7 +339,7 @@ class Function:
         prim = cls.__dict__.get("_gradcalc_prim")
         if prim is None:
             prim = Prim(cls.__name__, _no_forward, (), None, grad_fn=f"{cls.__name__}Backward",
-                        variadic_vjp=_custom_vjp(cls))
+                        variadic_vjp=_custom_vjp(cls), saves=_ctx_saves)
             cls._gradcalc_prim = prim
         return prim
 
@@ -359,29 +353,34 @@ class Function:
         single = not isinstance(result, tuple)
         outs = [_fresh_output(o, args) for o in ((result,) if single else result)]
         if tape.grad_enabled() and any(ctx.needs_input_grad):
-            values = [a._value if isinstance(a, Tensor) else a for a in args]
-            parents = tuple(a._node if isinstance(a, Tensor) else None for a in args)
+            values = [a.value if isinstance(a, Tensor) else a for a in args]
+            parents = tuple(a.node if isinstance(a, Tensor) else None for a in args)
             shapes = None if single else [o.shape for o in outs]
-            value = outs[0]._value if single else np.concatenate(
-                [np.reshape(o._value, -1) for o in outs])
+            value = outs[0].value if single else np.concatenate(
+                [np.reshape(o.value, -1) for o in outs])
             node = Node(cls._prim(), parents, (values, value), {"ctx": ctx, "shapes": shapes})
-            ctx._node = weakref.ref(node)
+            ctx.node_ref = weakref.ref(node)
             if single:
-                outs[0]._node = node
+                outs[0].node = node
             else:  # one node for all outputs; each output is a recorded piece of it
-                joined = Tensor._wrap(value, node)
+                joined = Tensor.wrap(value, node)
                 for o, (start, stop) in zip(outs, _offsets(shapes), strict=True):
                     piece = ops.reshape(ops.getitem(joined, (slice(start, stop),)), o.shape)
-                    o._value, o._node = piece._value, piece._node
+                    o.value, o.node = piece.value, piece.node
         # The saved tensors as they are now, so that later in-place changes of those objects
         # do not reach backward. A saved output is kept as its index and rebuilt from the
         # node when read: the node holds ctx, and ctx holding the node back would be a cycle.
-        output_index = {id(o): k for k, o in enumerate(outs)} if ctx._node is not None else {}
+        output_index = {id(o): k for k, o in enumerate(outs)} if ctx.node_ref is not None else {}
         ctx._shapes = None if single else [o.shape for o in outs]
         ctx._saved = tuple(
             None if t is None else ("output", output_index[id(t)]) if id(t) in output_index
-            else Tensor._wrap(t._value, t._node) for t in ctx._saved)
+            else Tensor.wrap(t.value, t.node) for t in ctx._saved)
         return outs[0] if single else tuple(outs)
+
+
+def _ctx_saves(params: dict) -> bool:
+    """A custom Function saves what its forward passed to save_for_backward."""
+    return any(t is not None for t in params["ctx"]._saved)
 
 
 def _no_forward(*args: Any, **kwargs: Any) -> Any:
@@ -392,8 +391,8 @@ def _fresh_output(o: Any, args: tuple) -> Tensor:
     """The tensor forward returned, unless it is an input or on the tape (then a copy)."""
     if not isinstance(o, Tensor):
         return Tensor(o)
-    if o._node is not None or any(o is a for a in args):
-        return Tensor._wrap(o._value, None)
+    if o.node is not None or any(o is a for a in args):
+        return Tensor.wrap(o.value, None)
     return o
 
 
@@ -448,12 +447,12 @@ def _call_backward(cls: type[Function], name: str, ctx: FunctionCtx, g: Any, ans
 
 def _backward_once(cls: type[Function], name: str, ctx: FunctionCtx, g: Any, args: tuple,
                    shapes: Any, recorded: bool) -> list:
-    go = g if recorded else Tensor._wrap(np.asarray(g, dtype=np.float64), None)
+    go = g if recorded else Tensor.wrap(np.asarray(g, dtype=np.float64), None)
     if shapes is None:
         grad_outputs = (go,)
     else:
         grad_outputs = tuple(
-            _as_tensor(ops.reshape(ops.getitem(go, (slice(start, stop),)), s))
+            to_tensor(ops.reshape(ops.getitem(go, (slice(start, stop),)), s))
             for s, (start, stop) in zip(shapes, _offsets(shapes), strict=True))
     with nullcontext() if recorded else no_grad():
         returned = cls.backward(ctx, *grad_outputs)
@@ -494,5 +493,3 @@ def _expandable(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
-def _as_tensor(x: Any) -> Tensor:
-    return x if isinstance(x, Tensor) else Tensor._wrap(np.asarray(x), None)

@@ -15,7 +15,8 @@ import numpy as np
 
 from gradcalc.engine import tape
 from gradcalc.engine.diagonal import Diagonal
-from gradcalc.engine.tensor import Tensor, as_array
+from gradcalc.engine.shapes import value
+from gradcalc.engine.tensor import Tensor, as_array, lift
 
 Point = Any
 
@@ -31,26 +32,30 @@ def _shape_result(values: list[Any], is_tuple: bool) -> Any:
 
 
 def _value(t: Any) -> np.ndarray:
-    return np.asarray(getattr(t, "_value", t), dtype=np.float64)
+    return np.asarray(value(t), dtype=np.float64)
 
 
-def _node(t: Any) -> tape.Node | None:
-    return getattr(t, "_node", None)
+def record(f: Callable[..., Any], leaves: list[Tensor]) -> tuple[Any, tape.Tape]:
+    """f(*leaves), and the tape of the nodes it made (the sweep walks it in reverse)."""
+    with tape.recording() as t:
+        return f(*leaves), t
 
 
-def _sweep(out: Any, seed: Any, leaves: list[Tensor], create_graph: bool = False,
-           retain_graph: bool = True) -> list[Any]:
+def sweep(out: Any, seed: Any, leaves: list[Tensor], create_graph: bool = False,
+          retain_graph: bool = True, on: tape.Tape | None = None) -> list[Any]:
     """Cotangents of `leaves` for one reverse sweep from `out` seeded with `seed`.
 
     A leaf the output does not depend on gets zeros of batch + its shape. A graph swept
     only once is freed as the sweep goes (retain_graph=False), so its arrays' memory is
-    reused by the sweep's own (faster on large arrays).
+    reused by the sweep's own (faster on large arrays). `on`: the tape `out` was recorded
+    on (see `record`), walked in reverse.
     """
-    batch = np.shape(getattr(seed, "_value", seed))[: np.ndim(seed) - len(np.shape(_value(out)))]
-    node = _node(out)
+    batch = np.shape(value(seed))[: np.ndim(seed) - len(np.shape(_value(out)))]
+    node = getattr(out, "node", None)
     found = {} if node is None else tape.backward(
-        [(node, seed)], retain_graph=retain_graph, create_graph=create_graph)
-    return [found[leaf._node] if leaf._node in found else np.zeros(batch + leaf.shape)
+        [(node, seed)], retain_graph=retain_graph, create_graph=create_graph, tape=on,
+        lift=lift)
+    return [found[leaf.node] if leaf.node in found else np.zeros(batch + leaf.shape)
             for leaf in leaves]
 
 
@@ -66,17 +71,17 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     The sweep frees the recorded graph as it goes, so the returned function runs once.
     """
     leaves, is_tuple = _leaves(x)
-    out = f(*leaves)
-    value = _value(out)
+    out, t = record(f, leaves)
+    out_value = _value(out)
 
     def pull(v: Any) -> Any:
         seed = as_array(v)
-        if seed.shape != value.shape:
-            raise ValueError(f"v has shape {seed.shape}; the output has shape {value.shape}")
-        grads = _sweep(out, seed, leaves, retain_graph=False)
+        if seed.shape != out_value.shape:
+            raise ValueError(f"v has shape {seed.shape}; the output has shape {out_value.shape}")
+        grads = sweep(out, seed, leaves, retain_graph=False, on=t)
         return _shape_result([np.asarray(g) for g in grads], is_tuple)
 
-    return value, pull
+    return out_value, pull
 
 
 def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
@@ -88,23 +93,23 @@ def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
 def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
     leaves, is_tuple = _leaves(x)
-    out = f(*leaves)
+    out, t = record(f, leaves)
     if np.size(_value(out)) != 1:
         raise ValueError(
             f"grad needs a scalar output; this one has shape {np.shape(_value(out))} "
             "(use vjp with weights, or jacobian)")
-    grads = _sweep(out, np.ones(np.shape(_value(out))), leaves, retain_graph=False)
+    grads = sweep(out, np.ones(np.shape(_value(out))), leaves, retain_graph=False, on=t)
     return _shape_result([np.asarray(g) for g in grads], is_tuple)
 
 
 def jacobian(f: Callable[..., Any], x: Point) -> Any:
     """d f / d x, shaped output shape + input shape, from one batched reverse sweep."""
     leaves, is_tuple = _leaves(x)
-    out = f(*leaves)
+    out, t = record(f, leaves)
     out_shape = np.shape(_value(out))
     # a vector output's identity seed stays diagonal through elementwise steps (O(n))
     seed = Diagonal.identity(out_shape[0]) if len(out_shape) == 1 else identity_seed(out_shape)
-    grads = _sweep(out, seed, leaves, retain_graph=False)
+    grads = sweep(out, seed, leaves, retain_graph=False, on=t)
     return _shape_result(
         [np.asarray(g).reshape(out_shape + leaf.shape)
          for g, leaf in zip(grads, leaves, strict=True)],
@@ -118,14 +123,15 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
     batched reverse sweep, so every row of a block comes from one sweep.
     """
     leaves, is_tuple = _leaves(x)
-    out = f(*leaves)
+    out, t = record(f, leaves)
     if np.size(_value(out)) != 1:
         raise ValueError(f"hessian needs a scalar output; this one has shape "
                          f"{np.shape(_value(out))}")
-    first = _sweep(out, np.ones(np.shape(_value(out))), leaves, create_graph=True)
+    with tape.recording(onto=t):  # the gradient's nodes follow f's on the same tape
+        first = sweep(out, np.ones(np.shape(_value(out))), leaves, create_graph=True, on=t)
     blocks = []
     for g, leaf in zip(first, leaves, strict=True):
-        rows = _sweep(g, identity_seed(leaf.shape), leaves)
+        rows = sweep(g, identity_seed(leaf.shape), leaves, on=t)
         blocks.append([np.asarray(r).reshape(leaf.shape + other.shape)
                        for r, other in zip(rows, leaves, strict=True)])
     if not is_tuple:
@@ -143,8 +149,8 @@ def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarr
     out = f(*leaves)
     out_value = _value(out)
     u = Tensor(np.zeros(np.shape(out_value)), requires_grad=True)
-    grads = _sweep(out, u, leaves, create_graph=True)
-    roots = [(g._node, vi) for g, vi in zip(grads, vs, strict=True)
-             if isinstance(g, Tensor) and g._node is not None]
+    grads = sweep(out, u, leaves, create_graph=True)
+    roots = [(g.node, vi) for g, vi in zip(grads, vs, strict=True)
+             if isinstance(g, Tensor) and g.node is not None]
     found = tape.backward(roots, retain_graph=True) if roots else {}
-    return out_value, np.asarray(found.get(u._node, np.zeros(np.shape(out_value))))
+    return out_value, np.asarray(found.get(u.node, np.zeros(np.shape(out_value))))

@@ -1,28 +1,37 @@
-"""The tape: recorded operations and the reverse sweep over them.
+"""The tape: recorded operations in evaluation order, and the reverse sweep over them.
 
-Every operation on a value that requires a gradient appends a `Node` with a sequence
-number; the numbers order the nodes as they were evaluated, so the part of the tape that
-an output depends on is already topologically sorted. Backward pops nodes in decreasing
-order from a heap (a reversed walk of that part of the tape), adds cotangents into a
-dict, and never recurses, so a program of a million steps differentiates like a short one.
+Every operation on a value that requires a gradient makes a `Node` (its primitive, its
+parents, the values the VJP rules need). Inside `recording()` the nodes are also appended
+to a `Tape`, a plain list in evaluation order, and each carries the `Span` of the program
+text that made it (set by the interpreter in `state.span`; None for library use):
+
+    with tape.recording() as t:
+        out = run_numeric(program, inputs, of="y")   # any code that records
+    for node in t.nodes:                             # evaluation order
+        node.span.line, node.span.col, node.span.text, node.prim.name
+        node.parents                                 # per argument: a Node or None
+        node.saved                                   # (argument values, output value)
+    trace = {}
+    backward([(out.node, 1.0)], tape=t, retain_graph=True, trace=trace)
+    trace[node]                                      # every swept node's cotangent
+
+`backward` walks a tape in reverse from its latest root, adding cotangents into a dict;
+nodes the roots do not depend on never receive one and are passed over. Without a tape
+(the PyTorch-style library) the order is an iterative topological sort from the roots.
+Neither recurses, so a program of a million steps differentiates like a short one.
 """
 
 from __future__ import annotations
 
 import gc
-import heapq
-import itertools
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from gradcalc.engine.ops import Prim
-
-_sequence = itertools.count()
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -33,19 +42,61 @@ FREED_MESSAGE = (
 )
 
 
+@dataclass(frozen=True)
+class Span:
+    """Where a node came from: 1-based line and column, and the expression's source text."""
+
+    line: int
+    col: int
+    text: str
+
+
+@dataclass(eq=False)
+class Tape:
+    """The nodes recorded inside one `recording()`, in evaluation order."""
+
+    nodes: list[Node] = field(default_factory=list)
+
+
+class State:
+    """The engine's switches, in one place (read on every operation, so kept flat).
+
+    `grad_enabled`: record operations (set only through `set_grad_enabled`/`no_grad`);
+    `quiet`: NumPy's floating-point warnings are already off (inside `hot()`);
+    `span`: the source span stamped on new nodes; `tape`: the recording, or None.
+    """
+
+    __slots__ = ("grad_enabled", "quiet", "span", "tape")
+
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.quiet = False
+        self.span: Span | None = None
+        self.tape: Tape | None = None
+
+
+state = State()
+
+
 class Node:
     """One recorded operation (or a leaf when `prim` is None)."""
 
-    __slots__ = ("seq", "prim", "parents", "saved", "params", "leaf", "__weakref__")
+    __slots__ = ("prim", "parents", "saved", "params", "leaf", "span", "index", "__weakref__")
 
-    def __init__(self, prim: Prim | None, parents: tuple, saved: Any, params: dict,
+    def __init__(self, prim: Any, parents: tuple, saved: Any, params: dict,
                  leaf: Any = None) -> None:
-        self.seq = next(_sequence)
         self.prim = prim
         self.parents = parents  # per positional argument: the argument's Node, or None
         self.saved = saved  # (argument values, output value); None once freed
         self.params = params  # static, non-differentiable parameters (axis, index, ...)
         self.leaf = leaf  # weak reference to the leaf tensor, for .grad
+        self.span = state.span
+        t = state.tape
+        if t is None:
+            self.index = -1
+        else:  # its place on the tape: the sweep starts there
+            self.index = len(t.nodes)
+            t.nodes.append(self)
 
     def name(self) -> str:
         return "AccumulateGrad" if self.prim is None else self.prim.grad_fn
@@ -53,72 +104,6 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name()}>"
 
-
-_grad_enabled = True
-
-#: True inside `hot()`: NumPy's floating-point warnings are already off for the block,
-#: so each operation need not switch them off itself (that costs more than a scalar op)
-_quiet = False
-
-
-def grad_enabled() -> bool:
-    return _grad_enabled
-
-
-@contextmanager
-def hot():
-    """The block records or sweeps a whole program: domain errors give nan/inf silently
-    (one np.errstate for the block, not one per operation), and Python's cyclic garbage
-    collector pauses, since it would otherwise walk the growing tape again and again
-    (the tape has no cycles: reference counting frees it)."""
-    global _quiet
-    previous, collecting = _quiet, gc.isenabled()
-    with np.errstate(all="ignore"):
-        _quiet = True
-        gc.disable()
-        try:
-            yield
-        finally:
-            _quiet = previous
-            if collecting:
-                gc.enable()
-
-
-@contextmanager
-def no_grad():
-    """Record nothing inside the block (like torch.no_grad)."""
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, False
-    try:
-        yield
-    finally:
-        _grad_enabled = previous
-
-
-#: Primitives whose PyTorch twins save no tensor for backward (only shapes): a graph made
-#: of them alone can be swept again after it was freed, as in PyTorch.
-SAVES_NOTHING = frozenset({
-    "neg", "add", "sub", "sum", "mean", "reshape", "transpose", "broadcast_to", "clone",
-    "stack", "sign", "scatter", "zero_", "fill_", "copy_", "add_alpha"})
-
-
-def _saves_tensors(node: Node) -> bool:
-    """Whether PyTorch's node for this operation holds saved tensors (so freeing it counts)."""
-    params = node.params
-    if "ctx" in params:  # a custom Function saves what forward passed to save_for_backward
-        return any(t is not None for t in params["ctx"]._saved)
-    if node.prim.name == "getitem":  # ints and slices save nothing; index arrays are saved
-        return not all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
-                       or (isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype != bool)
-                       for i in params["index"])
-    if node.prim.name == "index_put":  # t[...] = v is a plain copy_; a part is CopySlices
-        return not all(i is Ellipsis or isinstance(i, slice) and i == slice(None)
-                       for i in params["index"])
-    return node.prim.name not in SAVES_NOTHING
-
-
-#: per primitive: True (always saves), False (never); absent: decided per node
-_SAVES: dict[Any, bool] = {}
 
 #: Arrays up to this size are kept as they are by a node that saves nothing.
 _SMALL = 256
@@ -136,13 +121,8 @@ def release(node: Node) -> None:
     saves no tensors keeps its values (large arrays as zero-cost stand-ins of their shape,
     all its rule needs): sweeping it again works, as in PyTorch; a node that saved tensors
     raises on the next sweep."""
-    prim = node.prim
-    saves = _SAVES.get(prim)
-    if saves is None:
-        saves = _saves_tensors(node)
-        if prim.name not in ("getitem", "index_put") and prim.variadic_vjp is None:
-            _SAVES[prim] = saves  # the same for every node of this primitive
-    if saves:
+    saves = node.prim.saves
+    if saves is True or (saves is not False and saves(node.params)):
         node.saved = None
         return
     saved = node.saved
@@ -155,6 +135,156 @@ def release(node: Node) -> None:
             return
 
 
+def leaf_node(tensor: Any) -> Node:
+    return Node(None, (), None, {}, weakref.ref(tensor))
+
+
+# --------------------------------------------------------------------------- switches
+
+
+def grad_enabled() -> bool:
+    return state.grad_enabled
+
+
+@contextmanager
+def set_grad_enabled(mode: bool):
+    """Record (True) or do not record (False) operations inside the block."""
+    previous, state.grad_enabled = state.grad_enabled, bool(mode)
+    try:
+        yield
+    finally:
+        state.grad_enabled = previous
+
+
+def no_grad():
+    """Record nothing inside the block (like torch.no_grad)."""
+    return set_grad_enabled(False)
+
+
+@contextmanager
+def hot():
+    """The block records or sweeps a whole program: domain errors give nan/inf silently
+    (one np.errstate for the block, not one per operation), and Python's cyclic garbage
+    collector pauses, since it would otherwise walk the growing tape again and again
+    (the tape has no cycles: reference counting frees it)."""
+    previous, collecting = state.quiet, gc.isenabled()
+    with np.errstate(all="ignore"):
+        state.quiet = True
+        gc.disable()
+        try:
+            yield
+        finally:
+            state.quiet = previous
+            if collecting:
+                gc.enable()
+
+
+@contextmanager
+def recording(onto: Tape | None = None):
+    """Collect the nodes made inside the block on a `Tape` (`onto`: append to that one).
+    Inside another recording, that one's tape: a caller's recording sees every node of
+    what it calls."""
+    previous = state.tape
+    if previous is not None and onto is None:
+        yield previous
+        return
+    state.tape = Tape() if onto is None else onto
+    try:
+        yield state.tape
+    finally:
+        state.tape = previous
+
+
+@contextmanager
+def spanned(span: Span | None):
+    """New nodes inside the block carry `span`; the previous span comes back after."""
+    previous, state.span = state.span, span
+    try:
+        yield
+    finally:
+        state.span = previous
+
+
+# --------------------------------------------------------------------------- the sweep
+
+
+def topological(roots: Iterable[Node]) -> list[Node]:
+    """The nodes reachable from `roots`, each before all of its parents (iteratively)."""
+    seen: set[Node] = set()
+    post: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(r, False) for r in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            post.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        stack.extend((p, False) for p in node.parents if p is not None and p not in seen)
+    post.reverse()
+    return post
+
+
+def _on_tape(t: Tape | None, roots: list[Node]) -> int:
+    """The index of the latest root when every root is on `t`, else -1."""
+    if t is None or not roots:
+        return -1
+    nodes = t.nodes
+    last = -1
+    for r in roots:
+        i = r.index
+        if not 0 <= i < len(nodes) or nodes[i] is not r:
+            return -1
+        last = max(last, i)
+    return last
+
+
+def backward(
+    roots: Iterable[tuple[Node, Any]],
+    *,
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    stop_at: set[Node] | None = None,
+    tape: Tape | None = None,
+    trace: dict[Node, Any] | None = None,
+    lift: Callable[[Any, Node | None], Any] | None = None,
+    needed: set[Node] | None = None,
+) -> dict[Node, Any]:
+    """Propagate seeds from `roots` back to the leaves; return the cotangent of each leaf.
+
+    Seeds may carry leading batch axes (a batch of cotangents, e.g. an identity seed for a
+    whole Jacobian): every VJP rule works on them unchanged. With `create_graph` the
+    sweep itself is recorded: `lift(value, node)` makes the tensors the rules run on.
+    Nodes in `stop_at` have their cotangent reported too (gradients with respect to
+    intermediate values). `tape`: walk that recording in reverse when the roots are on
+    it. `trace` (a dict) receives the cotangent of every node the sweep passes through.
+    Given `needed` (the nodes that lead to the wanted ones), a node runs only if one of
+    its parents is needed: PyTorch's engine runs only what the requested gradients need
+    (and frees only that).
+    """
+    pending: dict[Node, Any] = {}
+    for node, seed in roots:
+        pending[node] = pending[node] + seed if node in pending else seed
+    result: dict[Node, Any] = {}
+    sweep = _Sweep(pending, result, retain_graph, lift if create_graph else None,
+                   stop_at, trace, needed)
+    with hot():
+        last = _on_tape(tape, list(pending))
+        if last >= 0:
+            nodes = tape.nodes  # type: ignore[union-attr]
+            sweep.run(islice(reversed(nodes), len(nodes) - 1 - last, None))
+        rest = [n for n in pending if n.prim is not None]
+        if rest:  # nodes made before the tape began (or no tape): a topological order
+            sweep.run(topological(rest))
+        for node, g in pending.items():  # leaves
+            result[node] = g
+            if trace is not None:
+                trace[node] = g
+    return result
+
+
 class FreedError(RuntimeError):
     """A sweep met a node whose saved values were freed. `finished` holds the cotangents
     of the leaves that were complete by then: PyTorch has already added those into .grad
@@ -165,82 +295,39 @@ class FreedError(RuntimeError):
         self.finished = finished
 
 
-def _finished_leaves(node: Node, heap: list, cotangent: dict, result: dict) -> dict:
-    """The leaves whose cotangent no node still to be swept (`node`, the heap and all they
-    lead to) would add to."""
-    pending = [node] + [n for _, n in heap]
-    reached: set[Node] = set()
-    stack = [p for n in pending if n.prim is not None for p in n.parents if p is not None]
-    while stack:
-        n = stack.pop()
-        if n not in reached:
-            reached.add(n)
-            stack.extend(p for p in n.parents if p is not None)
-    finished = dict(result)  # swept leaves, and wanted tensors whose gradient was complete
-    finished.update((n, g) for n, g in cotangent.items() if n.prim is None and n not in reached)
-    return finished
+class _Sweep:
+    """The reverse sweep's state: cotangents waiting for their node, and the results."""
 
+    def __init__(self, pending: dict, result: dict, retain_graph: bool,
+                 lift: Callable[[Any, Node | None], Any] | None, stop_at: set | None,
+                 trace: dict | None, needed: set | None) -> None:
+        self.pending, self.result = pending, result
+        self.retain_graph, self.lift = retain_graph, lift
+        self.stop_at, self.trace, self.needed = stop_at, trace, needed
 
-def leaf_node(tensor: Any) -> Node:
-    return Node(None, (), None, {}, weakref.ref(tensor))
-
-
-def backward(
-    roots: Iterable[tuple[Node, Any]],
-    *,
-    retain_graph: bool = False,
-    create_graph: bool = False,
-    stop_at: set[Node] | None = None,
-    needed: set[Node] | None = None,
-) -> dict[Node, Any]:
-    """Propagate seeds from `roots` back to the leaves; return the cotangent of each leaf.
-
-    Seeds may carry leading batch axes (a batch of cotangents, e.g. an identity seed for a
-    whole Jacobian): every VJP rule works on them unchanged. With `create_graph` the
-    cotangents are tensors and the sweep itself is recorded. Nodes in `stop_at` have their
-    cotangent reported too (for gradients with respect to intermediate values). Given
-    `needed` (the nodes that lead to the wanted ones), a node runs only if one of its
-    parents is needed: PyTorch's engine runs only what the requested gradients need (and
-    frees only that).
-    """
-    from gradcalc.engine.tensor import (
-        Tensor,  # the tensor type wraps values when the sweep is recorded
-    )
-
-    cotangent: dict[Node, Any] = {}
-    heap: list[tuple[int, Node]] = []
-    push, pop = heapq.heappush, heapq.heappop
-
-    for node, seed in roots:
-        if node in cotangent:
-            cotangent[node] = cotangent[node] + seed
-        else:
-            cotangent[node] = seed
-            push(heap, (-node.seq, node))
-    result: dict[Node, Any] = {}
-    with hot():
-        while heap:
-            node = pop(heap)[1]
-            g = cotangent.pop(node)
+    def run(self, order: Iterable[Node]) -> None:
+        pending, pop = self.pending, self.pending.pop
+        stop_at, trace, lift, needed = self.stop_at, self.trace, self.lift, self.needed
+        for node in order:
             prim = node.prim
-            if prim is None or (stop_at is not None and node in stop_at):
-                result[node] = g
-                if prim is None:
-                    continue
+            if prim is None or node not in pending:
+                continue  # a leaf (reported at the end) or not on the roots' path
+            g = pop(node)
+            if trace is not None:
+                trace[node] = g
+            if stop_at is not None and node in stop_at:
+                self.result[node] = g
             if needed is not None and not any(p in needed for p in node.parents):
                 continue
             saved = node.saved
             if saved is None:
-                raise FreedError(_finished_leaves(node, heap, cotangent, result))
-            values, out = saved
-            if create_graph:
-                args = [v if p is None else Tensor._wrap(v, p)
-                        for v, p in zip(values, node.parents)]
-                ans = Tensor._wrap(out, node)
-                if not isinstance(g, Tensor):
-                    g = Tensor(g)
+                raise FreedError(self.finished_leaves(node))
+            values, ans = saved
+            if lift is not None:
+                args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
+                ans, g = lift(ans, node), lift(g, None)
             else:
-                args, ans = values, out
+                args = values
             params = node.params
             rules = prim.vjps if prim.variadic_vjp is None else None
             for i, parent in enumerate(node.parents):
@@ -252,11 +339,25 @@ def backward(
                     gi = prim.vjp(i, g, ans, args, params)
                 if gi is None or needed is not None and parent not in needed:
                     continue  # no gradient (a custom backward's None), or none wanted
-                if parent in cotangent:
-                    cotangent[parent] = cotangent[parent] + gi
+                if parent in pending:
+                    pending[parent] = pending[parent] + gi
                 else:
-                    cotangent[parent] = gi
-                    push(heap, (-parent.seq, parent))
-            if not retain_graph:
+                    pending[parent] = gi
+            if not self.retain_graph:
                 release(node)
-    return result
+
+    def finished_leaves(self, node: Node) -> dict[Node, Any]:
+        """The leaves whose cotangent no node still to be swept (`node` and the pending
+        ones, and all they lead to) would add to."""
+        pending = [node, *self.pending]
+        reached: set[Node] = set()
+        stack = [p for n in pending if n.prim is not None for p in n.parents if p is not None]
+        while stack:
+            n = stack.pop()
+            if n not in reached:
+                reached.add(n)
+                stack.extend(p for p in n.parents if p is not None)
+        finished = dict(self.result)  # swept leaves, and wanted tensors already complete
+        finished.update((n, g) for n, g in self.pending.items()
+                        if n.prim is None and n not in reached)
+        return finished

@@ -1,0 +1,174 @@
+"""What a primitive is, how one runs on tensors, and the registry every list derives from.
+
+A `Prim` is one table entry (gradcalc.engine.table): its NumPy forward, a VJP rule per
+argument, its sympy twin, where its kinks are, its arity in the language and the names it
+goes by (language, library, Tensor method). `table.register` puts an entry in `PRIMITIVES`,
+its public function in `fn` and, by its names, in the language's `FUNCTIONS` and on the
+Tensor class; the library's names and the symbolic backend read the same registry, so
+adding a function is one entry.
+
+A VJP rule has the HIPS-autograd shape `(g, ans, *args, **params) -> cotangent of one
+argument` and is written with `fn`'s functions, so the same rule runs on plain arrays (a
+fast backward) and on tensors (a recorded backward: create_graph, Hessians).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gradcalc.engine.tape import Node, state
+
+
+class Traced:
+    """A value that can carry a tape node: the base of Tensor, so that `apply` (which
+    lives below the Tensor class) can tell tensors from plain values."""
+
+    __slots__ = ("value", "node")
+
+    @classmethod
+    def wrap(cls, value: Any, node: Node | None) -> Traced:
+        t = cls.__new__(cls)
+        t.value, t.node = value, node
+        return t
+
+
+@dataclass(frozen=True)
+class Kink:
+    """Points where the tape's convention has no sympy expression (the check excuses a
+    mismatch there): `where(at, symbolic)` gets the operands' float64 values at one
+    element and whether each depends on an input."""
+
+    text: str
+    where: Callable[[list[float], list[bool]], bool]
+
+
+@dataclass(eq=False)
+class Prim:
+    """One primitive: forward on NumPy values, a VJP rule per argument, a sympy twin.
+
+    `sym` takes object arrays of sympy expressions (elementwise twins take scalars when
+    `elementwise`); `sym_local(nums, *exprs, **params)`, if given, is the twin on the
+    branch the float64 operands `nums` select (ties in max split evenly, as the tape
+    does). `arity` is (least, most) arguments in the language (None: not in the
+    language); `axis`: the language's `axis=` keyword is its second argument; `call`:
+    the public function (default: all arguments positional, straight to `apply`).
+    `saves`: whether PyTorch's node saves tensors (False: only shapes, so a freed graph
+    of such nodes can be swept again), or a predicate over a node's params.
+    """
+
+    name: str
+    forward: Callable[..., Any]
+    vjps: tuple[Callable[..., Any], ...]
+    sym: Callable[..., Any] | None = None
+    grad_fn: str = ""
+    kinks: str = ""
+    kink: Kink | None = None
+    elementwise: bool = False
+    arity: tuple[int, int] | None = None
+    axis: bool = False
+    methods: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    library: bool = True
+    call: Callable[..., Any] | None = field(default=None, repr=False)
+    sym_local: Callable[..., Any] | None = field(default=None, repr=False)
+    domain: tuple[float, float] | None = None
+    variadic_vjp: Callable[..., Any] | None = field(default=None, repr=False)
+    doc: str = ""
+    saves: bool | Callable[[dict], bool] = True
+
+    def __post_init__(self) -> None:
+        if not self.grad_fn:
+            self.grad_fn = self.name.title().replace("_", "") + "Backward0"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The language and library names: its own and its aliases."""
+        return (self.name, *self.aliases)
+
+    def vjp(self, i: int, g: Any, ans: Any, args: list, params: dict) -> Any:
+        if self.variadic_vjp is not None:
+            return self.variadic_vjp(i, g, ans, *args, **params)
+        return self.vjps[i](g, ans, *args, **params)
+
+    def __call__(self, *args: Any, **params: Any) -> Any:
+        return apply(self, *args, **params)
+
+
+def apply(prim: Prim, *args: Any, **params: Any) -> Any:
+    """Run `prim` on raw values; if any argument is a tensor, wrap and record the result.
+
+    This is the hot path of every recorded program, so it is written for speed: inside
+    `tape.hot()` (interpreter runs, reverse sweeps) NumPy's warnings are already off.
+    """
+    values = []
+    parents = []
+    kind = None
+    needs_grad = False
+    for a in args:
+        if isinstance(a, Traced):
+            kind = type(a)
+            values.append(a.value)
+            node = a.node
+            parents.append(node)
+            if node is not None:
+                needs_grad = True
+        else:
+            values.append(a)
+            parents.append(None)
+    try:
+        if state.quiet:
+            out = prim.forward(*values, **params)
+        else:
+            with np.errstate(all="ignore"):
+                out = prim.forward(*values, **params)
+    except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
+        if kind is None:
+            raise
+        raise BroadcastError(str(exc)) from None
+    if kind is None:
+        return out
+    if needs_grad and state.grad_enabled:  # tuples of arrays leave the cyclic GC's watch
+        return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out), params))
+    return kind.wrap(out, None)
+
+
+class BroadcastError(RuntimeError, ValueError):
+    """Operands whose shapes do not fit: a RuntimeError as in PyTorch, and still the
+    ValueError that NumPy raises, which the command line reports as a bad input."""
+
+
+class Functions:
+    """Each registered primitive's public function by name (`fn.sin(x)`), for the VJP
+    rules, the Tensor methods and `ops`: filled by `register`, read at call time."""
+
+    def __iter__(self):
+        return iter(vars(self).items())
+
+
+fn = Functions()
+
+#: every primitive by name, in registration order (gradcalc.engine.table.register)
+PRIMITIVES: dict[str, Prim] = {}
+
+#: the language's functions: name -> (function, (least, most) positional arguments)
+FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int]]] = {}
+
+
+def public_function(prim: Prim) -> Callable[..., Any]:
+    """The function a user calls: `prim.call` with the primitive bound, or plain apply."""
+    custom = prim.call
+
+    if custom is None:
+        def function(*args: Any) -> Any:
+            return apply(prim, *args)
+    else:
+        def function(*args: Any, **kwargs: Any) -> Any:
+            return custom(prim, *args, **kwargs)
+
+    function.__name__ = function.__qualname__ = prim.name
+    function.__doc__ = prim.doc or f"{prim.name} (a primitive; see gradcalc.engine.table)."
+    return function

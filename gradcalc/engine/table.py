@@ -1,0 +1,282 @@
+"""The table of primitives: one entry per operation, and `register`, which derives the rest.
+
+An entry (a `Prim`) holds the NumPy forward, a VJP rule per argument, the sympy twin, the
+kinks (text, and a predicate where the tape's convention has no sympy form), its arity in
+the language, whether it is elementwise, and its names (aliases, Tensor methods).
+`register` puts it in the registry (`PRIMITIVES`, `fn`), the language's `FUNCTIONS`
+and on the Tensor class; the library (gradcalc/__init__.py), the symbolic backend and the
+tests read the registry. Adding a function is one entry here.
+
+Kinks follow PyTorch (docs/language.md): |x|'(0) = 0, relu'(0) = 0, ties in maximum and
+minimum split the gradient in halves, clamp passes the gradient at its bounds, norm'(0) =
+0, d(x**y)/dx = 0 where y == 0, d(x**y)/dy = 0 where x == 0 and y >= 0, atan2'(0, 0) = 0.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from gradcalc.engine import forwards as fw
+from gradcalc.engine import reductions as red
+from gradcalc.engine import rules
+from gradcalc.engine import twins as tw
+from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
+from gradcalc.engine.shapes import dims, ndim, normalize_axis, ones, shape, unb, value, zeros
+from gradcalc.engine.tensor import Tensor
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+
+# --------------------------------------------------------------------------- signatures
+# The public functions of entries whose arguments are not all positional tensors.
+
+
+def _clamp(prim: Prim, x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    """Clip to [min, max]; either bound may be None (PyTorch's clamp)."""
+    return apply(prim, x, -np.inf if min is None else min, np.inf if max is None else max)
+
+
+def _where(prim: Prim, cond: Any, a: Any, b: Any) -> Any:
+    """Pick `a` where `cond` holds, else `b`; the condition is not differentiated."""
+    return apply(prim, a, b, cond=np.asarray(value(cond), dtype=bool))
+
+
+def _reduction(prim: Prim, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Over all elements, or along `axis` (kept as size 1 if `keepdims`)."""
+    return apply(prim, x, axis=normalize_axis(axis, ndim(x)), keepdims=keepdims)
+
+
+def _along(prim: Prim, x: Any, axis: Any = None) -> Any:
+    """Over all elements, or along `axis` (one result per slice)."""
+    if axis is None:
+        return apply(prim, x)
+    return apply(prim, x, axis=normalize_axis(axis, ndim(x)))
+
+
+def _transpose(prim: Prim, x: Any, axes: Any = None) -> Any:
+    """All axes reversed, or permuted as `axes` says."""
+    return apply(prim, x, axes=None if axes is None else tuple(int(a) for a in axes))
+
+
+def _reshape(prim: Prim, x: Any, new_shape: Any) -> Any:
+    new_shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+    return x if shape(x) == new_shape else apply(prim, x, new_shape=new_shape)
+
+
+def _broadcast_to(prim: Prim, x: Any, new_shape: tuple[int, ...]) -> Any:
+    new_shape = tuple(new_shape)
+    return x if shape(x) == new_shape else apply(prim, x, new_shape=new_shape)
+
+
+def _getitem(prim: Prim, x: Any, index: Any) -> Any:
+    return apply(prim, x, index=index if isinstance(index, tuple) else (index,))
+
+
+def _scatter(prim: Prim, g: Any, index: tuple, x_shape: tuple[int, ...], sub_ndim: int) -> Any:
+    return apply(prim, g, index=index, x_shape=x_shape, sub_ndim=sub_ndim)
+
+
+def _index_put(prim: Prim, x: Any, index: Any, v: Any) -> Any:
+    """A copy of `x` with `x[index] = v` (the functional form of index assignment)."""
+    return apply(prim, x, v, index=index if isinstance(index, tuple) else (index,))
+
+
+def _stack(prim: Prim, items: Any) -> Any:
+    return apply(prim, *items)
+
+
+def _index_saved(params: dict) -> bool:
+    """Indexing with ints and slices saves nothing in PyTorch; index arrays are saved."""
+    return not all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
+                   or (isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype != bool)
+                   for i in params["index"])
+
+
+def _part_copied(params: dict) -> bool:
+    """t[...] = v is a plain copy_ (saves nothing); a part is CopySlices (saves)."""
+    return not all(i is Ellipsis or isinstance(i, slice) and i == slice(None)
+                   for i in params["index"])
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def unary(name: str, forward: Any, rule: Any, sym: Any, **kw: Any) -> Prim:
+    """An elementwise function of one argument: in the language, the library and as a
+    Tensor method under its name and aliases."""
+    aliases = kw.pop("aliases", ())
+    return Prim(name, forward, (rule,), sym, elementwise=True, arity=(1, 1), aliases=aliases,
+                methods=(name, *aliases), **kw)
+
+
+def binary(name: str, op: Any, ufunc: Any, dx: Any, dy: Any, sym: Any, **kw: Any) -> Prim:
+    """An arithmetic operator: elementwise, in the library, not a language function."""
+    return Prim(name, fw.scalar_fast(op, ufunc), (dx, dy), sym, elementwise=True, **kw)
+
+
+def _entries() -> list[Prim]:
+    P, U, B, el = Prim, unary, binary, tw.elementwise
+    return [
+        P("neg", fw.neg, (lambda g, ans, x: -g,), lambda x: -x, "NegBackward0",
+          elementwise=True, saves=False),
+        B("add", operator.add, np.add, lambda g, ans, x, y: unb(g, ans, x),
+          lambda g, ans, x, y: unb(g, ans, y), lambda x, y: x + y, saves=False),
+        B("sub", operator.sub, np.subtract, lambda g, ans, x, y: unb(g, ans, x),
+          lambda g, ans, x, y: unb(-g, ans, y), lambda x, y: x - y, saves=False),
+        B("mul", operator.mul, np.multiply, lambda g, ans, x, y: unb(g * y, ans, x),
+          lambda g, ans, x, y: unb(g * x, ans, y), lambda x, y: x * y),
+        B("div", operator.truediv, np.true_divide, lambda g, ans, x, y: unb(g / y, ans, x),
+          rules.div_dy, lambda x, y: x / y),
+        B("pow", operator.pow, np.power, rules.pow_dx, rules.pow_dy, lambda x, y: x**y,
+          kinks="d/dx = 0 where y == 0; d/dy = 0 where x == 0 and y >= 0 (PyTorch)",
+          kink=tw.POW_KINK, methods=("pow",)),
+        P("matmul", fw.matmul, (rules.matmul_da, rules.matmul_db),
+          lambda a, b: np.matmul(a, b), "MmBackward0", methods=("matmul", "mm", "mv")),
+        U("sin", np.sin, lambda g, ans, x: g * fn.cos(x), el("sin")),
+        U("cos", np.cos, lambda g, ans, x: -g * fn.sin(x), el("cos")),
+        U("tan", np.tan, lambda g, ans, x: g * (1.0 + ans * ans), el("tan")),
+        U("asin", np.arcsin, lambda g, ans, x: g / fn.sqrt(1.0 - x * x), el("asin"),
+          aliases=("arcsin",), domain=(-0.8, 0.8)),
+        U("acos", np.arccos, lambda g, ans, x: -g / fn.sqrt(1.0 - x * x), el("acos"),
+          aliases=("arccos",), domain=(-0.8, 0.8)),
+        U("atan", np.arctan, lambda g, ans, x: g / (1.0 + x * x), el("atan"),
+          aliases=("arctan",)),
+        P("atan2", np.arctan2, (rules.atan2_dy, rules.atan2_dx),
+          tw.piecewise(lambda s, y, x: s.atan2(y, x)), kinks="gradient 0 at (0, 0) (PyTorch)",
+          elementwise=True, arity=(2, 2), methods=("atan2",), aliases=("arctan2",)),
+        U("sinh", np.sinh, lambda g, ans, x: g * fn.cosh(x), el("sinh")),
+        U("cosh", np.cosh, lambda g, ans, x: g * fn.sinh(x), el("cosh")),
+        U("tanh", np.tanh, lambda g, ans, x: g * (1.0 - ans * ans), el("tanh")),
+        U("exp", np.exp, lambda g, ans, x: g * ans, el("exp")),
+        U("log", np.log, lambda g, ans, x: g / x, el("log"), domain=(0.5, 2.0)),
+        U("log2", np.log2, lambda g, ans, x: g / (x * LN2),
+          tw.piecewise(lambda s, x: s.log(x) / s.log(2)), domain=(0.5, 2.0)),
+        U("log10", np.log10, lambda g, ans, x: g / (x * LN10),
+          tw.piecewise(lambda s, x: s.log(x) / s.log(10)), domain=(0.5, 2.0)),
+        U("sqrt", np.sqrt, lambda g, ans, x: g / (2.0 * ans), el("sqrt"),
+          kinks="sqrt'(0) = inf", domain=(0.5, 2.0)),
+        U("abs", np.abs, lambda g, ans, x: g * fn.sign(x), el("Abs"), kinks="|x|'(0) = 0"),
+        U("sign", fw.sign, lambda g, ans, x: np.zeros(shape(g)), tw.piecewise(tw.sign),
+          kinks="sign' = 0", saves=False),
+        U("relu", fw.relu, rules.relu_vjp, tw.piecewise(tw.relu), kinks="relu'(0) = 0"),
+        U("sigmoid", fw.sigmoid, lambda g, ans, x: g * ans * (1.0 - ans),
+          tw.piecewise(lambda s, x: 1 / (1 + s.exp(-x)))),
+        U("softplus", fw.softplus, lambda g, ans, x: g * fn.sigmoid(x),
+          tw.piecewise(lambda s, x: s.log(1 + s.exp(x)))),
+        P("maximum", np.maximum, (rules.ext_dx(+1), rules.ext_dy(+1)),
+          tw.piecewise(tw.maximum), kinks="a tie splits the gradient in halves",
+          elementwise=True, arity=(2, 2), methods=("maximum",)),
+        P("minimum", np.minimum, (rules.ext_dx(-1), rules.ext_dy(-1)),
+          tw.piecewise(tw.minimum), kinks="a tie splits the gradient in halves",
+          elementwise=True, arity=(2, 2), methods=("minimum",)),
+        P("clamp", fw.clamp, (rules.clamp_dx, rules.clamp_dlo, rules.clamp_dhi),
+          tw.piecewise(tw.clamp), kinks="the gradient passes at the bounds (PyTorch)",
+          kink=tw.CLAMP_KINK, elementwise=True, arity=(3, 3), methods=("clamp", "clip"),
+          call=_clamp),
+        P("where", fw.where, (rules.where_da, rules.where_db),
+          lambda a, b, cond: np.where(cond, a, b), "WhereBackward0", elementwise=True,
+          arity=(3, 3), call=_where),
+        P("sum", lambda x, axis=None, keepdims=False: np.sum(x, axis=axis, keepdims=keepdims),
+          (rules.sum_vjp,), tw.sum_, arity=(1, 2), axis=True, call=_reduction, saves=False),
+        P("mean", lambda x, axis=None, keepdims=False: np.mean(x, axis=axis, keepdims=keepdims),
+          (rules.mean_vjp,), tw.mean, arity=(1, 2), axis=True, call=_reduction, saves=False),
+        P("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, keepdims=keepdims),
+          (rules.prod_vjp,), tw.prod, arity=(1, 2), axis=True, call=_reduction),
+        P("norm", fw.norm, (rules.norm_vjp,), tw.norm, "LinalgVectorNormBackward0",
+          kinks="norm'(0) = 0 (PyTorch)", arity=(1, 2), axis=True, call=_along),
+        *red.entries(_reduction, _along),
+        P("transpose", lambda x, axes=None: np.transpose(x, axes), (rules.transpose_vjp,),
+          lambda x, axes=None: np.transpose(x, axes), "PermuteBackward0", arity=(1, 1),
+          library=False, call=_transpose, saves=False),
+        P("reshape", lambda x, new_shape: np.reshape(x, new_shape), (rules.reshape_vjp,),
+          lambda x, new_shape: np.reshape(x, new_shape), "ViewBackward0", call=_reshape,
+          saves=False),
+        P("broadcast_to", lambda x, new_shape: np.broadcast_to(x, new_shape),
+          (rules.broadcast_vjp,), lambda x, new_shape: np.broadcast_to(x, new_shape),
+          "ExpandBackward0", library=False, call=_broadcast_to, saves=False),
+        P("clone", fw.clone, (lambda g, ans, x: g,), lambda x: x, saves=False),
+        P("getitem", fw.getitem, (rules.getitem_vjp,),
+          lambda x, index: np.asarray(x, dtype=object)[index], "SelectBackward0",
+          library=False, call=_getitem, saves=_index_saved),
+        P("scatter", fw.scatter, (rules.scatter_vjp,), None, "IndexAddBackward0",
+          library=False, call=_scatter, saves=False),
+        P("index_put", fw.index_put, (rules.index_put_dx, rules.index_put_dv), None,
+          "IndexPutBackward0", library=False, call=_index_put, saves=_part_copied),
+        # in-place overwrites keep the tensor's history, as PyTorch's ZeroBackward0,
+        # FillBackward2 and CopyBackwards do: the old values get a zero gradient
+        *[P(name, fw.overwrite, (rules.overwritten_vjp, rules.source_vjp), tw.overwrite,
+            grad_fn, library=False, saves=False) for name, grad_fn in (
+            ("zero_", "ZeroBackward0"), ("fill_", "FillBackward2"), ("copy_", "CopyBackwards"))],
+        # x + alpha * y (add_, sub_ with alpha) as one node that, like PyTorch's
+        # AddBackward0, saves no tensor
+        P("add_alpha", fw.add_alpha, (lambda g, ans, x, y, alpha: unb(g, ans, x),
+                                      lambda g, ans, x, y, alpha: unb(g * alpha, ans, y)),
+          lambda x, y, alpha: x + alpha * y, "AddBackward0", elementwise=False, library=False,
+          saves=False),
+        P("stack", fw.stack, (), lambda *items: np.stack(
+            [np.asarray(i, dtype=object) for i in items]), "StackBackward0",
+          variadic_vjp=rules.stack_vjp, library=False, call=_stack, saves=False),
+    ]
+
+
+# --------------------------------------------------------------------------- registering
+
+
+def _method(function: Any, prim: Prim) -> Any:
+    """A Tensor method: PyTorch's `dim`/`keepdim` for functions along an axis."""
+    if not prim.axis:
+        return function
+    if prim.call is _reduction:
+        def method(self: Any, dim: Any = None, keepdim: bool = False) -> Any:
+            return function(self, dim, keepdim)
+    else:
+        def method(self: Any, dim: Any = None) -> Any:
+            return function(self, dim)
+    method.__name__ = method.__qualname__ = prim.name
+    method.__doc__ = function.__doc__
+    return method
+
+
+def register(prim: Prim) -> Prim:
+    """Add an entry to the registry, the language's functions and the Tensor class."""
+    if any(n in PRIMITIVES or n in FUNCTIONS for n in prim.names):
+        raise ValueError(f"the name {prim.name!r} (or an alias) is already taken")
+    PRIMITIVES[prim.name] = prim
+    function = public_function(prim)
+    for name in prim.names:
+        setattr(fn, name, function)
+        if prim.arity is not None:
+            FUNCTIONS[name] = (function, prim.arity)
+    for name in prim.methods:
+        setattr(Tensor, name, _method(function, prim))
+    return prim
+
+
+def unregister(name: str) -> None:
+    """Remove an entry added with `register` (tests add their own, then take it out)."""
+    prim = PRIMITIVES.pop(name)
+    for n in prim.names:
+        vars(fn).pop(n, None)
+        FUNCTIONS.pop(n, None)
+    for m in prim.methods:
+        if m in vars(Tensor):
+            delattr(Tensor, m)
+
+
+def dot(a: Any, b: Any) -> Any:
+    """Dot product of vectors; matrix products for 2-D arguments (like numpy.dot)."""
+    return fn.matmul(a, b)
+
+
+for _prim in _entries():
+    register(_prim)
+del _prim
+
+#: language functions that are not primitives: constructors, and dot (matmul's other name)
+FUNCTIONS.update({"dot": (dot, (2, 2)), "ones": (ones, (1, 2)), "zeros": (zeros, (1, 2))})
+NOT_PRIMITIVES = frozenset({"dot", "ones", "zeros"})
+__all__ = ["register", "unregister", "dot", "dims", "NOT_PRIMITIVES"]
