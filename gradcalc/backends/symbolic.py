@@ -256,7 +256,7 @@ class SymbolicBackend:
             return self.where(cond, _value(a), _value(b), pos)
         if func == "dot":
             return self.apply("matmul", [_value(a) for a in args])
-        prim = ops.PRIMITIVES[ops.FUNCTIONS[func][0].__name__]
+        prim = ops.primitive_of(func)
         if prim.axis:
             x = _value(args[0])
             params: dict[str, Any] = {}

@@ -40,14 +40,23 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'gradcalc.engine.ops' has no attribute {name!r}") from None
 
 
+def primitive_of(name: str) -> Prim | None:
+    """The entry behind a primitive's or a language function's name (an alias too)."""
+    if name in PRIMITIVES:
+        return PRIMITIVES[name]
+    found = FUNCTIONS.get(name)
+    return None if found is None else PRIMITIVES.get(found[0].__name__)
+
+
 def elementwise(name: str) -> bool:
-    """Whether the primitive `name` acts element by element (broadcasting its operands)."""
-    return PRIMITIVES[name].elementwise
+    """Whether `name` acts element by element (broadcasting its operands)."""
+    prim = primitive_of(name)
+    return prim is not None and prim.elementwise
 
 
 def takes_axis(name: str) -> bool:
     """Whether the language function `name` takes `axis` (second argument, or `axis=`)."""
-    prim = PRIMITIVES.get(name)
+    prim = primitive_of(name)
     return prim is not None and prim.axis
 
 
@@ -55,5 +64,5 @@ __all__ = [
     "FUNCTIONS", "PRIMITIVES", "Kink", "Prim", "apply", "fn", "table", "register",
     "unregister", "dot", "batch_of", "count", "dims", "expand", "ndim", "normalize_axis",
     "ones", "shape", "swap_last", "unbroadcast", "unsqueeze", "value", "zeros",
-    "elementwise", "takes_axis", *dict(fn),
+    "elementwise", "takes_axis", "primitive_of", *dict(fn),
 ]

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcalc.backends.numeric import as_function, run_numeric
-from gradcalc.backends.symbolic import ELEMENTWISE
 from gradcalc.engine import ops
 from gradcalc.engine.functional import pullback
 from gradcalc.errors import GradcalcError
@@ -100,7 +99,7 @@ def vectorisable(program: Program) -> bool:
         elif isinstance(node, Unary):
             stack.append(node.operand)
         elif isinstance(node, Call):
-            if node.func not in ELEMENTWISE:
+            if not ops.elementwise(node.func):
                 return False
             stack.extend(node.args)
         elif not isinstance(node, (Name, Num)):
