@@ -189,5 +189,5 @@ def test_postorder_is_an_evaluation_order():
     values = {"a": np.array(1.0), "b": np.array(2.0), "c": np.array(3.0)}
     traced = trace(parse("y = (a+b)*(b+c)"), values, ["a", "b", "c"], {}, "y",
                    DEFAULT_LIMITS)
-    order = [n.prim.name if n.prim else "leaf" for n in _postorder(traced.out._node)]
+    order = [n.prim.name if n.prim else "leaf" for n in _postorder(traced.out.node)]
     assert order == ["leaf", "leaf", "add", "leaf", "add", "mul"]
