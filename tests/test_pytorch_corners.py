@@ -252,3 +252,79 @@ def test_norm_gradient_at_zero_stays_zero():
     x = leaf(0.0, 0.0)
     x.norm().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+# --------------------------------------------------------------------------- found by the
+# differential test (tests/test_differential.py), pinned with PyTorch's values
+
+
+def test_grad_runs_only_what_the_inputs_need():
+    x, y = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    e = y.norm()
+    assert grad(e, x, allow_unused=True) == (None,)  # nothing ran, so nothing was freed
+    (gy,) = grad(e, y)
+    assert gy.tolist() == pytest.approx([0.6, 0.8])
+
+
+def test_leaves_finished_before_a_freed_node_keep_their_gradient():
+    x, y = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    e = (x.exp() + y).clone()
+    e.sum().backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        e.sum().backward()  # clone and add ran, y was finished, exp had been freed
+    assert y.grad.tolist() == [2.0, 2.0]
+
+
+def test_retained_gradient_fills_in_autograd_grad():
+    x = leaf(1.0, 2.0)
+    e = x * 2
+    e.retain_grad()
+    e.sum().backward(retain_graph=True)
+    grad(e.sum(), x)
+    assert e.grad.tolist() == [2.0, 2.0]
+
+
+def test_sign_of_nan_is_zero():
+    assert gradcalc.tensor([math.nan, -2.0]).sign().tolist() == [0.0, -1.0]
+
+
+def test_masked_rules_give_exact_zeros_under_an_infinite_cotangent():
+    x = leaf(-1.0, 2.0)
+    for f in (gradcalc.relu, lambda v: v.clamp(min=0.0),
+              lambda v: gradcalc.maximum(v, gradcalc.tensor([0.0, 0.0]))):
+        x.grad = None
+        (1 / f(x)).sum().backward()  # 1/0 = inf upstream of the masked element
+        assert x.grad.tolist() == [0.0, -0.25]
+
+
+def test_same_shape_views_are_not_leaves():
+    x = leaf(1.0, 2.0)
+    for v in (x.reshape(2), x.view(-1), x.expand(2), x.t(), x.squeeze()):
+        assert not v.is_leaf and v.requires_grad
+    assert x.flatten() is x
+
+
+def test_in_place_with_alpha_and_whole_copy_save_nothing():
+    x = leaf(1.0, 2.0)
+    h = x + 0
+    h.sub_(x.sum(), alpha=2)
+    h.sum().backward()
+    h.sum().backward()
+    assert x.grad.tolist() == [-6.0, -6.0]
+    x.grad = None
+    n = gradcalc.zeros(2)
+    n[...] = x + 0
+    n.sum().backward()
+    n.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_shapes_that_do_not_broadcast_raise_runtime_error():
+    with pytest.raises(RuntimeError):
+        leaf(1.0, 2.0) * gradcalc.tensor([1.0, 2.0, 3.0])
+
+
+def test_power_with_a_zero_exponent_tensor_stays_on_the_graph():
+    x = gradcalc.tensor(2.0, requires_grad=True)
+    (g,) = grad(x ** gradcalc.tensor(0.0), x, create_graph=True)
+    assert g.item() == 0.0 and g.requires_grad

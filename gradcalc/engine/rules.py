@@ -59,21 +59,21 @@ def pow_dx(g, ans, x, y):
             return unb(np.zeros(shape(g)), ans, x)  # is a constant 0, never recorded
         if y == 2 and value(x) is x:  # x**2: x**1.0 is x itself, so one array pass
             return unb(g * (y * x), ans, x)  # fewer, the same numbers (not recorded)
-    dx = y * x ** (y - 1.0)
+    dx = g * (y * x ** (y - 1.0))
     zero_exponent = value(y) == 0
-    if np.any(zero_exponent):
+    if np.any(zero_exponent):  # after the product, as PyTorch: exactly 0 even for g = inf
         dx = fn.where(zero_exponent, 0.0, dx)
-    return unb(g * dx, ans, x)
+    return unb(dx, ans, x)
 
 
 def pow_dy(g, ans, x, y):
     xv, yv = value(x), value(y)
     masked = (xv == 0) & (yv >= 0)
     if np.any(masked):  # exactly 0 there (PyTorch); log(1) keeps the recorded sweep finite
-        dy = fn.where(masked, 0.0, ans * fn.log(fn.where(masked, 1.0, x)))
+        dy = fn.where(masked, 0.0, g * (ans * fn.log(fn.where(masked, 1.0, x))))
     else:
-        dy = ans * fn.log(x)
-    return unb(g * dy, ans, y)
+        dy = g * (ans * fn.log(x))
+    return unb(dy, ans, y)
 
 
 def _atan2_rule(sign):
@@ -240,9 +240,9 @@ def scatter_vjp(g, ans, h, index, x_shape, sub_ndim):
 
 
 def index_put_dx(g, ans, x, v, index):
-    keep = np.ones(shape(x))
-    keep[index] = 0.0
-    return g * keep
+    keep = np.ones(shape(x), dtype=bool)
+    keep[index] = False
+    return masked(g, keep)  # the overwritten part gets exactly 0, even where g is inf
 
 
 def index_put_dv(g, ans, x, v, index):
