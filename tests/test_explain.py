@@ -191,3 +191,10 @@ def test_postorder_is_an_evaluation_order():
                    DEFAULT_LIMITS)
     order = [n.prim.name if n.prim else "leaf" for n in _postorder(traced.out.node)]
     assert order == ["leaf", "leaf", "add", "leaf", "add", "mul"]
+
+
+def test_every_primitive_has_its_rule_in_words():
+    from gradcalc.commands.explain import RULES
+    from gradcalc.engine.ops import PRIMITIVES
+
+    assert set(PRIMITIVES) <= set(RULES)

@@ -43,6 +43,14 @@ RULES = {
     "prod": "g × the product of the others", "norm": "g·x / norm(x)",
     "getitem": "g into the indexed place", "stack": "g split into the items",
     "maximum": "g to the larger", "minimum": "g to the smaller", "clamp": "g inside the bounds",
+    "where": ("g where the condition holds", "g where it does not"),
+    "atan2": ("g·x / (x² + y²)", "−g·y / (x² + y²)"), "sign": "0",
+    "asin": "g / sqrt(1 − x²)", "acos": "−g / sqrt(1 − x²)", "atan": "g / (1 + x²)",
+    "sinh": "g·cosh(x)", "cosh": "g·sinh(x)", "log2": "g / (x·ln 2)", "log10": "g / (x·ln 10)",
+    "softplus": "g·sigmoid(x)", "transpose": "g transposed back", "reshape": "g reshaped back",
+    "broadcast_to": "g summed over the broadcast axes", "clone": "g",
+    "scatter": "g gathered from the indexed places",
+    "index_put": ("g except at the overwritten places", "g from the overwritten places"),
 }
 
 
@@ -258,8 +266,11 @@ def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:
         if node.prim is None:
             continue
         expr = made.get(id(node), (None, None))[1]
-        pos = getattr(expr, "pos", None)
-        step = Step(len(steps) + 1, node.prim.name, unparse(expr) if expr is not None else "",
+        # the expression this run's interpreter saw make the node; else the span the
+        # engine may record on the node itself (a step made inside a function's rule)
+        pos = getattr(expr, "pos", None) or getattr(node, "span", None)
+        text = unparse(expr) if expr is not None else getattr(pos, "text", "") or ""
+        step = Step(len(steps) + 1, node.prim.name, text,
                     [ids[id(p)] for p in node.parents if p is not None and id(p) in ids],
                     np.asarray(node.saved[1]), tuple(p is not None for p in node.parents),
                     names.get(id(node)), getattr(pos, "line", None), getattr(pos, "col", None))

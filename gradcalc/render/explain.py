@@ -95,6 +95,8 @@ def explanation_lines(result: Result) -> list[str]:
     if ex.weights_table is not None:
         lines.append("")
         lines += _weights_lines(ex.weights_table)
+    if ex.notes:
+        lines.append("")
     for note in ex.notes:
         lines.append(note)
     lines.append("")
