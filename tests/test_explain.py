@@ -198,3 +198,9 @@ def test_every_primitive_has_its_rule_in_words():
     from gradcalc.engine.ops import PRIMITIVES
 
     assert set(PRIMITIVES) <= set(RULES)
+
+
+def test_steps_follow_the_program_not_the_graph():
+    """Two statements that do not depend on each other stay in the order they ran."""
+    ex = _explain("grad", "c = x*3; b = x + 1; y = b * c", "x=2").explain
+    assert [s.text for s in ex.steps] == ["x", "x * 3", "x + 1", "b * c"]

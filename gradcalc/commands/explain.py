@@ -51,6 +51,9 @@ RULES = {
     "broadcast_to": "g summed over the broadcast axes", "clone": "g",
     "scatter": "g gathered from the indexed places",
     "index_put": ("g except at the overwritten places", "g from the overwritten places"),
+    **{name: ("0 to the overwritten values", "g to the new values")
+       for name in ("zero_", "fill_", "copy_")},
+    "add_alpha": ("g", "alpha·g"),
 }
 
 
@@ -208,7 +211,7 @@ def trace(program: Program, values: dict[str, np.ndarray], names: list[str],
               for n in names}
     env: dict[str, Any] = {**constants, **leaves}
     tracer = _Tracer(NumericBackend(limits), env, Decisions(), limits.max_iterations)
-    with tape.hot():
+    with tape.hot(), tape.recording():  # nodes numbered in evaluation order
         tracer.run(program)
     if of not in env:
         raise GradcalcError(f"the program never assigns '{of}'", kind="eval")
@@ -229,8 +232,10 @@ def _ancestors(root: Any) -> list[Any]:
                              "to explain (try a smaller loop or input)")
         stack.extend(node.parents)
     nodes = list(seen.values())
-    if all(isinstance(getattr(n, "seq", None), int) for n in nodes):
-        return sorted(nodes, key=lambda n: n.seq)
+    ops = [n for n in nodes if n.prim is not None]
+    if all(getattr(n, "index", -1) >= 0 for n in ops):  # recorded on a tape: its order
+        leaves = [n for n in nodes if n.prim is None]
+        return leaves + sorted(ops, key=lambda n: n.index)
     return _postorder(root)
 
 
