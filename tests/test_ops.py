@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import gradcalc as gc
 from gradcalc.engine import functional, ops, tape
 from gradcalc.engine.ops import PRIMITIVES
 from gradcalc.engine.tensor import Tensor, lift
@@ -113,6 +114,11 @@ SAMPLES: dict[str, tuple[Builder, dict[str, Any]]] = {
     "index_put": (lambda r: [_n(r, 3, 4), _n(r, 2)], {"index": (1, slice(1, 3))}),
     "stack": (lambda r: [_n(r, 2), _n(r, 2), _n(r, 2)], {}),
     **{name: (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {}) for name in ("zero_", "fill_", "copy_")},
+    "max": (lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
+    "min": (lambda r: [_n(r, 2, 3)], {"axis": (1,), "keepdims": False}),
+    "softmax": (lambda r: [_n(r, 2, 3)], {"axis": (1,)}),
+    "logsumexp": (lambda r: [_n(r, 2, 3)], {"axis": (0,), "keepdims": True}),
+    "cbrt": (lambda r: [_away(r, 2, 3)], {}),
     "add_alpha": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {"alpha": -0.5}),
 }
 
@@ -158,6 +164,10 @@ EXTRA: list[tuple[str, str, Builder, dict[str, Any]]] = [
     ("getitem", "2d-advanced", lambda r: [_n(r, 3, 4)],
      {"index": (np.array([0, 2, 0]), np.array([1, 1, 1]))}),
     ("index_put", "bcast-value", lambda r: [_n(r, 3, 4), _n(r, 1)], {"index": (slice(0, 2),)}),
+    ("max", "axis-keepdims", lambda r: [_n(r, 2, 3, 2)], {"axis": (0, 2), "keepdims": True}),
+    ("min", "all", lambda r: [_n(r, 4)], {"axis": None, "keepdims": False}),
+    ("softmax", "all", lambda r: [_n(r, 2, 3)], {}),
+    ("logsumexp", "all", lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
     ("stack", "matrices", lambda r: [_n(r, 2, 2), _n(r, 2, 2)], {}),
 ]
 
@@ -385,3 +395,124 @@ def test_mixed_shapes_through_the_tape():
     assert x.grad.shape == (3, 1) and y.grad.shape == (4,)
     _close(x.grad.value, dx, 1e-12)
     _close(y.grad.value, dy, 1e-12)
+
+
+# ------------------------------------------------------------------------------- PyTorch
+
+
+#: values and gradients measured with PyTorch 2.13.0 (float64, CPU): the reductions at
+#: X with the cotangent W_OF(y) (ones for a scalar), the elementwise functions at V with
+#: ones; torch has no sec/csc/cot/cbrt, so those are 1/cos(t), 1/sin(t), 1/tan(t) and
+#: sign(t)*abs(t)**(1/3), and arcsin/arccos are at t/3
+X = [[1.0, 3.0, 2.0], [3.0, 0.5, 3.0]]  # ties: three 3.0s in all, two in a row
+V = [-2.0, -0.3, 0.4, 1.1, 2.5]
+TORCH = {
+    "max_all": (
+        3.0,
+        [[0.0, 0.3333333333333333, 0.0],
+         [0.3333333333333333, 0.0, 0.3333333333333333]]),
+    "amax_dim1": (
+        [3.0, 3.0],
+        [[0.0, 0.5, 0.0],
+         [-0.35, -0.0, -0.35]]),
+    "amin_dim0": (
+        [1.0, 0.5, 2.0],
+        [[0.5, -0.0, -0.7],
+         [0.0, -0.09999999999999998, -0.0]]),
+    "min_all": (
+        0.5,
+        [[0.0, 0.0, 0.0],
+         [0.0, 1.0, 0.0]]),
+    "softmax_dim1": (
+        [[0.09003057317038045, 0.6652409557748218, 0.2447284710547976],
+         [0.48028778876026895, 0.039424422479462075, 0.48028778876026895]],
+        [[0.024949947260440204, 0.024698730586796537, -0.04964867784723671],
+         [0.11526906930246454, 0.0, -0.11526906930246454]]),
+    "softmax_dim0": (
+        [[0.11920292202211755, 0.9241418199787566, 0.2689414213699951],
+         [0.8807970779778823, 0.07585818002124356, 0.7310585786300049]],
+        [[0.07559538149052468, 0.05047467591247784, 0.1415605919338669],
+         [-0.0755953814905247, -0.050474675912477875, -0.1415605919338669]]),
+    "logsumexp_dim1": (
+        [3.4076059644443806, 3.7333697948272113],
+        [[0.04501528658519022, 0.33262047788741084, 0.12236423552739879],
+         [-0.3362014521321882, -0.027597095735623446, -0.3362014521321882]]),
+    "logsumexp_all": (
+        4.276842075307795,
+        [[0.037747271829805265, 0.2789167091320157, 0.10260772308886366],
+         [0.2789167091320157, 0.022894877685283893, 0.2789167091320157]]),
+    "sec": (
+        [-2.402997961722381, 1.0467516015380856, 1.0857044283832387, 2.2046043887173594,
+         -1.2482156514688179],
+        [-5.25064633769958, -0.32379821469265807, 0.4590284698744255, 4.331517763145194,
+         0.9324449234094873]),
+    "csc": (
+        [-1.0997501702946164, -3.383863361824123, 2.567932455547783, 1.1220733185272,
+         1.6709215455586797],
+        [0.503308973344342, -10.939110324426892, -6.073731417007703, -0.571099530870098,
+         2.236775999505206]),
+    "cot": (
+        [0.45765755436028577, -3.2327281437658275, 2.3652224200391103, 0.5089681052390643,
+         -1.3386481283041514],
+        [-1.209450437063038, -11.450531251495653, -6.594277096255666, -1.2590485321506435,
+         -2.791978811412208]),
+    "arcsin": (
+        [-0.7297276562269663, -0.10016742116155979, 0.13373158940994154, 0.3754236079810394,
+         0.9851107833377457],
+        [0.4472135954999579, 0.335012605086404, 0.33633639699815626, 0.3582871819500093,
+         0.6030226891555273]),
+    "arccos": (
+        [2.300523983021863, 1.6709637479564563, 1.4370647373849552, 1.1953727188138572,
+         0.5856855434571508],
+        [-0.4472135954999579, -0.335012605086404, -0.33633639699815626, -0.3582871819500093,
+         -0.6030226891555273]),
+    "arctan": (
+        [-1.1071487177940904, -0.2914567944778671, 0.3805063771123649, 0.8329812666744317,
+         1.1902899496825317],
+        [0.2, 0.9174311926605504, 0.8620689655172413, 0.45248868778280543, 0.13793103448275862]),
+    "cbrt": (
+        [-1.2599210498948732, -0.6694329500821695, 0.7368062997280773, 1.0322801154563672,
+         1.3572088082974532],
+        [0.20998684164914552, 0.7438143889801885, 0.6140052497733978, 0.3128121561988991,
+         0.18096117443966042]),
+}
+OURS = {
+    "max_all": lambda x: gc.max(x), "amax_dim1": lambda x: gc.amax(x, 1),
+    "amin_dim0": lambda x: gc.amin(x, 0), "min_all": lambda x: gc.min(x),
+    "softmax_dim1": lambda x: gc.softmax(x, 1), "softmax_dim0": lambda x: gc.softmax(x, 0),
+    "logsumexp_dim1": lambda x: gc.logsumexp(x, 1), "logsumexp_all": lambda x: gc.logsumexp(x),
+    "sec": gc.sec, "csc": gc.csc, "cot": gc.cot, "arctan": gc.arctan, "cbrt": gc.cbrt,
+    "arcsin": lambda x: gc.arcsin(x / 3), "arccos": lambda x: gc.arccos(x / 3),
+}
+
+
+def _weights(y) -> np.ndarray:
+    """torch.linspace(0.5, -0.7, n) in y's shape (ones for a scalar), as measured."""
+    return np.ones(()) if y.ndim == 0 else np.linspace(0.5, -0.7, y.numel()).reshape(y.shape)
+
+
+@pytest.mark.parametrize("name", sorted(OURS))
+def test_new_functions_agree_with_pytorch(name):
+    value, grad = TORCH[name]
+    x = gc.tensor(X if "_" in name else V, requires_grad=True)  # a reduction: X
+    y = OURS[name](x)
+    (y * gc.tensor(_weights(y) if "_" in name else np.ones(y.shape))).sum().backward()
+    assert np.allclose(y.value, value, rtol=1e-14, atol=1e-15)
+    assert np.allclose(x.grad.value, grad, rtol=1e-13, atol=1e-15)
+
+
+def test_max_without_axis_splits_ties_evenly_like_torch_max():
+    x = gc.tensor([1.0, 3.0, 3.0, 3.0], requires_grad=True)
+    x.max().backward()
+    assert x.grad.tolist() == [0.0, 1 / 3, 1 / 3, 1 / 3]
+    m = gc.tensor([[1.0, 3.0], [3.0, 0.0]], requires_grad=True)
+    m.amax(0).sum().backward()  # PyTorch's amax(dim=0): one winner per column here
+    assert m.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_cbrt_is_the_real_cube_root_with_an_infinite_slope_at_zero():
+    x = gc.tensor([-8.0, 0.0, 27.0], requires_grad=True)
+    y = gc.cbrt(x)
+    y.sum().backward()
+    assert y.tolist() == [-2.0, 0.0, 3.0]
+    assert x.grad.tolist() == [1 / 12, np.inf, 1 / 27]

@@ -149,7 +149,7 @@ class BatchedBackend(NumericBackend):
         if func == "dot":
             return self._matmul(args[0], args[1], pos, "dot()")
         x = args[0]
-        if func in ("sum", "mean", "prod"):
+        if ops.takes_axis(func):
             a = None if len(args) == 1 else self.integer(args[1], pos)
             if not isinstance(x, Batched):
                 return super().call(func, [x, np.float64(a)], pos)
@@ -163,9 +163,6 @@ class BatchedBackend(NumericBackend):
                 axis = (a % rank + 1,) if rank else ()
             return self._wrap(self._attempt(lambda: fn(x.v, axis), f"{func}()", pos, x), True,
                               pos)
-        if func == "norm":
-            axis = tuple(range(1, _rank(x) + 1))
-            return self._wrap(ops.norm(x.v, axis=axis), True, pos)
         if func == "transpose":
             rank = _rank(x)
             axes = (0,) + tuple(range(rank, 0, -1))

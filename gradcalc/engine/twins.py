@@ -47,6 +47,11 @@ def piecewise(build: Callable[..., Any]) -> Callable[..., Any]:
     return sym
 
 
+def cbrt(s, x):
+    # the real cube root: -(-x)**(1/3) below 0 (sympy's x**(1/3) is complex there)
+    return s.Piecewise((s.root(x, 3), x >= 0), (-s.root(-x, 3), True))
+
+
 def relu(s, x):
     return s.Piecewise((x, x > 0), (0, True))
 

@@ -100,6 +100,13 @@ _HINTS = {
 }
 
 
+def takes_axis(name: str) -> bool:
+    """Whether the function `name` takes `axis` (second argument, or `axis=`)."""
+    from gradcalc.engine.ops import takes_axis as engine_takes_axis
+
+    return engine_takes_axis(name)
+
+
 class Converter:
     """Converts a whitelisted Python ast into the IR; rejects everything else."""
 
@@ -302,14 +309,20 @@ class Converter:
                 + ", ".join(sorted(self.functions))
                 + (f" (for a product, write {f.id}*(...))" if len(f.id) == 1 else "")
             )
-        if e.keywords:
-            k = e.keywords[0]
+        args = tuple(self.expr(a) for a in e.args)
+        for k in e.keywords:
             word = f"{k.arg}=" if k.arg else "**"
-            raise ParseError(
-                f"keyword argument {quote(word)} at {self.where.of(k)} is not allowed: "
-                "pass arguments by position"
-            )
-        return Call(f.id, tuple(self.expr(a) for a in e.args), pos)
+            where = self.where.of(k)
+            if k.arg != "axis" or not takes_axis(f.id):
+                raise ParseError(
+                    f"keyword argument {quote(word)} at {where} is not allowed: pass "
+                    "arguments by position" + (" (axis= goes with sum, mean, prod, norm, max, "
+                                               "min, softmax, logsumexp)"
+                                               if k.arg == "axis" else ""))
+            if len(args) != 1:
+                raise ParseError(f"{f.id}() at {pos} takes one array before axis=")
+            args += (self.expr(k.value),)  # the axis is the second argument
+        return Call(f.id, args, pos)
 
     def index_items(self, s: ast.expr) -> tuple[Expr | Slice, ...]:
         elts = s.elts if isinstance(s, ast.Tuple) else [s]
