@@ -122,7 +122,7 @@ INJECTION = [
     grad("async def f(): pass", message="function definition"),
     grad("y = x\n@sin\ndef f(): pass", message="function definition"),
     grad("match x:\n    case 1: y = 1", message="'match'"),
-    grad("y = sum(x, axis=__import__('os'))", message=r"keyword argument 'axis=' .* position"),
+    grad("y = sum(x, axis=__import__('os'))", message=r"names starting with '_' are not allowed"),
     grad("y = sum(x, **{})", message=r"keyword argument '\*\*'"),
     grad("y = x; x.y = 1", message="assignment to an expression|attribute access"),
     grad("y = x if x else 1", message="conditional expression"),
