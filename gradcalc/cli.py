@@ -251,7 +251,7 @@ def _run_points(job: Any, source: str, fmt: str) -> bool:
         _stdin_note("the --points table")
     fh = points.open_source(source)
     try:
-        table = points.read_table(fh)
+        table = points.read_table(fh, reads=points.program_reads(job))
     finally:
         if fh is not sys.stdin:
             fh.close()
@@ -270,6 +270,9 @@ def _run_points(job: Any, source: str, fmt: str) -> bool:
         sys.stderr.write(f"warning: {warning}\n")
     if result.checks:
         sys.stderr.write(f"note: {write.check_note(result)}\n")
+    if table.rows is not None and table.rows.bad:  # bad input, reported after the rest
+        sys.stderr.write(f"error: {_printable(table.rows.summary())}\n")
+        raise typer.Exit(2)
     return result.failed
 
 

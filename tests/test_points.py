@@ -53,8 +53,6 @@ def test_columns_may_come_in_any_order_and_blank_lines_are_skipped():
 @pytest.mark.parametrize("text,message", [
     ("", "the table is empty"),
     ("x,y\n", "no points"),
-    ("x,y\n1,2\n3\n", "line 3 has 1 value, but the header names 2 columns"),
-    ("x\n1\nabc\n", "line 3: 'abc' is not a number"),
     ("x,x\n1,2\n", "'x' appears twice"),
     ("x[0],x[2]\n1,2\n", "x[1] is missing"),
     ("x,x[0]\n1,2\n", "mixes x with x[...]"),
@@ -66,6 +64,15 @@ def test_bad_tables_are_errors_that_say_where(text, message):
     with pytest.raises(GradcalcError) as err:
         table(text)
     assert message in err.value.message
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("x,y\n1,2\n3\n", "row 2 (line 3): 1 value, but the header names 2 columns"),
+    ("x\n1\nabc\n", "row 2 (line 3): 'abc' is not a number (column x)"),
+])
+def test_a_bad_row_is_kept_in_its_place_with_its_reason(text, reason):
+    read = table(text)
+    assert read.count == 2 and read.rows.reason(1) == reason
 
 
 # --------------------------------------------------------------------------- the pass
@@ -183,7 +190,7 @@ def test_shape_errors(prog, weights, message):
 
 
 @pytest.mark.parametrize("kw,message", [
-    ({"command": "hessian"}, "grad and jacobian"),
+    ({"command": "check"}, "grad, jacobian and hessian"),
     ({"expect": "x=1"}, "--expect"),
     ({"at": ["x=1"]}, "both in --points and --at"),
 ])

@@ -328,6 +328,37 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
     return out_value, derivative
 
 
+def hessian_seed(shape: tuple[int, ...]) -> np.ndarray:
+    """The seed that asks `evaluate` for every point's Hessian (of a scalar per point)."""
+    if shape != ():
+        raise ShapeError(f"hessian needs a scalar output; this one has shape {shape} at "
+                         "each point: reduce it (sum, mean, norm) or use --of")
+    return np.ones(())
+
+
+def _hessians(out: Tensor, leaves: list[Tensor], names: list[str]) -> dict[str, np.ndarray]:
+    """Every point's Hessian blocks ("a,b", or the one input's name): the gradient
+    recorded on the tape, then one batched sweep per input of identity rows over its
+    entries, broadcast over the points."""
+    from gradcalc.engine.functional import _sweep, identity_seed
+
+    count = out.shape[0]
+    hessian_seed(tuple(out.shape[1:]))
+    first = _sweep(out, np.ones((count,)), leaves, create_graph=True)
+    blocks: dict[str, np.ndarray] = {}
+    for a, g, leaf in zip(names, first, leaves):
+        shape_a = tuple(leaf.shape[1:])
+        n = math.prod(shape_a)
+        seed = np.broadcast_to(identity_seed(shape_a)[:, None], (n, count) + shape_a)
+        rows = _sweep(g, seed, leaves) if isinstance(g, Tensor) else \
+            [np.zeros((n, count) + tuple(other.shape[1:])) for other in leaves]
+        for b, r, other in zip(names, rows, leaves):
+            key = a if len(names) == 1 else f"{a},{b}"
+            blocks[key] = np.moveaxis(np.asarray(r, dtype=np.float64), 0, 1).reshape(
+                (count,) + shape_a + tuple(other.shape[1:]))
+    return blocks
+
+
 def _sweep_points(out: Tensor, leaves: list[Tensor], names: list[str], seed: Seed | None
                   ) -> dict[str, np.ndarray]:
     """One reverse sweep for every point: seeded per point with `seed(shape)`, or with a
@@ -335,6 +366,8 @@ def _sweep_points(out: Tensor, leaves: list[Tensor], names: list[str], seed: See
     from gradcalc.engine.functional import identity_seed, sweep
 
     count, shape = out.shape[0], tuple(out.shape[1:])
+    if seed is hessian_seed:
+        return _hessians(out, leaves, names)
     if seed is None:
         k = math.prod(shape)
         rows = np.broadcast_to(identity_seed(shape)[:, None], (k, count) + shape)

@@ -26,6 +26,7 @@ class Rows:
     extra: list[list[str]]  # per row, the text of the other columns (empty lists if none)
     bad: dict[int, str] = field(default_factory=dict)  # row index -> what is wrong
     lines: dict[int, int] = field(default_factory=dict)  # bad row index -> its file line
+    raw: dict[int, list[str]] = field(default_factory=dict)  # bad row index -> its cells
 
     def reason(self, k: int) -> str:
         """Where bad row `k` is and what is wrong with it."""
@@ -40,8 +41,7 @@ class Rows:
         shown = [self.reason(k) for k in list(self.bad)[:SHOW_BAD_ROWS]]
         more = len(self.bad) - len(shown)
         tail = f"; and {more:,} more" if more > 0 else ""
-        rows = "row" if len(self.bad) == 1 else "rows"
-        return (f"{where}: {len(self.bad):,} of {self.count:,} {rows} could not be read, "
+        return (f"{where}: {len(self.bad):,} of {self.count:,} rows could not be read, "
                 f"the others were computed: " + "; ".join(shown) + tail)
 
 
@@ -70,6 +70,7 @@ def _slow(text: str, columns: list[str], inputs: list[int], first_line: int) -> 
     extra: list[list[str]] = []
     bad: dict[int, str] = {}
     lines: dict[int, int] = {}
+    raw: dict[int, list[str]] = {}
     nan_row = [float("nan")] * len(inputs)
     reader = csv.reader(io.StringIO(text))
     while True:
@@ -91,15 +92,15 @@ def _slow(text: str, columns: list[str], inputs: list[int], first_line: int) -> 
         if len(row) != len(columns):
             bad[k] = (f"{_plural(len(row), 'value')}, but the header names "
                       f"{_plural(len(columns), 'column')}")
-            lines[k] = line
+            lines[k], raw[k] = line, row
             numbers.append(nan_row)
             continue
         values, reason = _numbers(row, columns, inputs)
         if reason:
-            bad[k], lines[k] = reason, line
+            bad[k], lines[k], raw[k] = reason, line, row
         numbers.append(values)
     data = np.array(numbers, dtype=np.float64).reshape(len(numbers), len(inputs))
-    return Rows(data, extra, bad, lines)
+    return Rows(data, extra, bad, lines, raw)
 
 
 def _numbers(row: list[str], columns: list[str], inputs: list[int]

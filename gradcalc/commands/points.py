@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.backends.batched import Progress, evaluate, no_progress
+from gradcalc.backends.batched import Progress, evaluate, hessian_seed, no_progress
 from gradcalc.commands.jobs import (
     Job,
     check_kind,
@@ -25,7 +25,8 @@ from gradcalc.commands.table import Table, open_source, read_table
 from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Program
 
-__all__ = ["PointsResult", "Table", "open_source", "read_table", "run", "sample_rows"]
+__all__ = ["PointsResult", "Table", "open_source", "program_reads", "read_table", "run",
+           "sample_rows"]
 
 #: how many points the symbolic check samples
 CHECK_SAMPLE = 5
@@ -57,7 +58,7 @@ class PointsResult:
 
     @property
     def derivative_key(self) -> str:
-        return "gradient" if self.command == "grad" else "jacobian"
+        return {"grad": "gradient", "jacobian": "jacobian", "hessian": "hessian"}[self.command]
 
 
 def sample_rows(count: int, size: int = CHECK_SAMPLE) -> list[int]:
@@ -71,9 +72,9 @@ def run(job: Job, table: Table, progress: Progress = no_progress) -> PointsResul
     """The job (grad or jacobian, with --points) on every point of `table`."""
     from gradcalc.language.parse import parse
 
-    if job.command not in ("grad", "jacobian"):
-        raise GradcalcError(f"--points goes with grad and jacobian, not {job.command}",
-                            kind="usage")
+    if job.command not in ("grad", "jacobian", "hessian"):
+        raise GradcalcError(f"--points goes with grad, jacobian and hessian, not "
+                            f"{job.command}", kind="usage")
     if job.expect is not None:
         raise GradcalcError("--expect cannot be used with --points", kind="usage")
     program = parse(job.program, limits=job.limits)
@@ -81,15 +82,51 @@ def run(job: Job, table: Table, progress: Progress = no_progress) -> PointsResul
     names, chosen, weights = plan(job, program, values)
     of = chosen.name
     seed = partial(grad_seed, of=of, weights=weights, where=" at each point") \
-        if job.command == "grad" else None
-    output, derivative, paths, passes = evaluate(program, values, names, of, job.limits,
-                                                 seed, progress)
+        if job.command == "grad" else hessian_seed if job.command == "hessian" else None
+    good = _good_rows(table)
+    if good is None:
+        output, derivative, paths, passes = evaluate(program, values, names, of, job.limits,
+                                                     seed, progress)
+    else:  # compute the rows that were read; the others stay nan, reported in place
+        subset = {k: v[good] for k, v in values.items()}
+        output, derivative, paths, passes = evaluate(program, subset, names, of, job.limits,
+                                                     seed, progress)
+        output, derivative = _scatter(good, table.count, output, derivative)
     result = PointsResult(job.command, of, table, names, output, derivative, weights,
                           paths=paths, passes=passes)
     result.warnings = _warnings(result)
     if job.check:
         result.checks = _check_sample(job, program, values, names, of, result, progress)
     return result
+
+
+def program_reads(job: Job) -> set[str]:
+    """The names the program reads (and --wrt names): the table's input columns."""
+    from gradcalc.language.parse import parse
+
+    return parse(job.program, limits=job.limits).names_used() | set(job.wrt or [])
+
+
+def _good_rows(table: Table) -> np.ndarray | None:
+    """The indices of the rows that were read, or None when every row was."""
+    if not table.bad:
+        return None
+    good = np.array([k for k in range(table.count) if k not in table.bad], dtype=np.intp)
+    if not good.size:
+        raise GradcalcError(f"--points: no row could be read: {table.rows.reason(0)}"
+                            if table.rows else "--points: no row could be read", kind="value")
+    return good
+
+
+def _scatter(good: np.ndarray, count: int, output: np.ndarray,
+             derivative: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Results of the rows read, placed at their rows of the whole table (nan elsewhere)."""
+    def place(a: np.ndarray) -> np.ndarray:
+        full = np.full((count,) + a.shape[1:], np.nan)
+        full[good] = a
+        return full
+
+    return place(output), {k: place(v) for k, v in derivative.items()}
 
 
 def _point_values(job: Job, table: Table) -> dict[str, np.ndarray]:
@@ -109,8 +146,16 @@ def _warnings(result: PointsResult) -> list[str]:
     if result.paths > 1:
         out.append(f"the points took {result.paths} different paths through the program's "
                    f"control flow; evaluated as {result.passes} vectorised passes")
-    return out + nonfinite_warnings(result.output_name, result.output, result.derivative,
-                                    points=True)
+    output, derivative = result.output, result.derivative
+    if result.table.bad:  # rows not read are reported as such, not as non-finite values
+        bad = np.zeros(result.count, dtype=bool)
+        bad[list(result.table.bad)] = True
+
+        def read(a: np.ndarray) -> np.ndarray:
+            return np.where(bad.reshape((-1,) + (1,) * (a.ndim - 1)), 0.0, a)
+
+        output, derivative = read(output), {k: read(v) for k, v in derivative.items()}
+    return out + nonfinite_warnings(result.output_name, output, derivative, points=True)
 
 
 def _check_sample(job: Job, program: Program, values: dict[str, np.ndarray], names: list[str],
@@ -120,7 +165,8 @@ def _check_sample(job: Job, program: Program, values: dict[str, np.ndarray], nam
     from gradcalc.verify.check import check_derivative  # imports sympy: only when checking
 
     kind = check_kind(job.command, result.weights)
-    rows = sample_rows(result.count)
+    good = [k for k in range(result.count) if k not in result.table.bad]
+    rows = [good[i] for i in sample_rows(len(good))]
     checks = []
     for done, row in enumerate(rows):
         progress("checking a sample", done, len(rows))
@@ -129,7 +175,10 @@ def _check_sample(job: Job, program: Program, values: dict[str, np.ndarray], nam
         f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
         with no_grad():
             f(*(point[n] for n in names))  # records this point's path for the check
-        tape_result = {n: result.derivative[n][row] for n in names}
+        tape_result: dict[Any, np.ndarray] = {k: v[row] for k, v in result.derivative.items()}
+        if job.command == "hessian":  # blocks keyed by (row input, column input)
+            tape_result = {tuple(k.split(",")) if "," in k else (k, k): v
+                           for k, v in tape_result.items()}
         checks.append((row, check_derivative(kind, program, point, names, constants, of,
                                              decisions, tape_result, weights=result.weights,
                                              limits=job.limits)))

@@ -1,20 +1,22 @@
 """The --points table: a CSV file of points, read into one array per input name.
 
 The header row names the inputs (`x`, or `x[0]`, `x[1]` for a vector's elements, `A[0][1]`
-or a quoted "A[0,1]" for a matrix's), then one point per row of numbers.
+or a quoted "A[0,1]" for a matrix's), then one point per row of numbers (quoted or not).
+Columns the program does not read (an id, a label) are carried through as text; a row that
+cannot be read is kept, with its reason, in its place (commands/cells.py).
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
 import numpy as np
 
+from gradcalc.commands.cells import Rows, read_rows
 from gradcalc.errors import GradcalcError
 
 #: a header cell: a name, then optionally indices as [i], [i,j] (quoted in CSV) or [i][j]
@@ -27,17 +29,30 @@ class Table:
     """The points: CSV columns as given, and each input name's values, shaped (P,) + shape."""
 
     columns: list[str]
-    data: np.ndarray  # (P, number of columns)
+    data: np.ndarray  # (P, number of input columns); nan in a bad row
     values: dict[str, np.ndarray]
+    inputs: list[int] = field(default_factory=list)  # positions of data's columns
+    rows: Rows | None = None  # the other columns' text and the bad rows, when there are any
 
     @property
     def count(self) -> int:
         return self.data.shape[0]
 
+    @property
+    def plain(self) -> bool:
+        """Every column an input and every row read: the fast paths apply."""
+        return self.rows is None or (not self.rows.bad and len(self.inputs) == len(self.columns))
 
-def read_table(source: TextIO, where: str = "--points") -> Table:
+    @property
+    def bad(self) -> dict[int, str]:
+        return {} if self.rows is None else self.rows.bad
+
+
+def read_table(source: TextIO, where: str = "--points",
+               reads: set[str] | None = None) -> Table:
     """A CSV table: a header row of input names (`x`, or `x[0]`, `x[1]` for a vector's
-    elements), then one point per row of numbers. Blank lines are skipped."""
+    elements), then one point per row. Blank lines are skipped. `reads`: the names the
+    program reads (other columns are carried through as text); None: every column."""
     header_line, skipped = source.readline(), 1
     while header_line and not header_line.strip():
         header_line, skipped = source.readline(), skipped + 1
@@ -45,45 +60,30 @@ def read_table(source: TextIO, where: str = "--points") -> Table:
         raise GradcalcError(f"{where}: the table is empty; the first row names the inputs, "
                             "e.g. 'x,y'", kind="usage")
     columns = [c.strip() for c in next(csv.reader([header_line.lstrip("\ufeff")]))]
-    layout = _layout(columns, where)
+    inputs = [k for k, c in enumerate(columns) if reads is None or _name(c) in reads]
+    if not inputs:
+        raise GradcalcError(f"{where}: no column names an input the program reads "
+                            f"({', '.join(sorted(reads or ())) or 'none'})", kind="usage")
+    layout = _layout([columns[k] for k in inputs], where)
     text = source.read()
     if not text.strip():
         raise GradcalcError(f"{where}: no points: the table has a header row but no rows",
                             kind="value")
-    try:
-        data = np.loadtxt(io.StringIO(text), delimiter=",", dtype=np.float64, ndmin=2,
-                          comments=None)
-    except ValueError:
-        raise GradcalcError(f"{where}: {_bad_row(text, len(columns), skipped)}",
-                            kind="value") from None
-    if data.shape[1] != len(columns):
-        raise GradcalcError(f"{where}: the header names {len(columns)} columns but the rows "
-                            f"have {data.shape[1]}", kind="value")
+    rows = read_rows(text, columns, inputs, skipped + 1)
+    data = rows.data
     values = {name: data[:, cols].reshape((data.shape[0],) + shape)
               for name, (cols, shape) in layout.items()}
-    return Table(columns, data, values)
+    return Table(columns, data, values, inputs, rows)
+
+
+def _name(column: str) -> str | None:
+    m = _COLUMN.match(column)
+    return m.group(1) if m else None
 
 
 def plural(n: int, noun: str) -> str:
     """"1 point", "2 points": a count and its noun."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
-
-
-def _bad_row(text: str, width: int, before: int) -> str:
-    """What is wrong with the first unreadable row (NumPy's messages count rows oddly)."""
-    for k, line in enumerate(text.splitlines(), start=before + 1):
-        if not line.strip():
-            continue
-        cells = line.split(",")
-        if len(cells) != width:
-            return (f"line {k} has {plural(len(cells), 'value')}, but the header names "
-                    f"{plural(width, 'column')}")
-        for cell in cells:
-            try:
-                float(cell)
-            except ValueError:
-                return f"line {k}: {cell.strip()[:40]!r} is not a number"
-    return "the table cannot be read as numbers separated by commas"
 
 
 def _layout(columns: list[str], where: str) -> dict[str, tuple[list[int], tuple[int, ...]]]:

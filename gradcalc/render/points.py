@@ -14,7 +14,7 @@ from gradcalc.backends.batched import Progress, no_progress
 from gradcalc.commands.points import PointsResult
 from gradcalc.commands.table import plural
 from gradcalc.render.as_json import check_json
-from gradcalc.render.numbers import exact, jsonable
+from gradcalc.render.numbers import exact, jsonable, number
 
 #: rows formatted per chunk when writing (and per progress step)
 CHUNK = 20_000
@@ -26,12 +26,23 @@ def _index_suffix(shape: tuple[int, ...]) -> list[str]:
 
 
 def header(result: PointsResult) -> list[str]:
-    """Column names: the point's columns, the output's elements, then the derivative's."""
+    """Column names: the point's columns, the output's elements, then the derivative's
+    (a Hessian's as d2y/da[i]db[j], block by block)."""
     y = result.output_name
     out_shape = result.output.shape[1:]
     jacobian = result.command == "jacobian"
     cols = list(result.table.columns)
     cols += [f"{y}{s}" for s in _index_suffix(out_shape)]
+    if result.command == "hessian":
+        for key, block in result.derivative.items():
+            a, _, b = key.partition(",")
+            b = b or a
+            sa = result.derivative[f"{a},{a}" if "," in key else a].shape[1:]
+            sa = sa[:len(sa) // 2]
+            sb = block.shape[1 + len(sa):]
+            cols += [f"d2{y}/d{a}{i}d{b}{j}" for i in _index_suffix(sa)
+                     for j in _index_suffix(sb)]
+        return cols + (["error"] if result.table.bad else [])
     for name in result.names:
         in_shape = result.derivative[name].shape[1 + (len(out_shape) if jacobian else 0):]
         if jacobian:
@@ -39,13 +50,13 @@ def header(result: PointsResult) -> list[str]:
                      for b in _index_suffix(in_shape)]
         else:
             cols += [f"d{y}/d{name}{b}" for b in _index_suffix(in_shape)]
-    return cols
+    return cols + (["error"] if result.table.bad else [])
 
 
 def _matrix(result: PointsResult, with_inputs: bool) -> np.ndarray:
     n = result.count
     parts = [result.table.data, result.output.reshape(n, -1)] if with_inputs else []
-    parts += [result.derivative[k].reshape(n, -1) for k in result.names]
+    parts += [v.reshape(n, -1) for v in result.derivative.values()]
     return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
 
@@ -57,6 +68,9 @@ def csv_lines(result: PointsResult, progress: Progress = no_progress,
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(header(result))
         yield buffer.getvalue()
+        if not result.table.plain:
+            yield from _text_rows(result, progress)
+            return
     matrix = _matrix(result, with_inputs=header_row)
     total = matrix.shape[0]
     fmt = float.__repr__ if bool(np.isfinite(matrix).all()) else exact
@@ -68,23 +82,59 @@ def csv_lines(result: PointsResult, progress: Progress = no_progress,
         progress("writing", min(start + CHUNK, total), total)
 
 
+def _text_rows(result: PointsResult, progress: Progress) -> Iterator[str]:
+    """CSV rows of a table with text columns or bad rows: each row's cells as given (the
+    numbers as --points writes them), its results, and why a bad row was not computed."""
+    table, rows = result.table, result.table.rows
+    assert rows is not None
+    results = _matrix(result, with_inputs=False)
+    outputs = result.output.reshape(result.count, -1)
+    others = [k for k in range(len(table.columns)) if k not in set(table.inputs)]
+    width = len(table.columns)
+    for start in range(0, result.count, CHUNK):
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        for k in range(start, min(start + CHUNK, result.count)):
+            if k in rows.bad:
+                cells = (rows.raw.get(k, []) + [""] * width)[:width]
+                writer.writerow(cells + [""] * (outputs.shape[1] + results.shape[1])
+                                + [rows.reason(k)])
+                continue
+            cells = [""] * width
+            for j, col in enumerate(table.inputs):
+                cells[col] = number(table.data[k, j])
+            for j, col in enumerate(others):
+                cells[col] = rows.extra[k][j]
+            writer.writerow(cells + [number(v) for v in outputs[k]]
+                            + [number(v) for v in results[k]]
+                            + ([""] if rows.bad else []))
+        yield buffer.getvalue()
+        progress("writing", min(start + CHUNK, result.count), result.count)
+
+
 def json_lines(result: PointsResult, progress: Progress = no_progress) -> Iterator[str]:
     """One JSON object per point; the sampled points carry their check, the others null."""
     checks = dict(result.checks)
+    rows, bad = result.table.rows, result.table.bad
     out_shape = list(result.output.shape[1:])
     weights = None if result.weights is None else jsonable(result.weights)
     total = result.count
     for start in range(0, total, CHUNK):
         stop = min(start + CHUNK, total)
         outs = jsonable(result.output[start:stop])
-        ders = {k: jsonable(result.derivative[k][start:stop]) for k in result.names}
+        ders = {k: jsonable(v[start:stop]) for k, v in result.derivative.items()}
         ats = {k: jsonable(v[start:stop]) for k, v in result.table.values.items()}
         lines = []
         for j in range(stop - start):
+            if start + j in bad:
+                lines.append(json.dumps({"point": start + j + 1, **_columns(result, start + j),
+                                         "error": {"kind": "value",
+                                                   "message": rows.reason(start + j)}}) + "\n")
+                continue
             check = checks.get(start + j)
             lines.append(json.dumps({
                 "point": start + j + 1,
-                "at": {k: v[j] for k, v in ats.items()},
+                "at": {k: v[j] for k, v in ats.items()}, **_columns(result, start + j),
                 "command": result.command,
                 "output": {"name": result.output_name, "shape": out_shape, "value": outs[j]},
                 "weights": weights,
@@ -93,6 +143,15 @@ def json_lines(result: PointsResult, progress: Progress = no_progress) -> Iterat
             }) + "\n")
         yield "".join(lines)
         progress("writing", stop, total)
+
+
+def _columns(result: PointsResult, k: int) -> dict[str, dict[str, str]]:
+    """{"columns": {name: text}} of row k's columns that are not inputs (none: {})."""
+    table = result.table
+    others = [c for i, c in enumerate(table.columns) if i not in set(table.inputs)]
+    if not others or table.rows is None:
+        return {}
+    return {"columns": dict(zip(others, table.rows.extra[k]))}
 
 
 def check_note(result: PointsResult) -> str:
