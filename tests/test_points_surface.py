@@ -73,3 +73,10 @@ def test_hessian_points_of_a_vector_in_json():
 def test_hessian_points_needs_a_scalar_per_point():
     run = run_cli("hessian", "y = x**3", "--points", "-", stdin="x[0],x[1]\n1,2\n")
     assert run.code == 2 and "scalar" in run.err
+
+
+def test_carried_text_never_drives_the_terminal():
+    run = run_cli("grad", "y = x*2", "--points", "-", "--no-check",
+                  stdin='id,x\n"\x1b[31mred\u202e",1\n')
+    assert run.code == 0 and "\x1b" not in run.out and "\u202e" not in run.out
+    assert "\\x1b[31mred\\u202e,1,2,2" in run.out

@@ -60,6 +60,10 @@ def read_table(source: TextIO, where: str = "--points",
         raise GradcalcError(f"{where}: the table is empty; the first row names the inputs, "
                             "e.g. 'x,y'", kind="usage")
     columns = [c.strip() for c in next(csv.reader([header_line.lstrip("\ufeff")]))]
+    for column in columns:
+        if not column.isprintable():  # it would be written back: never a terminal sequence
+            raise GradcalcError(f"{where}: header column {column!r} is not an input name "
+                                "(it holds control characters)", kind="usage")
     inputs = [k for k, c in enumerate(columns) if reads is None or _name(c) in reads]
     if not inputs:
         raise GradcalcError(f"{where}: no column names an input the program reads "

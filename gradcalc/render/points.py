@@ -96,7 +96,7 @@ def _text_rows(result: PointsResult, progress: Progress) -> Iterator[str]:
         writer = csv.writer(buffer, lineterminator="\n")
         for k in range(start, min(start + CHUNK, result.count)):
             if k in rows.bad:
-                cells = (rows.raw.get(k, []) + [""] * width)[:width]
+                cells = [_safe(c) for c in (rows.raw.get(k, []) + [""] * width)[:width]]
                 writer.writerow(cells + [""] * (outputs.shape[1] + results.shape[1])
                                 + [rows.reason(k)])
                 continue
@@ -104,7 +104,7 @@ def _text_rows(result: PointsResult, progress: Progress) -> Iterator[str]:
             for j, col in enumerate(table.inputs):
                 cells[col] = number(table.data[k, j])
             for j, col in enumerate(others):
-                cells[col] = rows.extra[k][j]
+                cells[col] = _safe(rows.extra[k][j])
             writer.writerow(cells + [number(v) for v in outputs[k]]
                             + [number(v) for v in results[k]]
                             + ([""] if rows.bad else []))
@@ -143,6 +143,11 @@ def json_lines(result: PointsResult, progress: Progress = no_progress) -> Iterat
             }) + "\n")
         yield "".join(lines)
         progress("writing", stop, total)
+
+
+def _safe(text: str) -> str:
+    """A cell as given, with control characters escaped (\\x1b): never a terminal sequence."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
 def _columns(result: PointsResult, k: int) -> dict[str, dict[str, str]]:
