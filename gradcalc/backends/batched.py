@@ -340,17 +340,17 @@ def _hessians(out: Tensor, leaves: list[Tensor], names: list[str]) -> dict[str, 
     """Every point's Hessian blocks ("a,b", or the one input's name): the gradient
     recorded on the tape, then one batched sweep per input of identity rows over its
     entries, broadcast over the points."""
-    from gradcalc.engine.functional import _sweep, identity_seed
+    from gradcalc.engine.functional import identity_seed, sweep
 
     count = out.shape[0]
     hessian_seed(tuple(out.shape[1:]))
-    first = _sweep(out, np.ones((count,)), leaves, create_graph=True)
+    first = sweep(out, np.ones((count,)), leaves, create_graph=True)
     blocks: dict[str, np.ndarray] = {}
     for a, g, leaf in zip(names, first, leaves):
         shape_a = tuple(leaf.shape[1:])
         n = math.prod(shape_a)
         seed = np.broadcast_to(identity_seed(shape_a)[:, None], (n, count) + shape_a)
-        rows = _sweep(g, seed, leaves) if isinstance(g, Tensor) else \
+        rows = sweep(g, seed, leaves) if isinstance(g, Tensor) else \
             [np.zeros((n, count) + tuple(other.shape[1:])) for other in leaves]
         for b, r, other in zip(names, rows, leaves):
             key = a if len(names) == 1 else f"{a},{b}"
