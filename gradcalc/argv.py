@@ -1,4 +1,7 @@
-"""Forgiving command lines: what a user types that an option parser would misread.
+"""The command line's arguments before a command runs: the options, declared once as
+`Annotated` aliases that every command reuses; the program argument, read from the text
+itself, @FILE or standard input; and forgiveness for what a user types that an option
+parser would misread.
 
 A program that starts with `-` (`grad "-x^2" --at x=1`) looks like an option to click,
 so before parsing, such an argument in the program's place gets a leading space (which
@@ -9,10 +12,129 @@ program gets "did you mean @FILE?".
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
 
 from gradcalc.errors import GradcalcError
+
+# --------------------------------------------------------------------------- the options
+
+MAX_PROGRAM_BYTES = 1_000_000
+
+ProgramArg = Annotated[str, typer.Argument(
+    help="The program: text, @FILE to read a file, or - to read standard input.",
+    show_default=False)]
+AtOpt = Annotated[list[str], typer.Option(
+    "--at", "-a", help="Input values, e.g. 'x=[1,2]' or 'a=1, b=2' (repeatable).",
+    show_default=False)]
+WrtOpt = Annotated[str | None, typer.Option(
+    "--wrt", help="Differentiate with respect to these inputs only (comma-separated).")]
+OfOpt = Annotated[str | None, typer.Option(
+    "--of", help="The output to differentiate (default: the last assigned name).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")]
+PlainOpt = Annotated[bool, typer.Option("--plain", help="Numbers only, one row per line.")]
+NoCheckOpt = Annotated[bool, typer.Option(
+    "--no-check", help="Skip the check against sympy's symbolic derivative.")]
+SecondsOpt = Annotated[float, typer.Option(
+    "--check-seconds", min=0.01, max=3600,
+    help="Time budget of the symbolic check; past it, finite differences are used.")]
+IterOpt = Annotated[int, typer.Option(
+    "--max-iterations", min=1, max=100_000_000, help="Bound on loop iterations in one run.")]
+OpsOpt = Annotated[int, typer.Option(
+    "--max-operations", min=1, max=1_000_000_000,
+    help="Bound on operations evaluated in one run (each costs about a microsecond).")]
+WeightsOpt = Annotated[str | None, typer.Option(
+    "--weights", "-w",
+    help="Weights of the output's shape: computes the vector-Jacobian product "
+    "(PyTorch's y.backward(w)).")]
+ExpectOpt = Annotated[str | None, typer.Option(
+    "--expect", help="Expected derivative: values or expressions of numbers, e.g. 'x=[6,6]' "
+    "or 'x=2*sin(1)+cos(1)'; a mismatch exits with 1.")]
+RtolOpt = Annotated[float | None, typer.Option(
+    "--rtol", help="--expect's relative tolerance (default 1e-9).", show_default=False)]
+AtolOpt = Annotated[float | None, typer.Option(
+    "--atol", help="--expect's absolute tolerance (default 1e-12).", show_default=False)]
+DigitsOpt = Annotated[str | None, typer.Option(
+    "--digits", metavar="N|full",
+    help="Significant digits in the readable and plain views (default 15; values below "
+    "1e-15 of their array's scale read 0); 'full' prints every digit. JSON is never rounded.",
+    show_default=False)]
+PointsOpt = Annotated[str | None, typer.Option(
+    "--points", metavar="FILE.csv",
+    help="A CSV table of points (header: input names, x[0],x[1] for vectors; - for standard "
+    "input): one answer row per point, in one vectorised pass.",
+    show_default=False)]
+
+# --- explanations: --symbolic, --latex, --explain, --graph (render/explain.py) -----------
+SymbolicOpt = Annotated[bool, typer.Option(
+    "--symbolic", help="Also the derivative as a formula (sympy, simplified within "
+    "--check-seconds), and its exact value at the point where there is one.")]
+LatexOpt = Annotated[bool, typer.Option("--latex", help="--symbolic, with the formula as LaTeX.")]
+ExplainOpt = Annotated[bool, typer.Option(
+    "--explain", help="Also the tape (each step, its source text and value) and the backward "
+    "sweep that turns it into the derivative.")]
+GraphOpt = Annotated[str | None, typer.Option(
+    "--graph", metavar="dot|mermaid", help="Print the computation graph as Graphviz dot or "
+    "Mermaid text instead (with --explain: the gradients on its edges).")]
+
+
+# --------------------------------------------------------------------------- the program
+
+def read_program(text: str) -> str:
+    """The program text itself, or the contents of @FILE, or standard input for '-'."""
+    if text == "-":
+        stdin_note("the program")
+        data = sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1)
+        return _decode(data, "standard input")
+    if text.startswith("@") and len(text) > 1:
+        path = Path(text[1:])
+        try:
+            with path.open("rb") as fh:
+                data = fh.read(MAX_PROGRAM_BYTES + 1)
+        except OSError as exc:
+            raise GradcalcError(f"cannot read program file {text[1:]!r}: {exc.strerror}",
+                                kind="usage") from None
+        return _decode(data, repr(text[1:]))
+    return text
+
+
+def program_text(text: str) -> str:
+    """The program, its surrounding whitespace removed; a program argument that names an
+    existing file and does not parse asks "did you mean @FILE?"."""
+    program = tidy(read_program(text))
+    if text != "-" and not text.startswith("@") and "\n" not in program \
+            and os.path.isfile(program):
+        from gradcalc.language.parse import parse
+
+        try:
+            parse(program)
+        except GradcalcError as exc:
+            raise check_not_a_file(program, exc) from None
+    return program
+
+
+def _decode(data: bytes, where: str) -> str:
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise GradcalcError(f"the program in {where} is over {MAX_PROGRAM_BYTES:,} bytes",
+                            kind="limit")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GradcalcError(f"the program in {where} is not UTF-8 text (byte {exc.start})",
+                            kind="usage") from None
+
+
+def stdin_note(what: str) -> None:
+    """Say so when standard input is a terminal, so a waiting prompt is not a mystery."""
+    if sys.stdin.isatty():
+        sys.stderr.write(f"reading {what} from the terminal; end with Ctrl-D\n")
+
+
+# --------------------------------------------------------------------------- forgiveness
 
 
 def _options(command: Any) -> tuple[set[str], set[str]]:

@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -22,6 +21,31 @@ try:  # typer >= 0.2x carries its own copy of click (click is not installed with
 except ImportError:  # older typer, built on click
     from click.exceptions import ClickException, UsageError
 
+from gradcalc.argv import (
+    AtolOpt,
+    AtOpt,
+    DigitsOpt,
+    ExpectOpt,
+    ExplainOpt,
+    GraphOpt,
+    IterOpt,
+    JsonOpt,
+    LatexOpt,
+    NoCheckOpt,
+    OfOpt,
+    OpsOpt,
+    PlainOpt,
+    PointsOpt,
+    ProgramArg,
+    RtolOpt,
+    SecondsOpt,
+    SymbolicOpt,
+    WeightsOpt,
+    WrtOpt,
+    program_text,
+    read_program,
+    stdin_note,
+)
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
@@ -35,115 +59,10 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-MAX_PROGRAM_BYTES = 1_000_000
-
-ProgramArg = Annotated[str, typer.Argument(
-    help="The program: text, @FILE to read a file, or - to read standard input.",
-    show_default=False)]
-AtOpt = Annotated[list[str], typer.Option(
-    "--at", "-a", help="Input values, e.g. 'x=[1,2]' or 'a=1, b=2' (repeatable).",
-    show_default=False)]
-WrtOpt = Annotated[str | None, typer.Option(
-    "--wrt", help="Differentiate with respect to these inputs only (comma-separated).")]
-OfOpt = Annotated[str | None, typer.Option(
-    "--of", help="The output to differentiate (default: the last assigned name).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")]
-PlainOpt = Annotated[bool, typer.Option("--plain", help="Numbers only, one row per line.")]
-NoCheckOpt = Annotated[bool, typer.Option(
-    "--no-check", help="Skip the check against sympy's symbolic derivative.")]
-SecondsOpt = Annotated[float, typer.Option(
-    "--check-seconds", min=0.01, max=3600,
-    help="Time budget of the symbolic check; past it, finite differences are used.")]
-IterOpt = Annotated[int, typer.Option(
-    "--max-iterations", min=1, max=100_000_000, help="Bound on loop iterations in one run.")]
-OpsOpt = Annotated[int, typer.Option(
-    "--max-operations", min=1, max=1_000_000_000,
-    help="Bound on operations evaluated in one run (each costs about a microsecond).")]
-WeightsOpt = Annotated[str | None, typer.Option(
-    "--weights", "-w",
-    help="Weights of the output's shape: computes the vector-Jacobian product "
-    "(PyTorch's y.backward(w)).")]
-ExpectOpt = Annotated[str | None, typer.Option(
-    "--expect", help="Expected derivative: values or expressions of numbers, e.g. 'x=[6,6]' "
-    "or 'x=2*sin(1)+cos(1)'; a mismatch exits with 1.")]
-RtolOpt = Annotated[float | None, typer.Option(
-    "--rtol", help="--expect's relative tolerance (default 1e-9).", show_default=False)]
-AtolOpt = Annotated[float | None, typer.Option(
-    "--atol", help="--expect's absolute tolerance (default 1e-12).", show_default=False)]
-DigitsOpt = Annotated[str | None, typer.Option(
-    "--digits", metavar="N|full",
-    help="Significant digits in the readable and plain views (default 15; values below "
-    "1e-15 of their array's scale read 0); 'full' prints every digit. JSON is never rounded.",
-    show_default=False)]
-PointsOpt = Annotated[str | None, typer.Option(
-    "--points", metavar="FILE.csv",
-    help="A CSV table of points (header: input names, x[0],x[1] for vectors; - for standard "
-    "input): one answer row per point, in one vectorised pass.",
-    show_default=False)]
-
-# --- explanations: --symbolic, --latex, --explain, --graph (render/explain.py) -----------
-SymbolicOpt = Annotated[bool, typer.Option(
-    "--symbolic", help="Also the derivative as a formula (sympy, simplified within "
-    "--check-seconds), and its exact value at the point where there is one.")]
-LatexOpt = Annotated[bool, typer.Option("--latex", help="--symbolic, with the formula as LaTeX.")]
-ExplainOpt = Annotated[bool, typer.Option(
-    "--explain", help="Also the tape (each step, its source text and value) and the backward "
-    "sweep that turns it into the derivative.")]
-GraphOpt = Annotated[str | None, typer.Option(
-    "--graph", metavar="dot|mermaid", help="Print the computation graph as Graphviz dot or "
-    "Mermaid text instead (with --explain: the gradients on its edges).")]
-
-
 def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None) -> dict[str, Any]:
     if graph is not None and graph not in ("dot", "mermaid"):
         raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
     return {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
-
-
-def read_program(text: str) -> str:
-    """The program text itself, or the contents of @FILE, or standard input for '-'."""
-    if text == "-":
-        _stdin_note("the program")
-        data = sys.stdin.buffer.read(MAX_PROGRAM_BYTES + 1)
-        return _decode(data, "standard input")
-    if text.startswith("@") and len(text) > 1:
-        path = Path(text[1:])
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(MAX_PROGRAM_BYTES + 1)
-        except OSError as exc:
-            raise GradcalcError(f"cannot read program file {text[1:]!r}: {exc.strerror}",
-                                kind="usage") from None
-        return _decode(data, repr(text[1:]))
-    return text
-
-
-def _program_text(text: str) -> str:
-    """The program, its surrounding whitespace removed; a program argument that names an
-    existing file and does not parse asks "did you mean @FILE?"."""
-    from gradcalc.argv import check_not_a_file, tidy
-
-    program = tidy(read_program(text))
-    if text != "-" and not text.startswith("@") and "\n" not in program \
-            and os.path.isfile(program):
-        from gradcalc.language.parse import parse
-
-        try:
-            parse(program)
-        except GradcalcError as exc:
-            raise check_not_a_file(program, exc) from None
-    return program
-
-
-def _decode(data: bytes, where: str) -> str:
-    if len(data) > MAX_PROGRAM_BYTES:
-        raise GradcalcError(f"the program in {where} is over {MAX_PROGRAM_BYTES:,} bytes",
-                            kind="limit")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise GradcalcError(f"the program in {where} is not UTF-8 text (byte {exc.start})",
-                            kind="usage") from None
 
 
 def _format(json_out: bool, plain_out: bool) -> str:
@@ -173,7 +92,7 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     if points == "-" and program == "-":
         raise GradcalcError("the program and --points cannot both come from standard input",
                             kind="usage")
-    job = Job(command=command, program=_program_text(program), at=at, weights=weights,
+    job = Job(command=command, program=program_text(program), at=at, weights=weights,
               wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
               of=of, check=not no_check, expect=expect, limits=limits)
     job = replace(job, rtol=job.rtol if rtol is None else rtol,
@@ -235,12 +154,6 @@ def _show(draw: Any) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
-def _stdin_note(what: str) -> None:
-    """Say so when standard input is a terminal, so a waiting prompt is not a mystery."""
-    if sys.stdin.isatty():
-        sys.stderr.write(f"reading {what} from the terminal; end with Ctrl-D\n")
-
-
 def _run_points(job: Any, source: str, fmt: str) -> bool:
     """--points: a table in, one row per point out, a note on the sampled check."""
     from gradcalc.commands import points
@@ -248,7 +161,7 @@ def _run_points(job: Any, source: str, fmt: str) -> bool:
     from gradcalc.render.terminal import Bar
 
     if source == "-":
-        _stdin_note("the --points table")
+        stdin_note("the --points table")
     fh = points.open_source(source)
     try:
         table = points.read_table(fh, reads=points.program_reads(job))
@@ -388,7 +301,7 @@ def batch(
                                 "(nothing is piped in)", kind="usage")
         file = "-"
     if file == "-":
-        _stdin_note("batch jobs (one JSON object per line)")
+        stdin_note("batch jobs (one JSON object per line)")
         fh: Any = sys.stdin.buffer
     else:
         try:
@@ -483,7 +396,7 @@ def check(
         from gradcalc.render.homework import write_class
 
         if file == "-":
-            _stdin_note("the class file (CSV)")
+            stdin_note("the class file (CSV)")
         raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
