@@ -403,3 +403,37 @@ def test_zero_sized_and_scalar_shapes():
     s = leaf(2.0)
     (s * ops.ones(3)).sum().backward()
     assert s.grad.shape == () and s.grad.item() == 3.0
+
+
+# ------------------------------------------------------------------------------- spans, lists
+
+
+def test_a_program_run_records_its_nodes_in_order_with_their_source_spans():
+    from gradcalc.backends.numeric import run_numeric
+    from gradcalc.language.parse import parse
+
+    x = gc.tensor(1.5, requires_grad=True)
+    with tape.recording() as t:
+        out = run_numeric(parse("y = x*2\nz = sin(y) + y"), {"x": x}, of="z")
+    assert [n.prim.name for n in t.nodes] == ["mul", "sin", "add"]
+    assert [(n.span.line, n.span.text) for n in t.nodes] == [
+        (1, "x * 2"), (2, "sin(y)"), (2, "sin(y) + y")]
+    assert [n.index for n in t.nodes] == [0, 1, 2] and tape.state.span is None
+    trace: dict = {}
+    found = tape.backward([(out.node, 1.0)], tape=t, retain_graph=True, trace=trace)
+    dz_dy = math.cos(3.0) + 1.0
+    close(trace[t.nodes[0]], dz_dy)
+    close(found[x.node], 2 * dz_dy)
+    assert all(n.span is None for n in [(x * 2).node])  # library use: no span
+
+
+def test_the_list_walk_and_the_topological_order_agree_on_a_diamond():
+    x1, x2 = leaf(0.3), leaf(0.3)
+    with tape.recording() as t:
+        u = gc.exp(x1)
+        y = u * gc.sin(u) + u * u
+    found = tape.backward([(y.node, 1.0)], tape=t)
+    z = gc.exp(x2)
+    w = z * gc.sin(z) + z * z
+    w.backward()
+    close(found[x1.node], x2.grad.item())

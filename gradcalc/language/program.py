@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from gradcalc.engine.tape import Span, state
 from gradcalc.errors import EvalError, LimitError
 from gradcalc.limits import DEFAULT_LIMITS
 
@@ -276,11 +277,26 @@ class Interpreter:
         self.decisions = decisions if decisions is not None else Decisions()
         self.iterations_left = max_iterations
         self.max_iterations = max_iterations
+        #: id(expression) -> its Span, stamped on the nodes its operation records
+        self.spans: dict[int, Span] = {}
 
     # statements -----------------------------------------------------------------------
     def run(self, program: Program) -> dict[str, Any]:
-        self.exec_block(program.body)
+        """Run the program; the tape nodes it makes carry the span of their expression
+        (`node.span`: line, column and text; gradcalc.engine.tape)."""
+        previous = state.span
+        try:
+            self.exec_block(program.body)
+        finally:
+            state.span = previous
         return self.env
+
+    def span_of(self, e: Expr) -> Span:
+        """The span of an expression (made once per expression: loops reuse it)."""
+        from gradcalc.language.unparse import unparse
+
+        span = self.spans[id(e)] = Span(e.pos.line, e.pos.col, unparse(e))
+        return span
 
     def exec_block(self, body: tuple[Stmt, ...]) -> None:
         for stmt in body:
@@ -348,17 +364,27 @@ class Interpreter:
                     return b.number(math.e)
                 raise EvalError(self.unknown_name(e)) from None
         if isinstance(e, Binary):
-            return b.binary(e.op, self.evaluate(e.left), self.evaluate(e.right), e.pos)
+            left, right = self.evaluate(e.left), self.evaluate(e.right)
+            state.span = self.spans.get(id(e)) or self.span_of(e)
+            return b.binary(e.op, left, right, e.pos)
         if isinstance(e, Unary):
             value = self.evaluate(e.operand)
-            return b.negate(value, e.pos) if e.op == "-" else value
+            if e.op != "-":
+                return value
+            state.span = self.spans.get(id(e)) or self.span_of(e)
+            return b.negate(value, e.pos)
         if isinstance(e, Call):
-            return b.call(e.func, [self.evaluate(a) for a in e.args], e.pos)
+            args = [self.evaluate(a) for a in e.args]
+            state.span = self.spans.get(id(e)) or self.span_of(e)
+            return b.call(e.func, args, e.pos)
         if isinstance(e, ListLit):
-            return b.stack([self.evaluate(item) for item in e.items], e.pos)
+            items = [self.evaluate(item) for item in e.items]
+            state.span = self.spans.get(id(e)) or self.span_of(e)
+            return b.stack(items, e.pos)
         if isinstance(e, Index):
             target = self.evaluate(e.target)
             key = self.decisions.decide(lambda: self.index_key(e))
+            state.span = self.spans.get(id(e)) or self.span_of(e)
             return b.index(target, key, e.pos)
         if isinstance(e, Compare):
             return self.decisions.decide(lambda: self.compare(e))
