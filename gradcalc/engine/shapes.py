@@ -129,3 +129,14 @@ def ones(*sizes: Any) -> np.ndarray:
 
 def zeros(*sizes: Any) -> np.ndarray:
     return np.zeros(dims(sizes))
+
+
+def shape_args(args: tuple, current: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape given as numbers or one sequence, with -1 inferred from `current`."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    dims = [int(a) for a in args]
+    if -1 in dims:
+        known = int(np.prod([d for d in dims if d != -1]))
+        dims[dims.index(-1)] = int(np.prod(current)) // max(known, 1)
+    return tuple(dims)

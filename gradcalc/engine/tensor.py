@@ -18,7 +18,7 @@ import numpy as np
 from gradcalc.engine import tape
 from gradcalc.engine.primitive import PRIMITIVES, Traced, apply, fn
 from gradcalc.engine.printing import tensor_repr
-from gradcalc.engine.shapes import unsqueeze, value
+from gradcalc.engine.shapes import shape_args, unsqueeze, value
 from gradcalc.engine.tape import Node, leaf_node
 
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -428,7 +428,7 @@ class Tensor(Traced):
         return to_tensor(fn.reshape(self, new_shape))
 
     def reshape(self, *new_shape: Any) -> Tensor:
-        return self._view(_shape_args(new_shape, self.shape))
+        return self._view(shape_args(new_shape, self.shape))
 
     view = reshape
 
@@ -459,7 +459,7 @@ class Tensor(Traced):
         return to_tensor(fn.transpose(self, axes))
 
     def permute(self, *dims: Any) -> Tensor:
-        axes = _shape_args(dims, self.shape)
+        axes = shape_args(dims, self.shape)
         if len(axes) != self.ndim:
             raise RuntimeError(
                 "permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -468,7 +468,7 @@ class Tensor(Traced):
         return to_tensor(fn.transpose(self, axes))
 
     def expand(self, *new_shape: Any) -> Tensor:
-        shape = _shape_args(new_shape, self.shape)
+        shape = shape_args(new_shape, self.shape)
         return self._view(shape) if shape == self.shape else to_tensor(
             fn.broadcast_to(self, shape))
 
@@ -481,16 +481,6 @@ class Tensor(Traced):
         from gradcalc.engine.autograd import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-
-def _shape_args(args: tuple, current: tuple[int, ...]) -> tuple[int, ...]:
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = tuple(args[0])
-    dims = [int(a) for a in args]
-    if -1 in dims:
-        known = int(np.prod([d for d in dims if d != -1]))
-        dims[dims.index(-1)] = int(np.prod(current)) // max(known, 1)
-    return tuple(dims)
 
 
 def lift(v: Any, node: Node | None) -> Tensor:
