@@ -178,6 +178,8 @@ def prod_vjp(g, ans, x, axis=None, keepdims=False):
     if np.all(value(x) != 0):
         return expanded * expand(ans, ans, x, axis) / x
     # a zero factor: the product of the other factors, computed without dividing
+    if all(n == 1 for n in (shape(x) if axis is None else [shape(x)[a] for a in axis])):
+        return expanded  # one factor: PyTorch passes the gradient on as it is
     return expanded * prod_others(x, axis)
 
 

@@ -24,6 +24,7 @@ Neither recurses, so a program of a million steps differentiates like a short on
 from __future__ import annotations
 
 import gc
+import itertools
 import weakref
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
@@ -92,8 +93,8 @@ class Node:
         self.leaf = leaf  # weak reference to the leaf tensor, for .grad
         self.span = state.span
         t = state.tape
-        if t is None:
-            self.index = -1
+        if t is None:  # off any tape: minus the creation count, for PyTorch's sweep order
+            self.index = -next(_created)
         else:  # its place on the tape: the sweep starts there
             self.index = len(t.nodes)
             t.nodes.append(self)
@@ -208,6 +209,13 @@ def spanned(span: Span | None):
 # --------------------------------------------------------------------------- the sweep
 
 
+_created = itertools.count(2)
+
+
+def _creation(node: Node) -> int:
+    return node.index
+
+
 def topological(roots: Iterable[Node]) -> list[Node]:
     """The nodes reachable from `roots`, each before all of its parents (iteratively)."""
     seen: set[Node] = set()
@@ -277,7 +285,10 @@ def backward(
             sweep.run(islice(reversed(nodes), len(nodes) - 1 - last, None))
         rest = [n for n in pending if n.prim is not None]
         if rest:  # nodes made before the tape began (or no tape): a topological order
-            sweep.run(topological(rest))
+            order = topological(rest)
+            if all(n.index < 0 for n in order):  # PyTorch's: the latest made first (which
+                order.sort(key=_creation)  # leaves are finished if a freed node raises)
+            sweep.run(order)
         for node, g in pending.items():  # leaves
             result[node] = g
             if trace is not None:
