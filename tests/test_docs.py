@@ -7,6 +7,7 @@ import pytest
 from docs_examples import ROOT, examples, run
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
+         "docs/homework.md",
          "docs/security.md", "docs/index.md", "docs/understanding-backward.md"]
 
 

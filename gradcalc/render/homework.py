@@ -83,8 +83,13 @@ def show(v: Verdict, console: Any) -> None:
     table.add_column(style="bold")
     table.add_column()
     table.add_row("verdict", Text(f"{_MARK[v.verdict]} {v.verdict}", style=_STYLE[v.verdict]))
-    table.add_row("method", "symbolic proof" if v.method == "symbolic" else
-                  f"numeric, at {len(v.points)} point{'s' * (len(v.points) != 1)}")
+    if v.counterexample is not None:
+        method = "numeric: a counterexample"
+    elif v.method == "symbolic":
+        method = "symbolic proof" if v.verdict == "correct" else "the answer's shape"
+    else:
+        method = f"numeric, at {len(v.points)} point{'s' * (len(v.points) != 1)}"
+    table.add_row("method", method)
     if v.counterexample is not None:
         c = v.counterexample
         table.add_row("at", _where(c["at"]))

@@ -146,6 +146,9 @@ def _factor(a: np.ndarray, d: np.ndarray, parts: list[Entry], ev: Evidence, w: s
                                        if same(du, np.full_like(du, du[0])) else ""))
     r = ratio[usable]
     if r[0] != 0 and same(r, np.full_like(r, r[0])) and not same(r, np.ones_like(r)):
+        if abs(1 / r[0] - 1) < 1e-2:
+            return (f"close, but off by {abs(1 / r[0] - 1):.2g} (relative) everywhere: a "
+                    "rounded number? Write exact constants such as pi, e, sqrt(2) or 1/3")
         return f"off by a constant factor: the answer is {_number(1 / r[0])} times the derivative"
     return None
 

@@ -199,7 +199,8 @@ def judge(problem: Problem, settings: Settings = Settings(),
     wrong = _counterexample(ev, d_exprs, a_exprs, settings)
     if wrong is not None and wrong[0] is not None:
         k, i = wrong
-        return Verdict("incorrect", "numeric", counterexample=_at(problem, ev, k),
+        shown = _readable(problem, ev, i, settings, limits) or _at(problem, ev, k)
+        return Verdict("incorrect", "numeric", counterexample=shown,
                        feedback=recognise(problem, ev, i, limits), **base)
     agreed = found.count - (wrong[1] if wrong else 0)
     enough = agreed >= settings.samples
@@ -258,3 +259,34 @@ def _at(problem: Problem, ev: Evidence, k: int) -> dict[str, Any]:
     return {"at": {n: float(v[k]) for n, v in ev.points.items()},
             "expected": grid(ev.expected, problem.shape),
             "answer": grid(ev.answer, problem.answer.shape)}
+
+
+#: a rounded counterexample must differ by at least this (relative), far beyond rounding
+CLEAR_GAP = 1e-3
+
+
+def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits: Limits
+              ) -> dict[str, Any] | None:
+    """The counterexample at a point a person can check by hand: a valid point rounded to
+    one or two significant digits, where entry `i` still differs clearly (None: keep the
+    drawn point). Points nearest 1 in size are tried first; kinked formulas keep theirs."""
+    entries = list(problem.function.entries) + list(problem.answer.entries)
+    if kinked(entries):
+        return None
+    count = len(ev.answer[0])
+    order = sorted(range(count), key=lambda k: sum(
+        abs(math.log10(abs(v[k]) or 1e-300)) for v in ev.points.values()))
+    for k in order[:4]:
+        for digits in (1, 2):
+            pt = {n: np.array([float(f"{v[k]:.{digits}g}")]) for n, v in ev.points.items()}
+            fv = [evaluate(e, pt, problem.wrt, limits) for e in problem.function.entries]
+            av = [evaluate(e, pt, (), limits) for e in problem.answer.entries]
+            d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt]
+            a = [v.value for v in av]
+            values = np.concatenate([*d, *a, *(v.value for v in fv)])
+            if not np.all(np.isfinite(values)):
+                continue
+            gap = abs(a[i][0] - d[i][0])
+            if gap > CLEAR_GAP * max(abs(a[i][0]), abs(d[i][0])) + 1e3 * settings.atol:
+                return _at(problem, Evidence(pt, d, a, [], []), 0)
+    return None
