@@ -34,6 +34,8 @@ def same(student: str, plain: str) -> None:
     ("x y z", "x*y*z"),
     ("sin(x)cos(x)", "sin(x)*cos(x)"),
     ("2sin(3x)", "2*sin(3*x)"),
+    ("10x (x^2 + 1)^4", "10*x*(x**2 + 1)**4"),
+    ("2x(x+1)", "2*x*(x+1)"),
     ("1.5x^2", "1.5*x**2"),
     ("x^2 sin(x)", "x**2*sin(x)"),
     ("x²y", "x**2*y"),

@@ -273,8 +273,11 @@ class _Pass:
             pass
         elif self.is_value(left) and (self.is_name(right) or self.is_root(right)):
             pass
-        elif not (self.is_value(left) and self.s(right) == "(" and left in self.bare):
-            return  # a name followed by `(` is a call, unless it ends a bare exponent
+        elif not (self.is_value(left) and self.s(right) == "(" and (
+                left in self.bare or self.kind(left - 1) == tokenize.NUMBER
+                and self.ends[left - 1] == self.starts[left])):
+            return  # a name followed by `(` is a call, unless it ends a bare exponent or
+            # a product with a number (`2x(x+1)`)
         if left in self.bare and self.ends[left] == self.starts[right]:
             raise self.ambiguous(left, right)
         self.edit(self.starts[right], self.starts[right], "*")
