@@ -16,14 +16,16 @@ from gradcalc.backends import symbolic
 from gradcalc.backends.symbolic import (
     SymbolicBackend,
     SymbolicBudgetExceeded,
-    evaluate_expr,
-    expression_text,
-    hessian_at,
-    jacobian_at,
     record_path,
     symbolic_output,
     symbols_for,
     to_sympy,
+)
+from gradcalc.backends.symbolic_derivatives import (
+    evaluate_expr,
+    expression_text,
+    hessian_at,
+    jacobian_at,
     value_at,
 )
 from gradcalc.language.parse import parse

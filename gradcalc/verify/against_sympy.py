@@ -45,16 +45,17 @@ class _Comparison:
 
     def __init__(self, job: CheckJob) -> None:
         from gradcalc.backends import symbolic as sym
+        from gradcalc.backends import symbolic_derivatives as symd
 
-        self.sym, self.job = sym, job
+        self.sym, self.symd, self.job = sym, symd, job
         kinks: list[tuple[str, frozenset]] = []
         self.out, self.symbols = sym.symbolic_output(
             job.program, job.inputs, job.wrt, job.constants, job.of, job.path, job.limits,
             kinks=kinks)
         self.budget = sym.SymbolicBackend(job.limits)
         self.budget.spend(sum(s.size for s in self.symbols.values()))  # the inputs, as run
-        self.subs = sym.point_subs(self.symbols, {n: job.inputs[n] for n in job.wrt})
-        self.forward, _ = sym.evaluate_array(self.out, self.subs)
+        self.subs = symd.point_subs(self.symbols, {n: job.inputs[n] for n in job.wrt})
+        self.forward, _ = symd.evaluate_array(self.out, self.subs)
         self.on_kink = frozenset().union(*(k[1] for k in kinks))
         self.kink_excuse = ("kink", "the point is on a kink of "
                             + ", ".join(sorted({k[0] for k in kinks}))
@@ -66,23 +67,23 @@ class _Comparison:
     def second_look(self, t: float, o: float, expr: Any) -> tuple[float, Excuse | None]:
         """A mismatch: sympy again with 40 digits (its float64-precision value may be the
         inaccurate one), then float64's range and rounding as excuses."""
-        sym = self.sym
+        symd = self.symd
         if not self.precise:
-            self.precise.update(sym.point_subs(
+            self.precise.update(symd.point_subs(
                 self.symbols, {n: self.job.inputs[n] for n in self.job.wrt}, 40))
-        exact, _ = sym.evaluate_expr(expr, self.precise, 40)
+        exact, _ = symd.evaluate_expr(expr, self.precise, 40)
         if math.isfinite(exact) and not differ(t, exact):
             return exact, None
         if expr.is_Add and math.isfinite(exact):
             # a sum that cancels: float64 can only be as close as its largest terms allow
-            terms = [abs(sym.evaluate_expr(a, self.subs)[0]) for a in expr.args]
+            terms = [abs(symd.evaluate_expr(a, self.subs)[0]) for a in expr.args]
             scale = math.fsum(x for x in terms if math.isfinite(x))
             if abs(t - exact) <= 64 * EPS * scale:
                 return exact, ("rounding", "the derivative is a sum that cancels to "
                                            f"{exact:.3g} from terms of size {scale:.3g}, "
                                            "below float64's resolution")
-        if sym.leaves_float64_range(expr, self.subs) or any(
-                sym.leaves_float64_range(e, self.subs) for e in self.out.flat):
+        if symd.leaves_float64_range(expr, self.subs) or any(
+                symd.leaves_float64_range(e, self.subs) for e in self.out.flat):
             return o, RANGE_EXCUSE
         if math.isfinite(exact) and differ(o, exact):
             return exact, ("ill-conditioned point",
@@ -93,7 +94,7 @@ class _Comparison:
     def add(self, label_of: Callable[[tuple], str], tape: np.ndarray, exprs: np.ndarray,
             symbols_of: Callable[[tuple], set], nan_of: Callable[[tuple], bool]) -> None:
         """Compare an array of sympy derivatives with the tape's, entry by entry."""
-        values, reasons = self.sym.evaluate_array(exprs, self.subs)
+        values, reasons = self.symd.evaluate_array(exprs, self.subs)
         tape = np.broadcast_to(tape, values.shape) if tape.shape != values.shape else tape
         for idx in np.ndindex(*values.shape):
             name = label_of(idx)
@@ -113,7 +114,7 @@ class _Comparison:
         if out.size != 1:
             raise _ShapeFail(f"the output has shape {out.shape}; a Hessian needs a scalar")
         undefined = not bool(np.isfinite(job.output).all())
-        blocks = self.sym.hessian_exprs(out.reshape(()), symbols, self.budget.spend)
+        blocks = self.symd.hessian_exprs(out.reshape(()), symbols, self.budget.spend)
         for key, block in blocks.items():
             if key not in job.tape:
                 continue
@@ -153,7 +154,7 @@ class _Comparison:
         job, symbols = self.job, self.symbols
         target, nan_rows = self.target()
         no = target.ndim
-        for name, d in self.sym.derivative_exprs(target, symbols, self.budget.spend).items():
+        for name, d in self.symd.derivative_exprs(target, symbols, self.budget.spend).items():
             if name not in job.tape:
                 continue
             if job.tape[name].shape != d.shape:
@@ -173,7 +174,7 @@ class _Comparison:
         result, worst = verdict(self.entries, "symbolic", "sympy", ABS_TOL, REL_TOL)
         if worst in self.texts:
             result.detail = (f"{result.detail}; sympy's derivative there: "
-                             f"{self.sym.expression_text(self.texts[worst], 80)}")
+                             f"{self.symd.expression_text(self.texts[worst], 80)}")
         note = _forward_note(self.job.output, self.forward)
         if note:
             result.detail = note if result.detail is None else f"{result.detail}; {note}"

@@ -17,10 +17,12 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.backends.symbolic import (
-    derivative_exprs,
-    hessian_exprs,
     symbolic_output,
     to_sympy,
+)
+from gradcalc.backends.symbolic_derivatives import (
+    derivative_exprs,
+    hessian_exprs,
 )
 from gradcalc.language.program import Decisions, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
