@@ -135,23 +135,10 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
         sys.stdout.write(plain(result, numbers) + "\n")
         sys.stderr.writelines(line + "\n" for line in notes(result, numbers))
     else:
-        from gradcalc.render.terminal import show
+        from gradcalc.render.terminal import draw, show
 
-        _show(lambda console: show(result, console, numbers))
+        draw(lambda console: show(result, console, numbers))
     return result.failed
-
-
-def _show(draw: Any) -> None:
-    """Draw with rich; in a pipe or a file, without the spaces rich pads lines with."""
-    from gradcalc.render.terminal import stdout_console
-
-    console = stdout_console()
-    if console.is_terminal:
-        draw(console)
-        return
-    with console.capture() as captured:
-        draw(console)
-    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def _run_points(job: Any, source: str, fmt: str) -> bool:
@@ -407,9 +394,9 @@ def check(
     from gradcalc.render import homework as render
 
     if fmt == "rich":
-        from gradcalc.render.terminal import stdout_console
+        from gradcalc.render.terminal import draw
 
-        render.show(verdict, stdout_console())
+        draw(lambda console: render.show(verdict, console))
     else:
         sys.stdout.write(render.verdict_text(verdict, fmt))
     if not verdict.ok:

@@ -148,3 +148,11 @@ def test_batch_runs_check_jobs(invoke, tmp_path):
 def test_the_installed_script_checks():
     r = run_cli("check", "e^(2x)", "--answer", "2e^(2x)")
     assert r.code == 0, r.err
+
+
+def test_piped_readable_verdicts_have_no_trailing_spaces(tmp_path):
+    path = tmp_path / "answers.csv"
+    path.write_text(CLASS)
+    for args in (("check", "sin(3x)", "--answer", "cos(3x)"), ("check", "--file", str(path))):
+        r = run_cli(*args)
+        assert r.out and all(line == line.rstrip() for line in r.out.splitlines()), args

@@ -178,9 +178,9 @@ def write_class(file: str, fmt: str, settings: Any, limits: Any, out: Any, err: 
     finally:
         progress.close()
     if fmt == "rich":
-        from gradcalc.render.terminal import stdout_console
+        from gradcalc.render.terminal import draw
 
-        show_class(done, summary, stdout_console())
+        draw(lambda console: show_class(done, summary, console))
     elif fmt == "plain":
         err.write(summary_line(summary) + "\n")
     return 0 if summary.all_correct else 1

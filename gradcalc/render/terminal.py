@@ -26,6 +26,18 @@ def stdout_console() -> Any:
     return Console(highlight=False)
 
 
+def draw(render: Any) -> None:
+    """Call `render(console)` on stdout; in a pipe or a file, without the spaces rich pads
+    lines with (a script reading the readable view gets no trailing blanks)."""
+    console = stdout_console()
+    if console.is_terminal:
+        render(console)
+        return
+    with console.capture() as captured:
+        render(console)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
 class Bar:
     """A rich progress bar on stderr, only when stderr is a terminal and the input is long."""
 
