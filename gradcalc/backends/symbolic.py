@@ -60,6 +60,21 @@ def to_sympy(value: float) -> sp.Expr:
     return sp.Float(v)
 
 
+def as_expr(value: Any) -> sp.Basic:
+    """A value of this backend (a sympy expression, or a number folded in float64) as a
+    sympy object, the way sympy's own conversion does it for numbers; text is refused, so
+    nothing here can reach sympy's parser."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return sp.true if value else sp.false
+    if isinstance(value, (int, np.integer)):
+        return sp.Integer(int(value))
+    if isinstance(value, (float, np.floating)):
+        return sp.Float(float(value))
+    raise TypeError(f"not a number or a sympy expression: {type(value).__name__}")
+
+
 def _is_const(e: Any) -> bool:
     return not isinstance(e, sp.Basic) or e.is_Number or e is sp.zoo
 
@@ -475,5 +490,5 @@ def symbolic_output(
 __all__ = [
     "SymbolicBackend", "SymbolicBudgetExceeded", "SymbolicUnsupported", "PathDecisions",
     "record_path", "run_replayed", "symbols_for", "symbolic_output", "to_sympy", "Value",
-    "const_float",
+    "const_float", "as_expr",
 ]

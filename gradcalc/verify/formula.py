@@ -17,6 +17,7 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.backends.symbolic import (
+    as_expr,
     symbolic_output,
     to_sympy,
 )
@@ -168,7 +169,7 @@ def _exact_value(block: np.ndarray, subs: dict[Any, Any] | None) -> str | None:
     try:
         with time_budget(1.0):
             for idx in np.ndindex(*block.shape):
-                v = sp.simplify(sp.sympify(block[idx]).xreplace(subs))
+                v = sp.simplify(as_expr(block[idx]).xreplace(subs))
                 if v.free_symbols or v.has(sp.Float) or v.has(sp.nan, sp.zoo) \
                         or not v.is_number:
                     return None
@@ -185,7 +186,7 @@ def _text(block: np.ndarray) -> str:
 
 def _matrix(block: np.ndarray) -> Any:
     if block.ndim == 0:
-        return sp.sympify(block.item())
+        return as_expr(block.item())
     if block.ndim == 1:
         return sp.Matrix([list(block)])
     if block.ndim == 2:

@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from gradcalc.backends.symbolic import symbolic_output
+from gradcalc.backends.symbolic import as_expr, symbolic_output
 from gradcalc.language.program import EULER, RESULT_NAME
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
@@ -161,8 +161,8 @@ def differ_exactly(expected: Any, answer: Any, point: dict[str, float], rtol: fl
     subs = {symbol(n): sp.Float(v, CONFIRM_DIGITS) for n, v in point.items()}
     try:
         with time_budget(1.0):
-            a = sp.sympify(expected).xreplace(subs).evalf(CONFIRM_DIGITS)
-            b = sp.sympify(answer).xreplace(subs).evalf(CONFIRM_DIGITS)
+            a = as_expr(expected).xreplace(subs).evalf(CONFIRM_DIGITS)
+            b = as_expr(answer).xreplace(subs).evalf(CONFIRM_DIGITS)
             if not (a.is_real and b.is_real and a.is_finite and b.is_finite):
                 return None
             return bool(abs(a - b) > atol + rtol * max(abs(a), abs(b)))
