@@ -189,3 +189,10 @@ def test_a_bare_exponent_ends_at_a_space_before_parentheses_too():
     same("x^x (ln(x) + 1)", "x**x*(log(x) + 1)")
     with pytest.raises(ParseError, match=r"e\^x\(.*ambiguous"):
         parse("e^x(x+1)", functions=FUNCTIONS)
+
+
+def test_an_ambiguity_message_stays_on_one_line():
+    """A line break inside the quoted reading is escaped: every error is one line."""
+    with pytest.raises(ParseError) as info:
+        parse("x\n^range(1)")
+    assert "\n" not in info.value.message and "is ambiguous" in info.value.message

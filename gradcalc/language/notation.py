@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from gradcalc.errors import ParseError
 from gradcalc.language.program import Pos
-from gradcalc.language.text import SUPERSCRIPTS, LineIndex, quote
+from gradcalc.language.text import SUPERSCRIPTS, LineIndex, escape, quote
 
 #: spellings of functions that are not the function table's names
 ALIASES = {"ln": "log"}
@@ -148,7 +148,7 @@ class _Pass:
                                 len(self.edits)))
 
     def error(self, i: int, message: str) -> ParseError:
-        return ParseError(f"{message} (at {self.at(self.starts[i])})")
+        return ParseError(f"{escape(message, quotes=False)} (at {self.at(self.starts[i])})")
 
     # the pass -------------------------------------------------------------------------
     def run(self) -> Rewritten:
