@@ -459,8 +459,11 @@ def _higher(rng: random.Random, expr: Expr, se: Shape) -> list[str]:
 def _inplace(rng: random.Random, expr: Expr, se: Shape) -> list[str]:
     b, sb = expr.tree(2)
     src = b if _broadcastable(se, sb) and _broadcast(se, sb) == se else f"({b}).sum()"
+    # y.sum() straight into a 0-d h would hand x and a 0-d y one gradient buffer in
+    # PyTorch (its .grad of two leaves then share memory: see docs/pytorch.md)
+    add_y = "h += y.sum() * 1" if se == () == expr.leaves["y"] else "h += y.sum()"
     step = rng.choice([
-        "h += y.sum()", "h -= c.sum()", "h *= 2", "h /= 4", "h.add_(1.5)", "h.mul_(x.sum())",
+        add_y, "h -= c.sum()", "h *= 2", "h /= 4", "h.add_(1.5)", "h.mul_(x.sum())",
         "h.sub_(y.sum(), alpha=2)", "h.zero_()", "h.fill_(1.5)", f"h.copy_({src})",
         f"h[...] = {src}", "h.div_(2)",
     ])

@@ -39,6 +39,7 @@ SPELLINGS = {
 #: 0/1 pattern, tested through the programs that use them: getitem, stack, ...)
 STRUCTURAL = {"where", "transpose", "reshape", "broadcast_to", "clone", "getitem", "scatter",
               "index_put", "stack", "zero_", "fill_", "copy_", "add_alpha",
+              "threshold_backward",
               "softmax"}  # softmax: its elements sum to 1, so the sum-of-twin test is void
 
 

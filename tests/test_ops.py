@@ -120,6 +120,7 @@ SAMPLES: dict[str, tuple[Builder, dict[str, Any]]] = {
     "logsumexp": (lambda r: [_n(r, 2, 3)], {"axis": (0,), "keepdims": True}),
     "cbrt": (lambda r: [_away(r, 2, 3)], {}),
     "add_alpha": (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {"alpha": -0.5}),
+    "threshold_backward": (lambda r: [_n(r, 2, 3), _away(r, 2, 3)], {}),
 }
 
 # more cases: broadcasting (unbroadcast), matmul shapes, axes and keepdims, indexing kinds

@@ -113,6 +113,22 @@ def test_relu_second_derivative_is_zeros_on_the_graph():
     assert h.tolist() == [0.0, 0.0]
 
 
+def test_relu_third_derivative_stays_on_the_graph():
+    # PyTorch's relu backward is threshold_backward(g, result): a node on the result even
+    # for a constant g, so a third derivative is zeros, and nan where 1/0 meets them
+    x = leaf(1.0, -1.0)
+    (g,) = grad(gradcalc.relu(x).sum(), x, create_graph=True)
+    (h,) = grad(g.sum(), x, create_graph=True)
+    assert g.grad_fn.name() == h.grad_fn.name() == "ThresholdBackwardBackward0"
+    (k,) = grad(h.sum(), x)
+    assert k.tolist() == [0.0, 0.0]
+    x, y = leaf(2.0, 0.0, -1.0), gradcalc.tensor([1.5], requires_grad=True)
+    (g,) = grad(gradcalc.relu(y / x).sum(), y, create_graph=True)
+    (h,) = grad(g.sum(), y, create_graph=True)
+    (k,) = grad(h.sum(), y)
+    assert g.tolist() == [math.inf] and math.isnan(h.item()) and math.isnan(k.item())
+
+
 def test_third_derivative_of_a_square_is_zero():
     s = gradcalc.tensor(3.0, requires_grad=True)
     (g,) = grad(s ** 2, s, create_graph=True)

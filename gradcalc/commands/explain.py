@@ -54,6 +54,7 @@ RULES = {
     **{name: ("0 to the overwritten values", "g to the new values")
        for name in ("zero_", "fill_", "copy_")},
     "add_alpha": ("g", "alpha·g"),
+    "threshold_backward": ("g where the result > 0, else 0", "0"),
     "sec": "g·sec(x)·tan(x)", "csc": "−g·csc(x)·cot(x)", "cot": "−g·(1 + cot²x)",
     "cbrt": "g / (3·cbrt(x)²)", "max": "g shared by the largest", "min": "g shared by the smallest",
     "softmax": "s·(g − sum(g·s))", "logsumexp": "g·softmax(x)",

@@ -34,6 +34,11 @@ def relu(x):
     return np.maximum(x, 0.0) * 1.0
 
 
+def threshold_backward(g, result):
+    """relu's gradient: g where the result is positive (or nan), exactly 0 elsewhere."""
+    return np.where(np.asarray(result) <= 0, 0.0, g)
+
+
 def sigmoid(x):
     return 0.5 * (np.tanh(0.5 * np.asarray(x, dtype=np.float64)) + 1.0)
 

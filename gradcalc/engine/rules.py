@@ -140,12 +140,19 @@ def masked(g, keep):
 
 
 def relu_vjp(g, ans, x):
-    out = masked(g, np.logical_not(value(x) <= 0))
-    if value(ans) is not ans and getattr(out, "node", None) is None:
-        # PyTorch's relu backward stays on the recorded graph through its saved output
-        # (with a zero derivative), so a second derivative is zeros, not an error
-        out = fn.where(np.ones(shape(out), dtype=bool), out, ans)
-    return out
+    if value(ans) is ans:  # a plain sweep
+        return masked(g, np.logical_not(value(x) <= 0))
+    # recorded: PyTorch's threshold_backward(g, result), a node on the result even when g
+    # is a constant, so higher derivatives through relu are zeros (nan where inf meets them)
+    return fn.threshold_backward(g, ans)
+
+
+def threshold_dg(g, ans, grad, result):
+    return unb(fn.threshold_backward(g, result), ans, grad)
+
+
+def threshold_dresult(g, ans, grad, result):
+    return unb(np.zeros(shape(g)), ans, result)  # PyTorch: zeros_like, never recorded
 
 
 def clamp_dx(g, ans, x, lo, hi):

@@ -171,6 +171,10 @@ def _entries() -> list[Prim]:
         U("sign", fw.sign, lambda g, ans, x: np.zeros(shape(g)), tw.piecewise(tw.sign),
           kinks="sign' = 0", saves=False),
         U("relu", fw.relu, rules.relu_vjp, tw.piecewise(tw.relu), kinks="relu'(0) = 0"),
+        # relu's gradient as one node on its result (PyTorch's threshold_backward): internal
+        P("threshold_backward", fw.threshold_backward, (rules.threshold_dg,
+          rules.threshold_dresult), tw.piecewise(tw.threshold_backward),
+          "ThresholdBackwardBackward0", elementwise=True, library=False),
         U("sigmoid", fw.sigmoid, lambda g, ans, x: g * ans * (1.0 - ans),
           tw.piecewise(lambda s, x: 1 / (1 + s.exp(-x)))),
         U("softplus", fw.softplus, lambda g, ans, x: g * fn.sigmoid(x),

@@ -56,6 +56,10 @@ def relu(s, x):
     return s.Piecewise((x, x > 0), (0, True))
 
 
+def threshold_backward(s, g, result):
+    return s.Piecewise((0, result <= 0), (g, True))
+
+
 def sign(s, x):
     return s.Piecewise((1, x > 0), (-1, x < 0), (0, True))
 
