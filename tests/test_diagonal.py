@@ -81,6 +81,8 @@ def test_operators_and_what_mixes_elements():
     lambda t: t.sin() * 3 + t * t,
     lambda t: (t.exp() - 1) / (t * t + 1),
     lambda t: t.relu() + t.abs(),
+    lambda t: t.relu().sqrt(),  # relu masks sqrt's inf and the nan it makes: exact zeros
+    lambda t: t.clamp(min=0.1).sqrt() * 2,
 ])
 def test_a_jacobian_through_the_diagonal_seed_equals_the_dense_one(program):
     x = np.array([0.5, -1.0, 0.0, 2.0])
@@ -91,3 +93,22 @@ def test_a_jacobian_through_the_diagonal_seed_equals_the_dense_one(program):
         rows.append(np.asarray(g))
     assert same_ieee(jac, np.array(rows))
     assert np.count_nonzero(jac - np.diag(np.diag(jac))) == 0  # elementwise: diagonal
+
+
+@settings(max_examples=60, deadline=None)
+@given(v=vectors, keep=st.lists(st.booleans(), min_size=6, max_size=6))
+def test_masking_gives_exact_zeros_and_stays_diagonal(v, keep):
+    n = len(v)
+    seed = Diagonal(v, np.full(n, np.nan))  # off-diagonal nan: a mask must still zero it
+    mask = np.array(keep[:n])
+    got = seed.masked(mask)
+    assert isinstance(got, Diagonal)
+    assert same_ieee(np.asarray(got), np.where(mask, np.asarray(seed), 0.0))
+    square = np.ones((n, n), dtype=bool)
+    assert same_ieee(seed.masked(square), np.asarray(seed))
+
+
+def test_a_jacobian_through_relu_of_an_infinite_derivative_is_pytorchs():
+    # torch.autograd.functional.jacobian(lambda v: v.relu().sqrt(), [-0.5, 1, 0]), float64
+    jac = functional.jacobian(lambda t: t.relu().sqrt(), (np.array([-0.5, 1.0, 0.0]),))[0]
+    assert same_ieee(jac, np.array([[0.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 0.0]]))

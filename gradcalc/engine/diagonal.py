@@ -92,6 +92,13 @@ class Diagonal:
         return np.asarray(self).sum(axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                                     **kwargs)
 
+    def masked(self, keep: Any) -> Any:
+        """Exactly 0 where `keep` is False, inf and nan included (a masked fill), still
+        diagonal when `keep` is one flag per column."""
+        if np.shape(keep) in ((), (1,), (len(self.d),)):
+            return Diagonal(np.where(keep, self.d, 0.0), np.where(keep, self.z, 0.0))
+        return np.where(keep, np.asarray(self), 0.0)
+
     def _row_sums(self) -> np.ndarray:
         # d[k] plus zeros is d[k], except that a sum of zeros is -0.0 only if all are -0.0
         # and NumPy starts a sum from its first element (1.x), not from +0.0 (2.x)

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.primitive import fn
 from gradcalc.engine.shapes import (
     batch_of,
@@ -136,7 +137,9 @@ def masked(g, keep):
         return np.where(keep, g, 0.0)
     if type(g) in (float, np.float64) and not math.isfinite(g):
         return np.where(keep, g, 0.0)
-    return g * keep  # a finite scalar, or a structured (diagonal) seed that stays so
+    if type(g) is Diagonal:  # a Jacobian's identity seed, kept diagonal
+        return g.masked(keep)
+    return g * keep  # a finite scalar
 
 
 def relu_vjp(g, ans, x):
