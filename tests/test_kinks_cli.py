@@ -142,6 +142,12 @@ OTHER = [
      lambda t, x: t.maximum(x[0], x[1]) ** 2),
     ("hessian", "y = abs(x)*x", "x=0", 0.0, lambda t, x: t.abs(x) * x),
     ("hessian", "y = relu(x)**3", "x=0", 0.0, lambda t, x: t.relu(x) ** 3),
+    # relu masks sqrt'(0) = inf and the nan it makes in the other rows: exact zeros
+    ("jacobian", "y = sqrt(relu(x))", "x=[-0.5, 1, 0]",
+     [[0.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 0.0]], lambda t, x: t.sqrt(t.relu(x))),
+    # |x|'s second derivative at 0 is 0 in PyTorch, 2 to sympy (Abs(x)**2 = x**2): a kink
+    ("hessian", "y = sum(abs(x)**2)", "x=[0, 1]", [[0.0, 0.0], [0.0, 2.0]],
+     lambda t, x: t.sum(t.abs(x) ** 2)),
 ]
 OTHER_IDS = [f"{c}: {p} @ {a}" for c, p, a, *_ in OTHER]
 

@@ -22,7 +22,7 @@ def _cube_entry() -> Prim:
     return table.unary("cube", lambda x: np.asarray(x) ** 3,
                        lambda g, ans, x: g * 3.0 * x * x,
                        twins.piecewise(lambda s, x: x**3), domain=(-1.5, 1.5),
-                       aliases=("cubed",))
+                       aliases=("cubed",), rule="g·3x²")
 
 
 @pytest.fixture
@@ -46,6 +46,12 @@ def test_a_new_primitive_runs_in_the_language_with_the_symbolic_check(cube, caps
     assert result["output"]["value"] == 8.0 + 64.0
     assert result["gradient"]["x"] == 3 * 4.0 + 6 * 16.0
     assert result["check"]["status"] == "pass" and result["check"]["method"] == "symbolic"
+
+
+def test_a_new_primitive_explains_its_rule_in_the_words_of_its_entry(cube, capsys):
+    code, out = _run(["grad", "y = cube(x)", "--at", "x=2", "--explain"], capsys)
+    assert code == 0, out
+    assert "g·3x²" in out
 
 
 def test_a_new_primitive_runs_at_many_points(cube, capsys, tmp_path):

@@ -17,6 +17,7 @@ import numpy as np
 
 from gradcalc.backends.numeric import NumericBackend
 from gradcalc.engine import tape
+from gradcalc.engine.ops import PRIMITIVES
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import GradcalcError, LimitError
 from gradcalc.language.program import Assign, Decisions, Interpreter, Program
@@ -31,34 +32,6 @@ MAX_TABLE_ROWS = 12
 #: a block of steps repeated at least this many times in a row is shown compressed
 MIN_REPEATS = 4
 MAX_BLOCK = 8
-
-RULES = {
-    "neg": "−g", "add": "g to both", "mul": "g × the other factor",
-    "div": ("g / y", "−g·x / y²"), "pow": ("g·y·x^(y−1)", "g·log(x)·x^y"),
-    "matmul": ("g·Bᵀ", "Aᵀ·g"), "sub": ("g", "−g"), "sin": "g·cos(x)", "cos": "−g·sin(x)",
-    "tan": "g·(1 + tan²x)",
-    "exp": "g·exp(x)", "log": "g / x", "sqrt": "g / (2·sqrt(x))", "abs": "g·sign(x)",
-    "relu": "g where x > 0, else 0", "sigmoid": "g·s·(1 − s)", "tanh": "g·(1 − tanh²x)",
-    "sum": "g to every element", "mean": "g / n to every element",
-    "prod": "g × the product of the others", "norm": "g·x / norm(x)",
-    "getitem": "g into the indexed place", "stack": "g split into the items",
-    "maximum": "g to the larger", "minimum": "g to the smaller", "clamp": "g inside the bounds",
-    "where": ("g where the condition holds", "g where it does not"),
-    "atan2": ("g·x / (x² + y²)", "−g·y / (x² + y²)"), "sign": "0",
-    "asin": "g / sqrt(1 − x²)", "acos": "−g / sqrt(1 − x²)", "atan": "g / (1 + x²)",
-    "sinh": "g·cosh(x)", "cosh": "g·sinh(x)", "log2": "g / (x·ln 2)", "log10": "g / (x·ln 10)",
-    "softplus": "g·sigmoid(x)", "transpose": "g transposed back", "reshape": "g reshaped back",
-    "broadcast_to": "g summed over the broadcast axes", "clone": "g",
-    "scatter": "g gathered from the indexed places",
-    "index_put": ("g except at the overwritten places", "g from the overwritten places"),
-    **{name: ("0 to the overwritten values", "g to the new values")
-       for name in ("zero_", "fill_", "copy_")},
-    "add_alpha": ("g", "alpha·g"),
-    "threshold_backward": ("g where the result > 0, else 0", "0"),
-    "sec": "g·sec(x)·tan(x)", "csc": "−g·csc(x)·cot(x)", "cot": "−g·(1 + cot²x)",
-    "cbrt": "g / (3·cbrt(x)²)", "max": "g shared by the largest", "min": "g shared by the smallest",
-    "softmax": "s·(g − sum(g·s))", "logsumexp": "g·softmax(x)",
-}
 
 
 @dataclass
@@ -76,7 +49,8 @@ class Step:
     @property
     def rule(self) -> str:
         """The VJP rule in words (for each recorded argument, when they differ)."""
-        rule = RULES.get(self.op, f"{self.op}'s VJP")
+        prim = PRIMITIVES.get(self.op)
+        rule = prim.rule if prim is not None and prim.rule else f"{self.op}'s VJP"
         if isinstance(rule, tuple):
             return ";  ".join(r for r, used in zip(rule, self.args or (True,) * len(rule))
                               if used)

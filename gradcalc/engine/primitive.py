@@ -58,6 +58,7 @@ class Prim:
     the public function (default: all arguments positional, straight to `apply`).
     `saves`: whether PyTorch's node saves tensors (False: only shapes, so a freed graph
     of such nodes can be swept again), or a predicate over a node's params.
+    `rule`: the VJP rule in words for `--explain`, one per argument where they differ.
     """
 
     name: str
@@ -77,6 +78,7 @@ class Prim:
     sym_local: Callable[..., Any] | None = field(default=None, repr=False)
     domain: tuple[float, float] | None = None
     variadic_vjp: Callable[..., Any] | None = field(default=None, repr=False)
+    rule: str | tuple[str, ...] = ""
     doc: str = ""
     saves: bool | Callable[[dict], bool] = True
 

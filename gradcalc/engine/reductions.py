@@ -109,16 +109,16 @@ def entries(reduction: Any, along: Any) -> list[Prim]:
              "MaxBackward1", kinks=ties, arity=(1, 2), axis=True, call=reduction,
              methods=("max", "amax"), aliases=("amax",),
              sym_local=lambda nums, x, axis=None, keepdims=False: _ties(
-                 nums, x, axis, keepdims, np.greater)),
+                 nums, x, axis, keepdims, np.greater), rule="g shared by the largest"),
         Prim("min", _extreme(np.min), (extreme_vjp,),
              lambda x, axis=None, keepdims=False: tw.reduce(x, axis, tw.sp().Min, keepdims),
              "MinBackward1", kinks=ties, arity=(1, 2), axis=True, call=reduction,
              methods=("min", "amin"), aliases=("amin",),
              sym_local=lambda nums, x, axis=None, keepdims=False: _ties(
-                 nums, x, axis, keepdims, np.less)),
+                 nums, x, axis, keepdims, np.less), rule="g shared by the smallest"),
         Prim("softmax", softmax_forward, (softmax_vjp,), _softmax_twin, "SoftmaxBackward0",
-             arity=(1, 2), axis=True, call=along, methods=("softmax",)),
+             arity=(1, 2), axis=True, call=along, methods=("softmax",), rule="s·(g − sum(g·s))"),
         Prim("logsumexp", logsumexp_forward, (logsumexp_vjp,), _logsumexp_twin,
              "LogsumexpBackward0", arity=(1, 2), axis=True, call=reduction,
-             methods=("logsumexp",)),
+             methods=("logsumexp",), rule="g·softmax(x)"),
     ]

@@ -126,6 +126,10 @@ def overwrite(x, src):
 # --------------------------------------------------------------------------- kinks
 
 #: PyTorch gives no gradient to x, lo or hi of clamp unless x == lo when lo == hi
+#: |x| at 0: PyTorch's |x|' is sgn(x), whose own derivative is 0, so a second derivative
+#: through |x| at 0 drops a term that sympy keeps (Abs(x)**2 is x**2 to sympy)
+ABS_KINK = Kink("abs() at 0", lambda at, symbolic: symbolic[0] and at[0] == 0)
+
 CLAMP_KINK = Kink("clamp() with lo == hi", lambda at, symbolic: at[1] == at[2])
 
 #: PyTorch masks d/dx where y == 0 and d/dy where x == 0 <= y, so a Hessian through
