@@ -215,3 +215,14 @@ def test_vectorised_and_pointwise_evaluation_agree():
                                2 * pts["x"] * np.sin(pts["x"]) + pts["x"]**2 * np.cos(pts["x"]))
     np.testing.assert_allclose(evaluate(p.answer.entries[0], pts).value,
                                np.sqrt(pts["x"]**2 + 1))
+
+
+def test_a_functions_formula_is_built_once_and_can_be_forgotten():
+    from gradcalc.verify.homework.judge import forget_formulas
+
+    forget_formulas()
+    first = verdict("x**3", "3*x**2")
+    again = verdict("x**3", "3x^2")  # another answer, the same function: its formula kept
+    assert first.verdict == again.verdict == "correct" and first.expected == again.expected
+    assert forget_formulas() == 1
+    assert forget_formulas() == 0

@@ -147,6 +147,14 @@ _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[list, list, str
 CACHE_SIZE = 512
 
 
+def forget_formulas() -> int:
+    """Empty the cache of functions' formulas (a benchmark's cold start); how many were
+    kept."""
+    kept = len(_CACHE)
+    _CACHE.clear()
+    return kept
+
+
 def _function_side(problem: Problem, point: dict[str, float], limits: Limits
                    ) -> tuple[list, list, str]:
     """(function exprs, derivative exprs, the derivative's text); ([], [], reason) when
