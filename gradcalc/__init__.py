@@ -28,7 +28,7 @@ import numpy as np
 
 from gradcalc import autograd
 from gradcalc.autograd import enable_grad, is_grad_enabled, set_grad_enabled
-from gradcalc.engine import ops
+from gradcalc.engine import ops, selecting
 from gradcalc.engine.functional import grad, hessian, jacobian, jvp, vjp
 from gradcalc.engine.tape import no_grad
 from gradcalc.engine.tensor import Tensor, as_array
@@ -214,13 +214,18 @@ for _name, _prim in _library_names().items():
     globals()[_name] = _library_function(_prim)
 del _name, _prim
 mm = mv = globals()["matmul"]
+# PyTorch's max/min: along a dim a (values, indices) pair, against a tensor elementwise
+max = selecting.extreme(largest=True)  # noqa: A001
+min = selecting.extreme(largest=False)  # noqa: A001
+argmax, argmin = selecting.arg(largest=True), selecting.arg(largest=False)
 
 __all__ = [
     "Tensor", "tensor", "as_tensor", "from_numpy", "FloatTensor", "DoubleTensor", "ones",
     "zeros", "full", "ones_like", "zeros_like", "full_like", "arange", "linspace", "eye",
     "stack", "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "autograd", "grad", "vjp", "jvp", "jacobian",
-    "hessian", "float64", "float32", "float16", "double", "dot", "unsqueeze",
+    "hessian", "float64", "float32", "float16", "double", "dot", "unsqueeze", "argmax",
+    "argmin",
 ]
 __all__ += _FUNCTION_NAMES
 

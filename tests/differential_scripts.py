@@ -255,10 +255,13 @@ class Expr:
     """Random expression trees over the leaves, with their shapes tracked."""
 
     def __init__(self, rng: random.Random, leaves: dict[str, Shape],
-                 sign: bool = True) -> None:
+                 higher: bool = False) -> None:
         self.rng = rng
         self.leaves = leaves
-        self.sign = sign  # PyTorch's sign' is a special zero tensor, see the known deviations
+        # derivatives of derivatives: divide only by values away from zero, so no value is
+        # infinite (where one is, PyTorch's fused double backwards decide whether 0 * inf
+        # is 0 or nan: see docs/pytorch.md's known deviations)
+        self.higher = higher
         self.code = ""  # the script's `e`, once generated
 
     def leaf(self) -> tuple[str, Shape]:
@@ -289,10 +292,6 @@ class Expr:
         return self.special(a, sa, depth)
 
     def unary(self, a: str) -> str:
-        code = self._unary(a)
-        return code if self.sign or "sign()" not in code else f"-({a})"
-
-    def _unary(self, a: str) -> str:
         return self.rng.choice([
             f"({a}).exp()", f"({a}).sin()", f"({a}).cos()", f"({a}).tanh()",
             f"({a}).sigmoid()", f"({a}).abs()", f"({a}).relu()", f"lib.relu({a})",
@@ -303,27 +302,42 @@ class Expr:
             f"({a}).clamp(min=0)", f"({a}).clamp(-0.5, 0.5)", f"({a}).clamp(max=1.0)",
             f"softplus({a})", f"({a}).clamp(-0.9, 0.9).asin()", f"({a}).sinh()",
             f"({a}).clone()", f"({a}).detach()", f"(({a}).abs() + 1).log2()",
+            f"({a}).clamp(-1.2, 1.2).tan()", f"({a}).cosh()", f"({a}).clamp(-0.9, 0.9).acos()",
+            f"(({a}).abs() + 1).log10()",
         ])
 
     def binary(self, a: str, b: str) -> str:
-        return self.rng.choice([
+        code = self.rng.choice([
             f"({a}) + ({b})", f"({a}) - ({b})", f"({a}) * ({b})", f"({a}) / (({b}).abs() + 0.5)",
             f"({a}) + 1", f"1 - ({a})", f"({a}) * 2", f"({a}) / 4", f"3 / (({a}).abs() + 1)",
             f"lib.maximum({a}, {b})", f"lib.minimum({a}, {b})", f"lib.atan2({a}, {b})",
             f"lib.where(({a}) > 0, {a}, {b})", f"(({a}).abs() + 0.5) ** ({b})",
             f"({a}) * ({a})", f"({a}) - ({a})", f"lib.maximum({a}, {a})", f"({a}) / ({b})",
+            f"lib.max({a}, {b})", f"lib.min({a}, {a})",
         ])
+        if self.higher and code == f"({a}) / ({b})":
+            return f"({a}) / (({b}) ** 2 + 0.5)"
+        return code
 
     def reduce(self, a: str, sa: Shape) -> tuple[str, Shape]:
         r = self.rng
         if not sa or r.random() < 0.4:
-            fn = r.choice(["sum", "mean", "prod", "norm"])
+            fn = r.choice(["sum", "mean", "prod", "norm", "max", "min", "amax"])
             return f"({a}).{fn}()", ()
         dim = r.randrange(len(sa))
         keep = r.random() < 0.5
-        fn = r.choice(["sum", "mean", "prod"])
+        fn = r.choice(["sum", "mean", "prod", "amax", "amin", "logsumexp", "softmax",
+                       "max", "min", "lib.max", "argmax"])
         out = tuple(1 if i == dim else d for i, d in enumerate(sa)) if keep else \
             sa[:dim] + sa[dim + 1:]
+        if fn == "softmax":
+            return f"({a}).softmax({dim})", sa
+        if fn in ("max", "min"):  # a (values, indices) pair: the gradient to one element
+            return f"({a}).{fn}({dim}, keepdim={keep}).values", out
+        if fn == "lib.max":
+            return f"lib.max({a}, dim={dim}, keepdim={keep})[0]", out
+        if fn == "argmax":  # indices, as a constant factor (ties: the first)
+            return f"({a}) * ({a}).argmax({dim}, keepdim=True)", sa
         return f"({a}).{fn}({dim}, keepdim={keep})", out
 
     def reshape(self, a: str, sa: Shape) -> tuple[str, Shape]:
@@ -398,7 +412,7 @@ def generate(seed: int) -> list[str]:
     kinks = rng.random() < 0.35
     lines, leaves = _leaves(rng, kinks)
     family = rng.choice(FAMILIES)
-    expr = Expr(rng, leaves, sign=family not in (_higher, _functions))
+    expr = Expr(rng, leaves, higher=family in (_higher, _functions))
     e, se = expr.tree(rng.randint(1, 4))
     expr.code = e
     lines.append(f"e = {e}")
@@ -508,7 +522,9 @@ def _errors(rng: random.Random, expr: Expr, se: Shape) -> list[str]:
         "y.requires_grad_(False)", "e.requires_grad_(False)", "x.detach().requires_grad_()",
         "w = x.detach().clone().requires_grad_()\nwith lib.no_grad():\n    w += 1",
         "with lib.no_grad():\n    z = x * 2",
-        "z = e.detach(); z.requires_grad_()", "e.retain_grad(); e.sum().backward()",
+        # (a clone: PyTorch's detach() shares memory, and a later `x += 1` would show in
+        # it; gradcalc's copies, see docs/pytorch.md's views)
+        "z = e.detach().clone(); z.requires_grad_()", "e.retain_grad(); e.sum().backward()",
     ], 4)
 
 

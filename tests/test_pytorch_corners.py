@@ -344,3 +344,55 @@ def test_power_with_a_zero_exponent_tensor_stays_on_the_graph():
     x = gradcalc.tensor(2.0, requires_grad=True)
     (g,) = grad(x ** gradcalc.tensor(0.0), x, create_graph=True)
     assert g.item() == 0.0 and g.requires_grad
+
+
+# --------------------------------------------------------------------------- max and min
+
+
+def test_max_along_a_dim_is_a_values_indices_pair_with_the_gradient_to_one_element():
+    # torch.tensor([[1., 3., 3.], [2., 2., .5]]).max(1): values [3, 2], indices [1, 0];
+    # the gradient goes to the first largest element of each row only
+    x = gradcalc.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.5]], requires_grad=True)
+    values, indices = x.max(1)
+    assert values.tolist() == [3.0, 2.0] and indices.tolist() == [1, 0]
+    assert repr(indices) == "tensor([1, 0])"
+    assert x.max(dim=1).values is not None and x.max(1)[0].tolist() == [3.0, 2.0]
+    values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+    low = gradcalc.min(x, 0, keepdim=True)
+    assert low.values.tolist() == [[1.0, 2.0, 0.5]] and low.indices.tolist() == [[0, 1, 1]]
+    assert x.argmax().item() == 1 and x.argmin(1).tolist() == [0, 2]
+
+
+def test_max_without_a_dim_shares_ties_and_with_a_tensor_is_maximum():
+    x = leaf(1.0, 3.0, 3.0)
+    x.max().backward()
+    assert x.grad.tolist() == [0.0, 0.5, 0.5]  # torch: evenly distributed
+    y = gradcalc.max(x, gradcalc.tensor(2.0))
+    assert y.tolist() == [2.0, 3.0, 3.0] and y.grad_fn.name() == "MaximumBackward0"
+
+
+def test_max_over_everything_masks_an_infinite_gradient_and_lets_nan_win():
+    # torch: x = [1, nan, 3, nan]; x.max() is nan, and the nans share the gradient;
+    # y.min() / 0 with y = [-0.5, 1]: inf to the winner, exactly 0 to the other
+    x = leaf(1.0, math.nan, 3.0, math.nan)
+    x.max().backward()
+    assert x.grad.tolist() == [0.0, 0.5, 0.0, 0.5]
+    y = leaf(-0.5, 1.0)
+    (y.min() / gradcalc.tensor(0.0)).backward()
+    assert y.grad.tolist() == [math.inf, 0.0]
+
+
+def test_a_second_sweep_through_max_along_a_dim_raises_as_it_saved_its_indices():
+    y = leaf(2.0, 0.0, -1.0)
+    e = y.max(0).values
+    e.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        e.backward()
+
+
+def test_softmax_of_a_slice_whose_largest_value_is_infinite_is_nan():
+    # torch.softmax(torch.tensor([inf, 1.]), 0) -> [nan, nan]; [-inf, 1.] -> [0, 1]
+    assert all(math.isnan(v) for v in gradcalc.softmax(gradcalc.tensor([math.inf, 1.0]), 0)
+               .tolist())
+    assert gradcalc.softmax(gradcalc.tensor([-math.inf, 1.0]), 0).tolist() == [0.0, 1.0]

@@ -16,14 +16,15 @@ PRECISION, LINEWIDTH, THRESHOLD, EDGEITEMS = 4, 80, 1000, 3
 
 
 class _Formatter:
-    """Chooses one format for all elements: integers `4.`, fixed `1.5000`, or `1.0000e-05`."""
+    """Chooses one format for all elements: integers `4.`, fixed `1.5000`, or `1.0000e-05`;
+    booleans `True`, and indices (argmax, max along a dim) `4`."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype != bool
+        self.floating = values.dtype.kind == "f"
         self.int_mode, self.sci_mode, self.width = True, False, 1
         flat = values.reshape(-1)
         if not self.floating:
-            self.width = max((len(str(bool(v))) for v in flat), default=1)
+            self.width = max((len(self._plain(v)) for v in flat), default=1)
             return
         finite = flat[np.isfinite(flat) & (flat != 0)]
         if finite.size == 0:
@@ -39,9 +40,13 @@ class _Formatter:
         else:
             self.width = max(len(f"{v:.{PRECISION}f}") for v in finite)
 
+    @staticmethod
+    def _plain(v: Any) -> str:
+        return str(bool(v)) if isinstance(v, (bool, np.bool_)) else str(int(v))
+
     def format(self, v: Any) -> str:
         if not self.floating:
-            text = str(bool(v))
+            text = self._plain(v)
         elif self.sci_mode:
             text = f"{v:{self.width}.{PRECISION}e}"
         elif self.int_mode:

@@ -15,6 +15,7 @@ import numpy as np
 
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import Prim, fn
+from gradcalc.engine.rules import masked
 from gradcalc.engine.shapes import expand, ndim, value
 
 
@@ -26,11 +27,18 @@ def _extreme(reduce: Any) -> Callable[..., Any]:
 
 
 def extreme_vjp(g, ans, x, axis=None, keepdims=False):
-    """The winners share g evenly (a tie of k elements: g / k each)."""
+    """The winners share g evenly (a tie of k elements: g / k each). Over the whole tensor
+    (PyTorch's max()) the others get exactly 0 even when g is inf or nan, and a nan result
+    is won by the nan elements; along axes (amax) it is a product, as in PyTorch."""
     xv = np.asarray(value(x))
     best = np.asarray(value(expand(value(ans), value(ans), xv, axis)))
-    winners = xv == best
+    if axis is None and np.isnan(value(ans)).any():
+        winners = np.isnan(xv)
+    else:
+        winners = xv == best
     count = np.sum(winners, axis=axis, keepdims=True)
+    if axis is None:
+        return masked(expand(g, ans, x, axis) / count, winners)
     return expand(g, ans, x, axis) * (winners / count)
 
 
@@ -44,7 +52,7 @@ def _shifted(g: Any, ans: Any, x: Any, axis: tuple[int, ...] | None) -> tuple[in
 def softmax_forward(x, axis=None):
     x = np.asarray(x, dtype=np.float64)
     top = np.max(x, axis=axis, keepdims=True) if x.size else 0.0
-    e = np.exp(x - np.where(np.isfinite(top), top, 0.0))
+    e = np.exp(x - top)  # PyTorch's: a slice whose largest value is inf or -inf is all nan
     return e / np.sum(e, axis=axis, keepdims=True)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from gradcalc.engine import forwards as fw
 from gradcalc.engine import reductions as red
-from gradcalc.engine import rules
+from gradcalc.engine import rules, selecting
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
 from gradcalc.engine.shapes import dims, ndim, normalize_axis, ones, shape, unb, value, zeros
@@ -302,6 +302,10 @@ def dot(a: Any, b: Any) -> Any:
 for _prim in _entries():
     register(_prim)
 del _prim
+# the Tensor methods max/min follow PyTorch (a (values, indices) pair along a dim; the
+# table's max/min, which the language uses, split ties instead); argmax/argmin beside them
+Tensor.max, Tensor.min = selecting.extreme(largest=True), selecting.extreme(largest=False)
+Tensor.argmax, Tensor.argmin = selecting.arg(largest=True), selecting.arg(largest=False)
 
 #: language functions that are not primitives: constructors, and dot (matmul's other name)
 FUNCTIONS.update({"dot": (dot, (2, 2)), "ones": (ones, (1, 2)), "zeros": (zeros, (1, 2))})
