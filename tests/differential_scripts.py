@@ -132,10 +132,11 @@ def bind(lib_name: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- observing
 
 def _array(t: Any) -> np.ndarray:
-    try:
-        return np.array(t.detach().numpy(), dtype=np.float64)
-    except RuntimeError:  # PyTorch's zero tensors (a derivative known to be 0) need force
-        return np.array(t.detach().numpy(force=True), dtype=np.float64)
+    if getattr(t, "_is_zerotensor", lambda: False)():
+        # PyTorch's zero tensor (a derivative known to be 0) has no storage to read
+        # (torch 2.13's .numpy(force=True) crashes on it)
+        return np.zeros(tuple(t.shape))
+    return np.array(t.detach().numpy(), dtype=np.float64)
 
 
 def snapshot(x: Any) -> Any:

@@ -396,3 +396,38 @@ def test_softmax_of_a_slice_whose_largest_value_is_infinite_is_nan():
     assert all(math.isnan(v) for v in gradcalc.softmax(gradcalc.tensor([math.inf, 1.0]), 0)
                .tolist())
     assert gradcalc.softmax(gradcalc.tensor([-math.inf, 1.0]), 0).tolist() == [0.0, 1.0]
+
+
+# ------------------------------------------------- the deviations docs/pytorch.md lists
+
+
+def test_deviation_abs_third_derivative_at_an_infinite_point_is_nan():
+    # PyTorch gives [0, 0] (sgn's derivative is its zero tensor); docs/pytorch.md
+    x, c = leaf(1.0, -1.0), gradcalc.zeros(2)
+    u = (x / c).abs()
+    (g,) = grad((u * u).sum(), x, create_graph=True)
+    (h,) = grad(g.sum(), x, create_graph=True)
+    (k,) = grad(h.sum(), x)
+    assert all(math.isnan(v) for v in k.tolist())
+
+
+def test_deviation_prod_second_derivative_where_the_value_is_nan():
+    # PyTorch: nan everywhere; gradcalc: 0 in the corner; docs/pytorch.md
+    x = gradcalc.tensor([[0.5, 0.0], [2.0, 1.0]], requires_grad=True)
+    f = (gradcalc.tensor([[1.0], [0.0]]) / x).sum(1).prod()
+    (g,) = grad(f, x, create_graph=True)
+    (h,) = grad(g.sum(), x)
+    assert math.isnan(f.item()) and h.tolist()[0][0] == 0.0
+    assert all(math.isnan(v) for v in h.reshape(-1).tolist()[1:])
+
+
+def test_deviation_two_0d_leaves_keep_separate_grads():
+    # PyTorch: x.grad 1, 3, 5 (x.grad and y.grad share memory); docs/pytorch.md
+    x, y = gradcalc.tensor(1.0, requires_grad=True), gradcalc.tensor(2.0, requires_grad=True)
+    h = x + 0
+    h += y.sum()
+    seen = []
+    for _ in range(3):
+        h.sum().backward()
+        seen.append((x.grad.item(), y.grad.item()))
+    assert seen == [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]
