@@ -308,13 +308,16 @@ class Expr:
         ])
 
     def binary(self, a: str, b: str) -> str:
+        # (+ 0.0 after maximum/minimum of two expressions: a tie of -0.0 and +0.0 gives
+        # either sign in PyTorch, varying with the length of the vector; see the docs)
         code = self.rng.choice([
             f"({a}) + ({b})", f"({a}) - ({b})", f"({a}) * ({b})", f"({a}) / (({b}).abs() + 0.5)",
             f"({a}) + 1", f"1 - ({a})", f"({a}) * 2", f"({a}) / 4", f"3 / (({a}).abs() + 1)",
-            f"lib.maximum({a}, {b})", f"lib.minimum({a}, {b})", f"lib.atan2({a}, {b})",
+            f"lib.maximum({a}, {b}) + 0.0", f"lib.minimum({a}, {b}) + 0.0",
+            f"lib.atan2({a}, {b})",
             f"lib.where(({a}) > 0, {a}, {b})", f"(({a}).abs() + 0.5) ** ({b})",
             f"({a}) * ({a})", f"({a}) - ({a})", f"lib.maximum({a}, {a})", f"({a}) / ({b})",
-            f"lib.max({a}, {b})", f"lib.min({a}, {a})",
+            f"lib.max({a}, {b}) + 0.0", f"lib.min({a}, {a})",
         ])
         if self.higher and code == f"({a}) / ({b})":
             return f"({a}) / (({b}) ** 2 + 0.5)"

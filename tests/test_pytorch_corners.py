@@ -431,3 +431,11 @@ def test_deviation_two_0d_leaves_keep_separate_grads():
         h.sum().backward()
         seen.append((x.grad.item(), y.grad.item()))
     assert seen == [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]
+
+
+def test_relu_and_clamp_keep_the_sign_of_a_zero_they_let_through():
+    # torch.relu(tensor([-0., 0.])) -> [-0., 0.]; tensor(-0.).clamp(min=0.) -> -0.
+    x = gradcalc.tensor([-0.0, 0.0])
+    assert np.signbit(gradcalc.relu(x).numpy()).tolist() == [True, False]
+    assert np.signbit(x.clamp(min=0.0).numpy()).tolist() == [True, False]
+    assert np.signbit(gradcalc.tensor(0.0).clamp(max=-0.0).numpy()).item() is False

@@ -31,7 +31,8 @@ def neg(x):
 
 
 def relu(x):
-    return np.maximum(x, 0.0) * 1.0
+    return np.maximum(0.0, x) * 1.0  # a tie keeps x (NumPy returns its second argument):
+    # relu(-0.0) is -0.0, as in PyTorch
 
 
 def threshold_backward(g, result):
@@ -59,7 +60,7 @@ def add_alpha(x, y, alpha):
 
 
 def clamp(x, lo, hi):
-    return np.minimum(np.maximum(x, lo), hi) * 1.0
+    return np.minimum(hi, np.maximum(lo, x)) * 1.0  # ties keep x (-0.0 stays), as in PyTorch
 
 
 def where(a, b, cond):
