@@ -439,3 +439,13 @@ def test_relu_and_clamp_keep_the_sign_of_a_zero_they_let_through():
     assert np.signbit(gradcalc.relu(x).numpy()).tolist() == [True, False]
     assert np.signbit(x.clamp(min=0.0).numpy()).tolist() == [True, False]
     assert np.signbit(gradcalc.tensor(0.0).clamp(max=-0.0).numpy()).item() is False
+
+
+def test_a_number_divided_by_a_tensor_rounds_as_pytorchs_reciprocal_times_the_number():
+    # torch: 3 / torch.tensor(2.5) is reciprocal(2.5) * 3 = 1.2000000000000002, so a
+    # clamp at 1.2 blocks its gradient
+    y = leaf(2.5)
+    u = 3 / y
+    assert u.item() == 1.2000000000000002 and u.grad_fn.name() == "MulBackward0"
+    u.clamp(-1.2, 1.2).sum().backward()
+    assert y.grad.tolist() == [-0.0]

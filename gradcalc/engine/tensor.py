@@ -264,7 +264,9 @@ class Tensor(Traced):
         return fn.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return fn.div(other, self)
+        # PyTorch's `c / t` is reciprocal(t) * c, which rounds differently from c / t
+        # (3 / 2.5 is 1.2, 3 * (1 / 2.5) is 1.2000000000000002): the same numbers
+        return fn.mul(fn.div(1.0, self), other)
 
     def __pow__(self, other: Any) -> Tensor:
         return fn.pow(self, other)
