@@ -30,6 +30,8 @@ SPELLINGS = {
     "sum": ("y = sum(x)", "x=[0.3, 0.4, 0.5]"), "mean": ("y = mean(x)", "x=[0.3, 0.4, 0.5]"),
     "prod": ("y = prod(x)", "x=[0.3, 0.4, 0.5]"), "norm": ("y = norm(x)", "x=[0.3, 0.4]"),
     "max": ("y = max(x)", "x=[0.3, 0.5, 0.4]"), "min": ("y = min(x)", "x=[0.3, 0.5, 0.4]"),
+    "amax": ("y = amax(x, 0)", "x=[0.3, 0.5, 0.4]"),
+    "amin": ("y = amin(x)", "x=[0.3, 0.5, 0.4]"),
     "logsumexp": ("y = logsumexp(x)", "x=[0.3, 0.4, 0.5]"),
     # every elementwise function of one argument in the table, at x = 0.3
     **{name: (f"y = {name}(x)", "x=0.3") for name, p in PRIMITIVES.items()

@@ -116,6 +116,8 @@ SAMPLES: dict[str, tuple[Builder, dict[str, Any]]] = {
     **{name: (lambda r: [_n(r, 2, 3), _n(r, 2, 3)], {}) for name in ("zero_", "fill_", "copy_")},
     "max": (lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
     "min": (lambda r: [_n(r, 2, 3)], {"axis": (1,), "keepdims": False}),
+    "amax": (lambda r: [_n(r, 2, 3)], {"axis": (0,), "keepdims": True}),
+    "amin": (lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
     "softmax": (lambda r: [_n(r, 2, 3)], {"axis": (1,)}),
     "logsumexp": (lambda r: [_n(r, 2, 3)], {"axis": (0,), "keepdims": True}),
     "cbrt": (lambda r: [_away(r, 2, 3)], {}),

@@ -449,3 +449,12 @@ def test_a_number_divided_by_a_tensor_rounds_as_pytorchs_reciprocal_times_the_nu
     assert u.item() == 1.2000000000000002 and u.grad_fn.name() == "MulBackward0"
     u.clamp(-1.2, 1.2).sum().backward()
     assert y.grad.tolist() == [-0.0]
+
+
+def test_amax_multiplies_where_max_over_everything_masks():
+    # torch: (x.amax() * inf).backward() -> [nan, inf]; (x.max() * inf) -> [0, inf]
+    for reduce, expected in ((lambda t: t.amax(), "[nan, inf]"), (lambda t: t.max(), "[0.0, inf]")):
+        x = leaf(1.0, 3.0)
+        (reduce(x) * gradcalc.tensor(math.inf)).backward()
+        assert str(x.grad.tolist()) == expected
+    assert leaf(1.0).amax().grad_fn.name() == "AmaxBackward0"

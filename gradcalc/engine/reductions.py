@@ -26,20 +26,26 @@ def _extreme(reduce: Any) -> Callable[..., Any]:
     return forward
 
 
-def extreme_vjp(g, ans, x, axis=None, keepdims=False):
+def extreme_vjp(g, ans, x, axis=None, keepdims=False, fill=True):
     """The winners share g evenly (a tie of k elements: g / k each). Over the whole tensor
-    (PyTorch's max()) the others get exactly 0 even when g is inf or nan, and a nan result
-    is won by the nan elements; along axes (amax) it is a product, as in PyTorch."""
+    (PyTorch's max(): a masked fill) the others get exactly 0 even when g is inf or nan,
+    and a nan result is won by the nan elements; along axes, and in amax always, it is a
+    product (0 * inf is nan), as in PyTorch."""
     xv = np.asarray(value(x))
     best = np.asarray(value(expand(value(ans), value(ans), xv, axis)))
-    if axis is None and np.isnan(value(ans)).any():
+    fill = fill and axis is None
+    if fill and np.isnan(value(ans)).any():
         winners = np.isnan(xv)
     else:
         winners = xv == best
     count = np.sum(winners, axis=axis, keepdims=True)
-    if axis is None:
+    if fill:
         return masked(expand(g, ans, x, axis) / count, winners)
     return expand(g, ans, x, axis) * (winners / count)
+
+
+def amax_vjp(g, ans, x, axis=None, keepdims=False):
+    return extreme_vjp(g, ans, x, axis, keepdims, fill=False)
 
 
 def _shifted(g: Any, ans: Any, x: Any, axis: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -111,19 +117,27 @@ def entries(reduction: Any, along: Any) -> list[Prim]:
     """The entries; `reduction` and `along` are the table's signatures for functions with
     `(x, axis, keepdims)` and `(x, axis)`."""
     ties = "ties split the gradient evenly (PyTorch's max() without dim, and amax)"
+
+    def extreme(name: str, forward: Any, combine: str, vjp: Any, grad_fn: str, better: Any,
+                rule: str) -> Prim:
+        return Prim(name, _extreme(forward), (vjp,),
+                    lambda x, axis=None, keepdims=False: tw.reduce(
+                        x, axis, getattr(tw.sp(), combine), keepdims),
+                    grad_fn, kinks=ties, arity=(1, 2), axis=True, call=reduction,
+                    methods=(name,), sym_local=lambda nums, x, axis=None, keepdims=False:
+                    _ties(nums, x, axis, keepdims, better), rule=rule)
+
     return [
-        Prim("max", _extreme(np.max), (extreme_vjp,),
-             lambda x, axis=None, keepdims=False: tw.reduce(x, axis, tw.sp().Max, keepdims),
-             "MaxBackward1", kinks=ties, arity=(1, 2), axis=True, call=reduction,
-             methods=("max", "amax"), aliases=("amax",),
-             sym_local=lambda nums, x, axis=None, keepdims=False: _ties(
-                 nums, x, axis, keepdims, np.greater), rule="g shared by the largest"),
-        Prim("min", _extreme(np.min), (extreme_vjp,),
-             lambda x, axis=None, keepdims=False: tw.reduce(x, axis, tw.sp().Min, keepdims),
-             "MinBackward1", kinks=ties, arity=(1, 2), axis=True, call=reduction,
-             methods=("min", "amin"), aliases=("amin",),
-             sym_local=lambda nums, x, axis=None, keepdims=False: _ties(
-                 nums, x, axis, keepdims, np.less), rule="g shared by the smallest"),
+        # max/min: PyTorch's max() over everything (a masked fill) and amax along axes;
+        # amax/amin: a product everywhere, as PyTorch's amax
+        extreme("max", np.max, "Max", extreme_vjp, "MaxBackward1", np.greater,
+                "g shared by the largest"),
+        extreme("min", np.min, "Min", extreme_vjp, "MinBackward1", np.less,
+                "g shared by the smallest"),
+        extreme("amax", np.max, "Max", amax_vjp, "AmaxBackward0", np.greater,
+                "g shared by the largest"),
+        extreme("amin", np.min, "Min", amax_vjp, "AminBackward0", np.less,
+                "g shared by the smallest"),
         Prim("softmax", softmax_forward, (softmax_vjp,), _softmax_twin, "SoftmaxBackward0",
              arity=(1, 2), axis=True, call=along, methods=("softmax",), rule="s·(g − sum(g·s))"),
         Prim("logsumexp", logsumexp_forward, (logsumexp_vjp,), _logsumexp_twin,
