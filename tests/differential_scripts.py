@@ -259,9 +259,10 @@ class Expr:
                  higher: bool = False) -> None:
         self.rng = rng
         self.leaves = leaves
-        # derivatives of derivatives: divide only by values away from zero, so no value is
-        # infinite (where one is, PyTorch's fused double backwards decide whether 0 * inf
-        # is 0 or nan: see docs/pytorch.md's known deviations)
+        # derivatives of derivatives: divide only by values away from zero and take no
+        # root of |x| at 0, so no value or derivative is infinite (where one is, PyTorch's
+        # fused double backwards decide whether 0 * inf is 0 or nan: see docs/pytorch.md's
+        # known deviations)
         self.higher = higher
         self.code = ""  # the script's `e`, once generated
 
@@ -293,7 +294,7 @@ class Expr:
         return self.special(a, sa, depth)
 
     def unary(self, a: str) -> str:
-        return self.rng.choice([
+        code = self.rng.choice([
             f"({a}).exp()", f"({a}).sin()", f"({a}).cos()", f"({a}).tanh()",
             f"({a}).sigmoid()", f"({a}).abs()", f"({a}).relu()", f"lib.relu({a})",
             f"({a}).sign()", f"({a}).atan()", f"(({a}).abs() + 0.5).log()",
@@ -306,6 +307,10 @@ class Expr:
             f"({a}).clamp(-1.2, 1.2).tan()", f"({a}).cosh()", f"({a}).clamp(-0.9, 0.9).acos()",
             f"(({a}).abs() + 1).log10()",
         ])
+        if self.higher and code in (f"({a}).abs().sqrt()", f"({a}).abs() ** 1.5"):
+            # derivatives of derivatives: no infinite derivative at 0 either
+            return code.replace(f"({a}).abs()", f"(({a}).abs() + 0.25)")
+        return code
 
     def binary(self, a: str, b: str) -> str:
         # (+ 0.0 after maximum/minimum of two expressions: a tie of -0.0 and +0.0 gives
