@@ -46,7 +46,7 @@ def as_array(data: Any) -> np.ndarray:
                         f"{_short(data)}")
     if np.iscomplexobj(array):
         raise TypeError("complex tensors are not supported (gradcalc computes in float64)")
-    return array.astype(np.float64)
+    return array.astype(np.float64, copy=False)  # already a copy: no second one
 
 
 def _short(data: Any) -> str:
