@@ -44,9 +44,9 @@ STRUCTURAL = {"where", "transpose", "reshape", "broadcast_to", "clone", "getitem
               "softmax"}  # softmax: its elements sum to 1, so the sum-of-twin test is void
 
 
-#: parts of other primitives' recorded derivatives, which no program spells (relu's
-#: second-order node, as PyTorch records it)
-DERIVATIVE_HELPERS = {"threshold_backward"}
+#: parts of other primitives' recorded derivatives, which no program spells (relu's and
+#: abs's second-order nodes, as PyTorch records them)
+DERIVATIVE_HELPERS = {"threshold_backward", "sgn"}
 
 
 def test_every_primitive_is_covered():

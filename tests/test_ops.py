@@ -94,6 +94,7 @@ SAMPLES: dict[str, tuple[Builder, dict[str, Any]]] = {
     "sqrt": (lambda r: [_u(r, 0.5, 2.0, 2, 3)], {}),
     "abs": (lambda r: [_away(r, 2, 3)], {}),
     "sign": (lambda r: [_away(r, 2, 3)], {}),
+    "sgn": (lambda r: [_away(r, 2, 3)], {}),
     "relu": (lambda r: [_away(r, 2, 3)], {}),
     "sigmoid": (lambda r: [_n(r, 2, 3)], {}),
     "softplus": (lambda r: [_n(r, 2, 3)], {}),

@@ -401,14 +401,26 @@ def test_softmax_of_a_slice_whose_largest_value_is_infinite_is_nan():
 # ------------------------------------------------- the deviations docs/pytorch.md lists
 
 
-def test_deviation_abs_third_derivative_at_an_infinite_point_is_nan():
-    # PyTorch gives [0, 0] (sgn's derivative is its zero tensor); docs/pytorch.md
+def test_abs_second_derivative_is_a_zero_that_stays_zero_in_a_plain_sweep():
+    # PyTorch: sgn's derivative is its zero tensor, so 0 * (1/0) below it stays 0:
+    # the third derivative of (u * u).sum(), u = |x / 0|, is [0, 0]
     x, c = leaf(1.0, -1.0), gradcalc.zeros(2)
     u = (x / c).abs()
     (g,) = grad((u * u).sum(), x, create_graph=True)
     (h,) = grad(g.sum(), x, create_graph=True)
     (k,) = grad(h.sum(), x)
-    assert all(math.isnan(v) for v in k.tolist())
+    assert k.tolist() == [0.0, 0.0] and not k.requires_grad
+
+
+def test_deviation_abs_zero_in_a_recorded_sweep_is_ordinary():
+    # PyTorch: [0, 0] (its zero tensor records itself); gradcalc's recorded sweep turns
+    # the zero into ordinary zeros, so 0 * inf below |x| is nan; docs/pytorch.md
+    x, c = leaf(1.0, -1.0), gradcalc.zeros(2)
+    (g,) = grad((x / c).abs().sum(), x, create_graph=True)
+    (h,) = grad(g.sum(), x, create_graph=True)
+    assert all(math.isnan(v) for v in h.tolist())
+    (h,) = grad(g.sum(), x)  # swept plainly: PyTorch's zeros
+    assert h.tolist() == [0.0, 0.0]
 
 
 def test_deviation_prod_second_derivative_where_the_value_is_nan():

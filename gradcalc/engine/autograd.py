@@ -339,7 +339,8 @@ class Function:
         prim = cls.__dict__.get("_gradcalc_prim")
         if prim is None:
             prim = Prim(cls.__name__, _no_forward, (), None, grad_fn=f"{cls.__name__}Backward",
-                        variadic_vjp=_custom_vjp(cls), saves=_ctx_saves)
+                        variadic_vjp=_custom_vjp(cls), saves=_ctx_saves,
+                        passes_zero=False)
             cls._gradcalc_prim = prim
         return prim
 

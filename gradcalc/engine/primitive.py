@@ -59,6 +59,8 @@ class Prim:
     `saves`: whether PyTorch's node saves tensors (False: only shapes, so a freed graph
     of such nodes can be swept again), or a predicate over a node's params.
     `rule`: the VJP rule in words for `--explain`, one per argument where they differ.
+    `passes_zero`: a zero cotangent (tape.Zero) passes through a plain sweep without
+    running the rules (False for custom Functions, whose backward gets zeros).
     """
 
     name: str
@@ -79,6 +81,7 @@ class Prim:
     domain: tuple[float, float] | None = None
     variadic_vjp: Callable[..., Any] | None = field(default=None, repr=False)
     rule: str | tuple[str, ...] = ""
+    passes_zero: bool = True
     doc: str = ""
     saves: bool | Callable[[dict], bool] = True
 

@@ -26,6 +26,7 @@ from gradcalc.engine import rules, selecting
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
 from gradcalc.engine.shapes import dims, ndim, normalize_axis, ones, shape, unb, value, zeros
+from gradcalc.engine.tape import Zero
 from gradcalc.engine.tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -170,8 +171,12 @@ def _entries() -> list[Prim]:
           tw.piecewise(lambda s, x: s.log(x) / s.log(10)), domain=(0.5, 2.0), rule="g / (x·ln 10)"),
         U("sqrt", np.sqrt, lambda g, ans, x: g / (2.0 * ans), el("sqrt"),
           kinks="sqrt'(0) = inf", domain=(0.5, 2.0), rule="g / (2·sqrt(x))"),
-        U("abs", np.abs, lambda g, ans, x: g * fn.sign(x), el("Abs"), kinks="|x|'(0) = 0",
+        U("abs", np.abs, lambda g, ans, x: g * fn.sgn(x), el("Abs"), kinks="|x|'(0) = 0",
           kink=tw.ABS_KINK, rule="g·sign(x)"),
+        # the sign inside |x|'s gradient: PyTorch's sgn, whose derivative is its zero tensor
+        P("sgn", fw.sign, (lambda g, ans, x: Zero(shape(g)),), tw.piecewise(tw.sign),
+          "SgnBackward0", kinks="sgn' = 0", elementwise=True, library=False,
+          rule="0 (a zero that stays zero)"),
         U("sign", fw.sign, lambda g, ans, x: np.zeros(shape(g)), tw.piecewise(tw.sign),
           kinks="sign' = 0", saves=False, rule="0"),
         U("relu", fw.relu, rules.relu_vjp, tw.piecewise(tw.relu), kinks="relu'(0) = 0",

@@ -43,6 +43,30 @@ FREED_MESSAGE = (
 )
 
 
+class Zero:
+    """A cotangent known to be zero: PyTorch's efficient zero tensor, which the derivative
+    of `sgn` (inside |x|'s gradient) is. A plain sweep passes it through nodes without
+    running their rules and adds it as nothing, so 0 times an infinite factor below stays
+    0, as in PyTorch; a recorded sweep (create_graph) turns it into ordinary zeros, since
+    PyTorch's zero tensor records itself there. What reaches a leaf is zeros."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.zeros(self.shape, dtype=dtype or np.float64)
+
+    def __repr__(self) -> str:
+        return f"Zero({self.shape})"
+
+
+def _real(g: Any) -> Any:
+    """A cotangent as the rules and the callers see it: a Zero becomes zeros."""
+    return np.zeros(g.shape) if type(g) is Zero else g
+
+
 @dataclass(frozen=True)
 class Span:
     """Where a node came from: 1-based line and column, and the expression's source text."""
@@ -290,7 +314,7 @@ def backward(
                 order.sort(key=_creation)  # leaves are finished if a freed node raises)
             sweep.run(order)
         for node, g in pending.items():  # leaves
-            result[node] = g
+            result[node] = g = _real(g)
             if trace is not None:
                 trace[node] = g
     return result
@@ -324,16 +348,21 @@ class _Sweep:
             if prim is None or node not in pending:
                 continue  # a leaf (reported at the end) or not on the roots' path
             g = pop(node)
+            if type(g) is Zero and (lift is not None or not prim.passes_zero):
+                g = _real(g)  # recorded sweeps and custom Functions get ordinary zeros
             if trace is not None:
-                trace[node] = g
+                trace[node] = _real(g)
             if stop_at is not None and node in stop_at:
-                self.result[node] = g
+                self.result[node] = _real(g)
             if needed is not None and not any(p in needed for p in node.parents):
                 continue
             saved = node.saved
             if saved is None:
                 raise FreedError(self.finished_leaves(node))
             values, ans = saved
+            if type(g) is Zero:  # zero in, zero out: no rule runs
+                self.pass_zero(node, g, values, ans)
+                continue
             if lift is not None:
                 args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
                 ans, g = lift(ans, node), lift(g, None)
@@ -350,12 +379,24 @@ class _Sweep:
                     gi = prim.vjp(i, g, ans, args, params)
                 if gi is None or needed is not None and parent not in needed:
                     continue  # no gradient (a custom backward's None), or none wanted
-                if parent in pending:
-                    pending[parent] = pending[parent] + gi
-                else:
+                if parent not in pending:
                     pending[parent] = gi
+                elif type(gi) is not Zero:  # a Zero adds nothing
+                    before = pending[parent]
+                    pending[parent] = gi if type(before) is Zero else before + gi
             if not self.retain_graph:
                 release(node)
+
+    def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
+        """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""
+        batch = g.shape[:len(g.shape) - np.ndim(ans)]
+        for parent, v in zip(node.parents, values):
+            if parent is None or self.needed is not None and parent not in self.needed:
+                continue
+            if parent not in self.pending:
+                self.pending[parent] = Zero(batch + np.shape(v))
+        if not self.retain_graph:
+            release(node)
 
     def finished_leaves(self, node: Node) -> dict[Node, Any]:
         """The leaves whose cotangent no node still to be swept (`node` and the pending
