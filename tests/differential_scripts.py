@@ -167,6 +167,26 @@ def _kind(exc: Exception) -> str:
     return next((k.__name__ for k in ERROR_KINDS if isinstance(exc, k)), type(exc).__name__)
 
 
+def _separate_grads(ns: dict[str, Any]) -> None:
+    """Give PyTorch's leaves their own `.grad` where two share one buffer.
+
+    PyTorch's first gradient of a 0-d leaf takes over the incoming gradient's memory, so two
+    leaves fed from one buffer (a sum's expanded scalar, a stack of 0-d tensors) end up
+    with one `.grad` between them, and zeroing or accumulating one changes the other
+    (docs/pytorch.md's known deviations). gradcalc's are separate arrays; after each
+    statement the torch side is given copies, so the scripts compare derivatives, not
+    buffer identity."""
+    seen: set[int] = set()
+    for v in list(ns.values()):
+        grad = getattr(v, "grad", None) if getattr(v, "is_leaf", False) else None
+        if grad is None or grad._is_zerotensor():
+            continue
+        where = grad.untyped_storage().data_ptr()
+        if where in seen:
+            v.grad = grad.clone()
+        seen.add(where)
+
+
 def run_script(lines: list[str], lib_name: str) -> list[Any]:
     """Execute the statements one by one; after each, record every variable and any error."""
     ns = bind(lib_name)
@@ -178,6 +198,8 @@ def run_script(lines: list[str], lib_name: str) -> list[Any]:
                 error = None
             except Exception as exc:  # noqa: BLE001 - which error is part of the comparison
                 error = _kind(exc)
+            if lib_name == "torch":
+                _separate_grads(ns)
             state = {k: snapshot(v) for k, v in ns.items()
                      if k not in IGNORED and not k.startswith("_") and not callable(v)}
             record.append((line, error, state))
