@@ -6,7 +6,7 @@ values, shape, requires_grad, is_leaf and .grad (None included), on NumPy result
 on which exception, if any, the statement raised.
 
 Runs only where torch is installed (it is never a dependency of gradcalc). The number of
-scripts is GRADCALC_DIFF_SCRIPTS (default 200), starting at seed GRADCALC_DIFF_SEED
+scripts is GRADCALC_DIFF_SCRIPTS (default 1000), starting at seed GRADCALC_DIFF_SEED
 (default 0). `python -m tests.test_differential N START` runs N scripts from the command
 line and prints the agreement.
 """
@@ -21,7 +21,7 @@ import pytest
 
 from tests.differential_scripts import first_difference, generate, run_script
 
-COUNT = int(os.environ.get("GRADCALC_DIFF_SCRIPTS", "200"))
+COUNT = int(os.environ.get("GRADCALC_DIFF_SCRIPTS", "1000"))
 START = int(os.environ.get("GRADCALC_DIFF_SEED", "0"))
 
 
