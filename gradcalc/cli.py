@@ -328,7 +328,8 @@ def plot(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
 ) -> None:
     """The function and its derivative over an interval of one scalar input, drawn in the
-    terminal: kinks show as jumps of the derivative, undefined stretches as gaps."""
+    terminal: kinks show as jumps of the derivative, poles and steps as jumps of the
+    function, undefined stretches as gaps; the notes below name each."""
     from gradcalc.commands import plot as plotting
     from gradcalc.render import plot as drawing
 

@@ -74,7 +74,8 @@ def test_cli_draws_and_explains(capsys):
     out = capsys.readouterr().out
     assert "\x1b[" not in out  # no colour codes when not a terminal
     assert "⠉" in out or "⣀" in out  # braille dots
-    assert "the derivative jumps between x = -0.03 and 0.03 (a kink or a pole)" in out
+    assert ("the derivative jumps between x = -0.03 and 0.03 (a kink: the function is "
+            "continuous there)") in out
     assert out.splitlines()[-2].startswith("y(x) and dy/dx on [-3, 3], 201 points")
 
 
@@ -115,3 +116,31 @@ def test_save(tmp_path, suffix, magic, capsys):
 def test_save_needs_a_known_suffix(tmp_path, capsys):
     assert main(["plot", "y = x", "--over", "x=0:1", "--save", str(tmp_path / "p.gif")]) == 2
     assert ".svg or .png" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("program, over, note", [
+    ("y = tan(x)", "x=0:3",
+     "the function and its derivative jump between x = 1.56 and 1.59 (a pole or a step)"),
+    ("y = 1/x", "x=-1:1",
+     "the derivative jumps between x = 0.01 and 0.02, beside where it is undefined (a pole)"),
+    ("y = sign(x)", "x=-1:1", "the function jumps between x = -0.01 and 0.01 (a step, which "
+     "the derivative on either side misses)"),
+])
+def test_notes_tell_kinks_poles_and_steps_apart(capsys, program, over, note):
+    assert main(["plot", program, "--over", over, "--height", "8"]) == 0
+    out = capsys.readouterr().out
+    assert note in out
+    assert "(a kink" not in out  # none of these is a kink
+
+
+def test_smooth_steep_functions_have_no_steps():
+    for program, over in (("y = x**4", "x=-1:1"), ("y = exp(10*x)", "x=0:1"),
+                          ("y = tan(x)", "x=-1.4:1.4")):
+        data = run(program, over, [])
+        assert data.steps == [] and data.jumps == [], program
+
+
+def test_json_carries_the_steps(capsys):
+    assert main(["plot", "y = sign(x)", "--over", "x=-1:1", "--samples", "5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["steps"] == [[-0.5, 0.0], [0.0, 0.5]] and data["jumps"] == []

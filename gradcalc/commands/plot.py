@@ -1,6 +1,7 @@
 """`gradcalc plot`: a function of one scalar input and its derivative over an interval, as
 data (the renderer draws it): every grid point in one vectorised pass (commands.points),
-then where the derivative jumps (kinks) and where either is not finite (undefined)."""
+then where the derivative jumps (kinks), where the function itself jumps (poles and
+steps) and where either is not finite (undefined)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class PlotData:
     f: np.ndarray
     df: np.ndarray
     jumps: list[tuple[float, float]] = field(default_factory=list)  # (x before, x after)
+    steps: list[tuple[float, float]] = field(default_factory=list)  # the function jumps
     undefined: list[tuple[float, float]] = field(default_factory=list)  # stretches
     program: str = ""
 
@@ -81,6 +83,7 @@ def run(program_text: str, over: str, at: list[str], points: int = DEFAULT_POINT
                     program=program_text)
     data.undefined = _undefined(xs, f, data.df)
     data.jumps = _jumps(xs, data.df)
+    data.steps = _jumps(xs, data.f)  # the same test on the function: poles and steps
     return data
 
 
@@ -102,10 +105,10 @@ def _undefined(xs: np.ndarray, f: np.ndarray, df: np.ndarray) -> list[tuple[floa
 
 
 def _jumps(xs: np.ndarray, df: np.ndarray) -> list[tuple[float, float]]:
-    """Neighbouring grid points between which the derivative changes by more than
-    JUMP_SHARE of its range, and by ISOLATION times more than the changes just around:
-    a kink (or a pole) between them, not a steep but smooth stretch. Two big changes in
-    a row are one kink with the convention's value on the grid point between."""
+    """Neighbouring grid points between which `df` (the derivative, or the function)
+    changes by more than JUMP_SHARE of its range, and by ISOLATION times more than the
+    changes just around: a jump between them, not a steep but smooth stretch. Two big
+    changes in a row are one jump with the convention's value on the grid point between."""
     finite = np.isfinite(df)
     if finite.sum() < 3:
         return []

@@ -16,7 +16,7 @@ def to_json(data: PlotData) -> dict:
 
     return {"input": data.name, "output": data.output, "x": jsonable(data.xs),
             "f": jsonable(data.f), "df": jsonable(data.df),
-            "jumps": [list(j) for j in data.jumps],
+            "jumps": [list(j) for j in data.jumps], "steps": [list(j) for j in data.steps],
             "undefined": [list(u) for u in data.undefined]}
 
 
@@ -28,9 +28,22 @@ def notes(data: PlotData) -> list[str]:
     """What the picture shows in words: kinks, jumps and undefined stretches."""
     lines = [f"{data.output}({data.name}) and d{data.output}/d{data.name} on "
              f"[{_fmt(data.xs[0])}, {_fmt(data.xs[-1])}], {len(data.xs)} points"]
+    steps = _merged(data.steps)
+    h = 1.5 * float(data.xs[1] - data.xs[0]) if len(data.xs) > 1 else 0.0
     for a, b in _merged(data.jumps):
-        lines.append(f"the derivative jumps between {data.name} = {_fmt(a)} and {_fmt(b)}"
-                     " (a kink or a pole)")
+        if any(a <= d and c <= b for c, d in steps):  # the function jumps there too
+            lines.append(f"the function and its derivative jump between {data.name} = "
+                         f"{_fmt(a)} and {_fmt(b)} (a pole or a step)")
+        elif any(c - h <= b and a <= d + h for c, d in data.undefined):
+            lines.append(f"the derivative jumps between {data.name} = {_fmt(a)} and "
+                         f"{_fmt(b)}, beside where it is undefined (a pole)")
+        else:
+            lines.append(f"the derivative jumps between {data.name} = {_fmt(a)} and "
+                         f"{_fmt(b)} (a kink: the function is continuous there)")
+    for a, b in steps:
+        if not any(c <= b and a <= d for c, d in _merged(data.jumps)):
+            lines.append(f"the function jumps between {data.name} = {_fmt(a)} and "
+                         f"{_fmt(b)} (a step, which the derivative on either side misses)")
     for a, b in data.undefined:
         where = f"at {data.name} = {_fmt(a)}" if a == b else \
             f"on {data.name} = {_fmt(a)} … {_fmt(b)}"
