@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import extended, rules, selecting
 from gradcalc.engine import forwards as fw
 from gradcalc.engine import reductions as red
-from gradcalc.engine import rules, selecting
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
 from gradcalc.engine.shapes import dims, ndim, normalize_axis, ones, shape, unb, value, zeros
@@ -304,9 +304,10 @@ def dot(a: Any, b: Any) -> Any:
     return fn.matmul(a, b)
 
 
-for _prim in _entries():
+for _prim in (*_entries(), *extended.entries()):
     register(_prim)
 del _prim
+extended.attach()
 # the Tensor methods max/min follow PyTorch (a (values, indices) pair along a dim; the
 # table's max/min, which the language uses, split ties instead); argmax/argmin beside them
 Tensor.max, Tensor.min = selecting.extreme(largest=True), selecting.extreme(largest=False)
