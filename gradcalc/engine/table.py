@@ -37,7 +37,9 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 
 
 def _clamp(prim: Prim, x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-    """Clip to [min, max]; either bound may be None (PyTorch's clamp)."""
+    """Clip to [min, max]; either bound may be None, not both (PyTorch's clamp)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply(prim, x, -np.inf if min is None else min, np.inf if max is None else max)
 
 
