@@ -102,7 +102,10 @@ def _roll_vjp(g, ans, x, shifts=(), dims=()):
 def _roll_call(prim: Prim, input: Any, shifts: Any, dims: Any = None) -> Any:  # noqa: A002
     shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else (int(shifts),)
     if dims is None:
-        return apply(prim, input, shifts=(sum(int(s) for s in shifts),), dims=())
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               "dims:0")
+        return apply(prim, input, shifts=(int(shifts[0]),), dims=())
     dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(dims) != len(shifts):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
@@ -151,7 +154,7 @@ def _repeat_call(prim: Prim, input: Any, *repeats: Any) -> Any:  # noqa: A002
 
 def _tri(lower: bool):
     def forward(x, diagonal=0):
-        return (np.tril if lower else np.triu)(np.asarray(x, dtype=np.float64), diagonal)
+        return (np.tril if lower else np.triu)(np.asarray(x), diagonal)  # booleans stay
 
     def vjp(g, ans, x, diagonal=0):
         return (fn.tril if lower else fn.triu)(g, diagonal)
@@ -203,16 +206,46 @@ def pad(prim: Prim, input: Any, pad: Any, mode: str = "constant",  # noqa: A002
         raise RuntimeError("Padding length should be less than or equal to two times the "
                            "input dimension but got padding length "
                            f"{len(pad)} and input of dimension {nd}")
-    if mode != "constant":
-        raise NotImplementedError(f"pad mode {mode!r}: gradcalc pads with a constant only")
     pairs = [(0, 0)] * nd
     for k in range(len(pad) // 2):
         pairs[nd - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    if mode != "constant":
+        return _pad_by_index(input, pairs, mode)
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in
                  zip(shape(input), pairs, strict=True))
     x = input if all(lo >= 0 and hi >= 0 for lo, hi in pairs) else fn.getitem(input, crop)
     grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pairs)
     return apply(prim, x, pads=grow, value=0.0 if value is None else float(value))
+
+
+_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def _pad_by_index(x: Any, pairs: list[tuple[int, int]], mode: str) -> Any:
+    """reflect, replicate and circular padding as reading x at computed indices (so the
+    gradient adds up where one element is read several times)."""
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unsupported padding mode: {mode}")
+    out = x
+    for d, (lo, hi) in enumerate(pairs):
+        if lo == 0 and hi == 0:
+            continue
+        n = shape(out)[d]
+        if mode == "circular" and (lo < 0 or hi < 0):  # PyTorch crops first, then wraps
+            out = fn.getitem(out, (slice(None),) * d + (slice(max(-lo, 0), n - max(-hi, 0)),))
+            n = shape(out)[d]
+            lo, hi = max(lo, 0), max(hi, 0)
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({lo}, {hi}) "
+                               f"at dimension {d} of input {list(shape(x))}")
+        if mode == "circular" and (lo > n or hi > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        # reflect and replicate pad the whole dim, then crop the negative parts
+        index = np.pad(np.arange(n), (max(lo, 0), max(hi, 0)), mode=_MODES[mode])
+        index = index[max(-lo, 0): len(index) - max(-hi, 0)]
+        out = fn.getitem(out, (slice(None),) * d + (index,))
+    return out
 
 
 # --------------------------------------------------------------------------- cumsum, cumprod

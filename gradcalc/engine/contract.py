@@ -22,24 +22,32 @@ def _vjp(i, g, ans, *ops, spec=""):
     ins, out = spec.split("->")
     subs = ins.split(",")
     mine = subs[i]
-    if len(set(mine)) != len(mine):
-        raise NotImplementedError(f"einsum: the gradient of an operand with a repeated index "
-                                  f"({mine!r}) is not supported")
     used = set(spec)
     spare = [c for c in string.ascii_letters if c not in used]
     nb = ndim(g) - ndim(ans)
     batch = "".join(spare[:nb])
     others = [s for j, s in enumerate(subs) if j != i]
     known = set(out) | set("".join(others))
-    reach = "".join(c for c in mine if c in known)
+    unique = "".join(dict.fromkeys(mine))
+    reach = "".join(c for c in unique if c in known)
     spec_i = ",".join([batch + out, *others]) + "->" + batch + reach
     part = apply(PRIMITIVES["einsum"], g, *[o for j, o in enumerate(ops) if j != i],
                  spec=spec_i)
-    if reach == mine:
-        return part
     sizes = dict(zip(mine, shape(ops[i]), strict=True))
-    full = shape(g)[:nb] + tuple(sizes[c] if c in reach else 1 for c in mine)
-    return fn.broadcast_to(fn.reshape(part, full), shape(g)[:nb] + shape(ops[i]))
+    if reach != unique:  # indices the operand alone has: the gradient is constant along them
+        full = shape(g)[:nb] + tuple(sizes[c] if c in reach else 1 for c in unique)
+        part = fn.broadcast_to(fn.reshape(part, full),
+                               shape(g)[:nb] + tuple(sizes[c] for c in unique))
+    if unique == mine:
+        return part
+    # a repeated index (a diagonal such as 'ii'): the gradient lives on that diagonal
+    grid = np.indices(shape(ops[i]), sparse=True)
+    first = {c: grid[mine.index(c)] for c in unique}
+    on_diagonal = np.ones(shape(ops[i]), dtype=bool)
+    for k, c in enumerate(mine):
+        on_diagonal &= grid[k] == first[c]
+    read = fn.getitem(part, (slice(None),) * nb + tuple(first[c] for c in unique))
+    return fn.where(on_diagonal, read, 0.0)
 
 
 def _twin(*ops, spec=""):

@@ -9,7 +9,6 @@ pooling is a convolution with a constant kernel per channel.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -197,25 +196,33 @@ def avg_pool(sp: int, name: str):
     def function(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                  ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> Tensor:
-        if ceil_mode:
-            raise NotImplementedError("avg_pool with ceil_mode=True is not supported")
         x = to_tensor(input)
         unbatched = ndim(x) == sp + 1
         if unbatched:
             x = fn.reshape(x, (1,) + shape(x))
         ks, st, pad, _ = _pool_args(sp, kernel_size, stride, padding, 1)
         n, c, *size = shape(x)
+        outs = tuple(_pooled_size(m, k, s, p, 1, ceil_mode) for m, k, s, p in
+                     zip(size, ks, st, pad, strict=True))
+        extra = tuple(max(0, (o - 1) * s + k - (m + 2 * p))
+                      for o, s, k, m, p in zip(outs, st, ks, size, pad, strict=True))
+        grow = tuple((p, p + e) for p, e in zip(pad, extra, strict=True))
         flat = fn.reshape(x, (n * c, 1) + tuple(size))
-        geometry = dict(stride=st, padding=tuple((p, p) for p in pad), dilation=(1,) * sp,
-                        groups=1)
+        geometry = dict(stride=st, padding=grow, dilation=(1,) * sp, groups=1)
         ones = np.ones((1, 1) + ks)
         total = run("conv", flat, ones, **geometry)
         if divisor_override:
             out = total / float(divisor_override)
-        elif count_include_pad:
-            out = total / float(math.prod(ks))
         else:
-            counts = value(run("conv", np.ones((1, 1) + tuple(size)), ones, **geometry))
+            # PyTorch divides by the window's cells inside the input (and its padding when
+            # count_include_pad), never the cells that ceil_mode adds past the padding
+            inside = np.ones((1, 1) + tuple(m + 2 * p for m, p in zip(size, pad, strict=True)))
+            if not count_include_pad:
+                inside = np.pad(np.ones((1, 1) + tuple(size)), [(0, 0), (0, 0)]
+                                + [(p, p) for p in pad])
+            mask = np.pad(inside, [(0, 0), (0, 0)] + [(0, e) for e in extra])
+            counts = value(run("conv", mask, ones, stride=st, padding=((0, 0),) * sp,
+                               dilation=(1,) * sp, groups=1))
             out = total / counts
         out = fn.reshape(out, (n, c) + shape(out)[2:])
         return to_tensor(fn.reshape(out, shape(out)[1:]) if unbatched else out)

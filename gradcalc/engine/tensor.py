@@ -59,7 +59,8 @@ class Tensor(Traced):
     """An n-dimensional float64 array that can record the operations applied to it.
 
     `value` is its NumPy array and `node` the tape node that made it (a leaf's own node
-    when it requires grad; None for a constant)."""
+    when it requires grad; None for a constant). `backward` comes from
+    gradcalc/engine/autograd.py, which sits above this module."""
 
     __slots__ = ("grad", "_retain_grad", "__weakref__")
     __array_ufunc__ = None  # NumPy defers to our reflected operators
@@ -399,13 +400,6 @@ class Tensor(Traced):
         self.value = result.value
         if tape.grad_enabled():
             self.node = result.node
-
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
-        """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's .grad."""
-        from gradcalc.engine.autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def lift(v: Any, node: Node | None) -> Tensor:

@@ -94,6 +94,22 @@ def pow_(self: Any, exponent: Any) -> Tensor:
     return to_tensor(fn.pow(self, exponent))
 
 
+def floor_divide(self: Any, other: Any) -> Tensor:
+    """floor(self / other): a zero gradient, as PyTorch's."""
+    return to_tensor(fn.floor(fn.div(self, other)))
+
+
+def remainder(self: Any, other: Any) -> Tensor:
+    """self − floor(self / other)·other (the sign of other, PyTorch's %): d/dself = 1,
+    d/dother = −floor(self / other)."""
+    return to_tensor(fn.sub(self, fn.mul(fn.floor(fn.div(self, other)), other)))
+
+
+def fmod(self: Any, other: Any) -> Tensor:
+    """self − trunc(self / other)·other (the sign of self)."""
+    return to_tensor(fn.sub(self, fn.mul(fn.trunc(fn.div(self, other)), other)))
+
+
 # --------------------------------------------------------------------------- shapes
 
 
@@ -234,6 +250,10 @@ METHODS: dict[str, Any] = {
     "float": as_float, "double": as_float, "bool": as_bool, "long": as_long, "int": as_long,
     "dot": lambda self, other: to_tensor(fn.matmul(self, other)),
     "norm": lambda self: to_tensor(fn.norm(self)),
+    "floor_divide": floor_divide, "__floordiv__": floor_divide,
+    "__rfloordiv__": lambda self, other: floor_divide(other, self),
+    "remainder": remainder, "__mod__": remainder,
+    "__rmod__": lambda self, other: remainder(other, self), "fmod": fmod,
 }
 
 

@@ -42,6 +42,14 @@ def sigmoid(input: Any) -> Tensor:  # noqa: A002
     return _gc.sigmoid(input)
 
 
+def logsigmoid(input: Any) -> Tensor:  # noqa: A002
+    """log(sigmoid(x)) = −softplus(−x), stable for any x."""
+    return -_gc.softplus(-to_tensor(input))
+
+
+log_sigmoid = logsigmoid
+
+
 def tanh(input: Any) -> Tensor:  # noqa: A002
     return _gc.tanh(input)
 
@@ -103,15 +111,20 @@ def one_hot(tensor: Any, num_classes: int = -1) -> Tensor:
 
 def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
     x = to_tensor(input)
-    norm = (x.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+    if p == 0:  # the count of nonzero elements (a constant)
+        import numpy as np
+
+        norm = Tensor.wrap(np.sum(x.value != 0, axis=dim, keepdims=True) * 1.0, None)
+    else:
+        norm = (x.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
     return x / norm.clamp(min=eps)
 
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
     "max_pool2d", "avg_pool1d", "avg_pool2d", "dropout", "relu", "relu6", "sigmoid", "tanh",
-    "softplus", "softmax", "log_softmax", "gelu", "silu", "elu", "leaky_relu", "hardtanh",
-    "linear", "pad", "one_hot", "normalize", "mse_loss", "l1_loss", "smooth_l1_loss",
+    "softplus", "logsigmoid", "softmax", "log_softmax", "gelu", "silu", "elu", "leaky_relu",
+    "hardtanh", "linear", "pad", "one_hot", "normalize", "mse_loss", "l1_loss", "smooth_l1_loss",
     "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
