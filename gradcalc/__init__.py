@@ -53,6 +53,15 @@ def _check_dtype(dtype: Any) -> None:
                         "(leave dtype out, or pass gradcalc.float64)")
 
 
+def set_default_dtype(dtype: Any) -> None:
+    """Accepted for PyTorch's code: gradcalc's one dtype is float64 already."""
+    _check_dtype(dtype)
+
+
+def get_default_dtype() -> Any:
+    return float64
+
+
 def _leaf(value: np.ndarray, requires_grad: bool, dtype: Any = None) -> Tensor:
     _check_dtype(dtype)
     if dtype is bool or dtype is np.bool_:
@@ -247,7 +256,8 @@ __all__ = [
     "stack", "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "autograd", "grad", "vjp", "jvp", "jacobian",
     "hessian", "float64", "float32", "float16", "double", "dot", "unsqueeze", "argmax",
-    "argmin", *library.FUNCTIONS, "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "argmin", "set_default_dtype", "get_default_dtype", *library.FUNCTIONS, "conv1d",
+    "conv2d", "conv3d", "conv_transpose1d",
     "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "reshape",
     "flatten", "squeeze", "permute", "swapaxes", "t", "negative", "subtract", "multiply",
     "divide", "true_divide",
