@@ -38,8 +38,12 @@ class CheckJob:
 
 def run(job: CheckJob) -> Verdict:
     """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
+    from gradcalc.commands.receipt import receipt
+
     problem = read_problem(job.function, job.answer, job.wrt, job.limits)
-    return judge(problem, job.settings, job.limits)
+    verdict = judge(problem, job.settings, job.limits)
+    verdict.receipt = receipt(job.function, job.answer, job.wrt, job.settings, verdict)
+    return verdict
 
 
 def split_wrt(text: str | None) -> list[str] | None:

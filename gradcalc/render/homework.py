@@ -29,7 +29,8 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
     return {"command": "check", "verdict": v.verdict, "method": v.method,
             "expected": v.expected, "counterexample": counter, "feedback": v.feedback,
             "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
-            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points]}
+            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
+            **({"receipt": v.receipt} if v.receipt is not None else {})}
 
 
 def row_json(row: Row) -> dict[str, Any]:
