@@ -169,3 +169,15 @@ def test_an_identical_answer_is_judged_once(files, monkeypatch):
     task = classfile.Task(2, "s", "p", "x^2", "2x")
     results = [module.judge_task(task) for _ in range(5)]
     assert len(calls) == 1 and all(r.status == "correct" for r in results)
+
+
+def test_tasks_and_results_cross_processes(files):
+    """A chunk of tasks judged elsewhere gives the same results: both sides pickle."""
+    import pickle
+
+    key = load_key(str(files / "key.csv"))
+    tasks = classfile.tasks(classfile.load(str(files / "subs.csv"), key), key, Settings())
+    results = classfile.judge_chunk(pickle.loads(pickle.dumps(tasks)))
+    back = pickle.loads(pickle.dumps(results))
+    assert [(r.task.line, r.status, r.earned) for r in back] == \
+        [(r.task.line, r.status, r.earned) for r in map(classfile.judge_task, tasks)]

@@ -188,6 +188,11 @@ def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
     return out
 
 
+def judge_chunk(chunk: list[Task], limits: Limits = DEFAULT_LIMITS) -> list[Result]:
+    """A chunk of rows judged, in order: the unit a pool of processes can share out."""
+    return [judge_task(task, limits) for task in chunk]
+
+
 def run(all_tasks: Iterable[Task], limits: Limits = DEFAULT_LIMITS) -> Iterator[Result]:
     """The rows judged in order, one at a time (a pipe gets each as it is ready)."""
     for task in all_tasks:
