@@ -181,3 +181,16 @@ def test_tasks_and_results_cross_processes(files):
     back = pickle.loads(pickle.dumps(results))
     assert [(r.task.line, r.status, r.earned) for r in back] == \
         [(r.task.line, r.status, r.earned) for r in map(classfile.judge_task, tasks)]
+
+
+def test_hostile_cells_cannot_drive_the_terminal(invoke, tmp_path):
+    """Escape sequences and markup in a file's cells reach the terminal as plain text."""
+    path = tmp_path / "c.csv"
+    path.write_text('id,function,answer,[bold]note[/]\n"\x1b[31mana",x^2,2x,'
+                    '"[/]\x1b]0;t\x07"\n', encoding="utf-8")
+    for fmt in ((), ("--plain",), ("--summary",)):
+        r = invoke("check", "--file", str(path), *fmt)
+        assert r.code == 0, r.err
+        assert "\x1b" not in r.out + r.err and "\x07" not in r.out + r.err
+        assert "\\u001b[31mana" in r.out
+    assert "[bold]note[/]" in invoke("check", "--file", str(path)).out

@@ -40,8 +40,14 @@ def summary_json(summary: Summary, students: int) -> dict[str, Any]:
                         "score": summary.earned, "max_score": summary.possible}}
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+def shown(text: str) -> str:
+    """A cell from a file as it may reach a terminal: one line, every other non-printable
+    character (ESC, bidi and zero-width marks) as a \\uXXXX escape."""
+    text = " ".join(text.split())
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                   else f"\\U{ord(c):08x}" for c in text)
 
 
 def note(r: Result) -> str:
@@ -65,7 +71,7 @@ def row_plain(r: Result, keyed: bool) -> str:
     cells = [r.task.student, r.task.problem if keyed else r.task.function,
              *(v for _, v in r.task.extras), r.task.answer,
              f"{points_text(r.earned)}/{points_text(r.task.points)}", verdict]
-    return "\t".join(_one_line(c) for c in cells) + "\n"
+    return "\t".join(shown(c) for c in cells) + "\n"
 
 
 def row_text(r: Result, fmt: str, keyed: bool) -> str:
@@ -86,17 +92,19 @@ def show_rows(results: list[Result], extra_names: list[str], keyed: bool, consol
     names = ["student", "problem" if keyed else "function", *extra_names, "answer",
              "verdict", "score", "feedback"]
     for name in names:
+        header = Text(shown(name), style="bold")  # a file's column name: never markup
         if name in ("answer", "feedback"):
-            table.add_column(name, overflow="fold", ratio=2 if name == "feedback" else 1)
+            table.add_column(header, overflow="fold", ratio=2 if name == "feedback" else 1)
         else:
-            table.add_column(name, no_wrap=name in ("verdict", "score"), overflow="fold")
+            table.add_column(header, no_wrap=name in ("verdict", "score"), overflow="fold")
     for r in results:
         status = r.status
-        table.add_row(Text(r.task.student), Text(r.task.problem if keyed else r.task.function),
-                      *(Text(v) for _, v in r.task.extras), Text(r.task.answer),
+        table.add_row(Text(shown(r.task.student)),
+                      Text(shown(r.task.problem if keyed else r.task.function)),
+                      *(Text(shown(v)) for _, v in r.task.extras), Text(shown(r.task.answer)),
                       Text(f"{_MARK[status]} {status}", style=_STYLE[status]),
                       Text(f"{points_text(r.earned)}/{points_text(r.task.points)}"),
-                      Text(note(r)))
+                      Text(shown(note(r))))
     console.print(table)
 
 

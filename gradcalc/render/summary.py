@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradcalc.commands.grades import Picture
-from gradcalc.render.classview import points_text
+from gradcalc.render.classview import points_text, shown
 
 #: mistakes shown per problem in the terminal (the HTML report shows all)
 TOP_MISTAKES = 3
@@ -19,7 +19,7 @@ def show_picture(pic: Picture, console: Any) -> None:
     for name in ("problem", "correct", "incorrect", "undetermined", "unreadable"):
         problems.add_column(name, justify="left" if name == "problem" else "right")
     for p in pic.problems:
-        problems.add_row(Text(p.name), *(str(p.counts[s]) for s in
+        problems.add_row(Text(shown(p.name)), *(str(p.counts[s]) for s in
                                          ("correct", "incorrect", "undetermined",
                                           "unreadable")))
     console.print(problems)
@@ -28,7 +28,8 @@ def show_picture(pic: Picture, console: Any) -> None:
         mistakes.add_column(name, overflow="fold", justify="right" if name == "n" else "left")
     for p in pic.problems:
         for m in p.mistakes[:TOP_MISTAKES]:
-            mistakes.add_row(Text(p.name), Text(m.label), str(m.count), Text(m.examples[0]))
+            mistakes.add_row(Text(shown(p.name)), Text(shown(m.label)), str(m.count),
+                             Text(shown(m.examples[0])))
     if mistakes.row_count:
         console.print(mistakes)
     book = pic.book
@@ -36,7 +37,7 @@ def show_picture(pic: Picture, console: Any) -> None:
     students.add_column("student")
     students.add_column(f"total (of {points_text(book.max_total)})", justify="right")
     for student in book.students:
-        students.add_row(Text(student), points_text(round(book.total(student), 3)))
+        students.add_row(Text(shown(student)), points_text(round(book.total(student), 3)))
     console.print(students)
 
 
