@@ -160,11 +160,12 @@ def test_answer_from_standard_input(cli):
 
 def test_an_identical_answer_is_judged_once(files, monkeypatch):
     """A class answers the same way often: the memo judges each (function, answer) once."""
+    from gradcalc.commands import check as checking
     from gradcalc.commands import classfile as module
 
     calls = []
-    real = module.judge
-    monkeypatch.setattr(module, "judge", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = checking.run
+    monkeypatch.setattr(checking, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
     module.forget()
     task = classfile.Task(2, "s", "p", "x^2", "2x")
     results = [module.judge_task(task) for _ in range(5)]
@@ -194,3 +195,17 @@ def test_hostile_cells_cannot_drive_the_terminal(invoke, tmp_path):
         assert "\x1b" not in r.out + r.err and "\x07" not in r.out + r.err
         assert "\\u001b[31mana" in r.out
     assert "[bold]note[/]" in invoke("check", "--file", str(path)).out
+
+
+@pytest.mark.parametrize("verdict,partial,expected", [
+    ("correct", None, 1.0), ("correct", 1.0, 1.0), ("incorrect", None, 0.0),
+    ("incorrect", 0.5, 0.5), ("undetermined", 1.0, 0.0), ("undetermined", None, 0.0),
+])
+def test_the_share_of_points_a_verdict_earns(verdict, partial, expected):
+    from gradcalc.verify.homework.judge import Verdict
+
+    v = Verdict(verdict, "numeric", "2*x", "derivative", ("x",))
+    if partial is not None:
+        v.score = partial  # a list answer's share of right entries
+    assert classfile.share(v) == expected
+    assert classfile.share(None) == 0.0

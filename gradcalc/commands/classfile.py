@@ -16,13 +16,13 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from gradcalc.commands import check as checking
 from gradcalc.commands.headers import MAX_CELL_CHARS, Table, read_table
 from gradcalc.commands.key import Key
 from gradcalc.commands.receipt import receipt
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.judge import Settings, Verdict, judge
-from gradcalc.verify.homework.problem import read_problem
+from gradcalc.verify.homework.judge import Settings, Verdict
 
 #: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
 ONE_FILE = ("student", "function", "answer")
@@ -63,12 +63,7 @@ class Result:
     def score(self) -> float:
         """The share of the problem's points earned, 0 to 1 (a verdict's own partial
         score where it has one)."""
-        if self.verdict is None:
-            return 0.0
-        partial = getattr(self.verdict, "score", None)
-        if isinstance(partial, (int, float)):
-            return float(partial)
-        return 1.0 if self.verdict.verdict == "correct" else 0.0
+        return share(self.verdict)
 
     @property
     def earned(self) -> float:
@@ -80,6 +75,18 @@ class Result:
             return self.verdict.receipt
         return receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
                        self.task.settings)
+
+
+def share(verdict: Verdict | None) -> float:
+    """The share of the points a verdict earns: 1 for correct, 0 for undetermined or
+    unreadable, and for incorrect the verdict's partial score (right entries of a list
+    answer) where it has one, else 0."""
+    if verdict is None or verdict.verdict == "undetermined":
+        return 0.0
+    partial = getattr(verdict, "score", None)
+    if verdict.verdict == "correct":
+        return 1.0
+    return float(partial) if isinstance(partial, (int, float)) else 0.0
 
 
 @dataclass
@@ -166,9 +173,8 @@ def _judged(task: Task, limits: Limits) -> Verdict:
     if memo in _MEMO:
         _MEMO.move_to_end(memo)
         return _MEMO[memo]
-    problem = read_problem(task.function, task.answer, wrt, limits)
-    verdict = judge(problem, task.settings, limits)
-    verdict.receipt = receipt(task.function, task.answer, wrt, task.settings, verdict)
+    verdict = checking.run(checking.CheckJob(task.function, task.answer, wrt, task.settings,
+                                             limits))
     _MEMO[memo] = verdict
     if len(_MEMO) > MEMO_SIZE:
         _MEMO.popitem(last=False)

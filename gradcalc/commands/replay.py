@@ -17,13 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradcalc.commands.classfile import split_wrt
+from gradcalc.commands import check as checking
+from gradcalc.commands.classfile import share, split_wrt
 from gradcalc.commands.headers import read_bytes
 from gradcalc.commands.receipt import receipt, settings_of
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.judge import judge
-from gradcalc.verify.homework.problem import read_problem
 
 #: values agree when within this relative (or absolute, near 0) distance: float64's
 #: last digits may differ between NumPy builds, a hand-edited number does not pass
@@ -101,8 +100,8 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
     try:
         settings = settings_of(rec)
         wrt = split_wrt(",".join(rec["wrt"])) if rec.get("wrt") else None
-        verdict = judge(read_problem(rec["function"], rec["answer"], wrt, limits), settings,
-                        limits)
+        verdict = checking.run(checking.CheckJob(rec["function"], rec["answer"], wrt,
+                                                 settings, limits))
     except Exception as exc:  # noqa: BLE001 - an error is a result to compare, too
         kind, message = failure(exc)
         was = obj.get("error")
@@ -115,18 +114,16 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
     if "error" in obj:
         out.differences.append(f"verdict: recorded unreadable, now {verdict.verdict}")
         return out
-    now = receipt(rec["function"], rec["answer"], wrt, settings, verdict)
+    now = verdict.receipt or receipt(rec["function"], rec["answer"], wrt, settings, verdict)
     _differ("verdict", obj.get("verdict"), verdict.verdict, out.differences)
     _differ("method", obj.get("method"), verdict.method, out.differences)
     if rec.get("method") != obj.get("method"):
         _differ("receipt's method", rec.get("method"), verdict.method, out.differences)
     _differ("expected", obj.get("expected"), verdict.expected, out.differences)
     if "score" in obj and "max_score" in obj:
-        partial = getattr(verdict, "score", None)
-        share = float(partial) if isinstance(partial, (int, float)) else \
-            float(verdict.verdict == "correct")
         try:
-            _differ("score", obj["score"], share * float(obj["max_score"]), out.differences)
+            _differ("score", obj["score"], share(verdict) * float(obj["max_score"]),
+                    out.differences)
         except (TypeError, ValueError):
             out.differences.append("score: max_score is not a number")
     recorded, fresh = rec.get("points") or [], now["points"]
