@@ -400,6 +400,10 @@ def check(
     if replay is not None:
         from gradcalc.render.replay import write_replay
 
+        if function is not None or answer is not None or file is not None or key:
+            raise GradcalcError("--replay goes alone: the receipts hold what was judged",
+                                kind="usage")
+
         raise typer.Exit(write_replay(replay, fmt, limits, sys.stdout, sys.stderr))
     class_only = [o for o, v in (("--key", key), ("--grades", grades), ("--gradescope",
                   gradescope), ("--report", report), ("--summary", summary)) if v]

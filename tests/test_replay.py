@@ -106,3 +106,8 @@ def test_a_line_without_a_receipt_cannot_be_defended(invoke, tmp_path):
     path.write_text('{"id": "x", "verdict": "correct"}\n')
     r = invoke("check", "--replay", str(path))
     assert r.code == 1 and "no receipt to judge it again from" in r.out
+
+
+def test_replay_goes_alone(invoke, saved):
+    r = invoke("check", "x^2", "--answer", "2x", "--replay", str(saved))
+    assert r.code == 2 and "--replay goes alone" in r.err
