@@ -66,7 +66,7 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture") -> str
                    f"<code>{escape(p.function)}</code></h3>")
         out.append(_bar(p.counts))
         if p.mistakes:
-            out.append('<table class="mistakes"><tr><th>mistake</th><th class="n">students'
+            out.append('<table class="mistakes"><tr><th>mistake</th><th class="n">answers'
                        "</th><th>example answers</th></tr>")
             for m in p.mistakes:
                 examples = "<br>".join(f"<code>{escape(e)}</code>" for e in m.examples)
