@@ -322,6 +322,8 @@ class Converter:
             if len(args) != 1:
                 raise ParseError(f"{f.id}() at {pos} takes one array before axis=")
             args += (self.expr(k.value),)  # the axis is the second argument
+        if f.id == "log" and len(args) == 2 and not e.keywords and "logb" in self.functions:
+            return Call("logb", args, pos)  # log(x, b): the log to base b
         return Call(f.id, args, pos)
 
     def index_items(self, s: ast.expr) -> tuple[Expr | Slice, ...]:

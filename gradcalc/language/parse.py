@@ -19,6 +19,7 @@ from collections.abc import Collection
 
 from gradcalc.errors import LimitError, ParseError
 from gradcalc.language.convert import Converter
+from gradcalc.language.forms import prepare
 from gradcalc.language.notation import rewrite, superscript_test
 from gradcalc.language.program import Program
 from gradcalc.language.statements import split_statements
@@ -122,6 +123,9 @@ def parse(
     normalized, norm_origin = normalize_with_origin(original)
     lines = LineIndex(original)
     if notation:
+        normalized, step = prepare(normalized, functions, lambda k: lines.pos(norm_origin[k]),
+                                   limits.max_depth)
+        norm_origin = [norm_origin[k] for k in step]
         student = rewrite(normalized, functions, lambda k: lines.pos(norm_origin[k]),
                           superscript_test(original, norm_origin))
         rewritten, inputs, tokens = student.text, student.inputs, student.tokens
