@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine import elementary
+from gradcalc.engine import elementary, rules, selecting
 from gradcalc.engine import forwards as fw
 from gradcalc.engine import reductions as red
-from gradcalc.engine import rules, selecting
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
 from gradcalc.engine.shapes import dims, ndim, normalize_axis, ones, shape, unb, value, zeros

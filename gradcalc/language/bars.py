@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection
 
 from gradcalc.errors import LimitError, ParseError
 from gradcalc.language.program import Pos
+from gradcalc.language.text import escape
 
 _OPENERS, _CLOSERS = "([", ")]"
 
@@ -172,7 +173,7 @@ def _pair(ks: list[int], bars: dict[int, tuple[str, int]], text: str,
         state: State = (0, False)
         for i in range(n):
             if len(moves(i, state)) > 1:
-                a, b = _show(text, ks, first), _show(text, ks, walk(i))
+                a, b = (escape(_show(text, ks, r), quotes=False) for r in (first, walk(i)))
                 raise ParseError(f"the bars at {at(ks[0])} can be read two ways: {a} or {b}; "
                                  "write abs(...) to say which")
             state = (state[0] + (1 if first[i] else -1), first[i])
