@@ -25,6 +25,7 @@ import tokenize
 from typing import Any
 
 from gradcalc.language.forms import Trap
+from gradcalc.language.names import SPELLINGS
 
 #: `f^-1` is the inverse function of these
 INVERSES = {"sin": "asin", "cos": "acos", "tan": "atan", "sec": "asec", "csc": "acsc",
@@ -215,9 +216,11 @@ def split(p: Any, i: int) -> None:
     else:
         return
     head = word[: -len(tail)]
-    if not head.isidentifier() and not head.isdigit():
-        return
+    if (not head.isidentifier() and not head.isdigit()) or head in ("a", "ar", "arc") \
+            or word in SPELLINGS:
+        return  # `arcsech(x)` is an inverse's name, not arc*sech(x): the error says so
     p.edit(p.starts[i], p.ends[i], f"{head}*{tail}")
+    p.no_product.add(i)  # `2xcos(x)`: the call stays a call
     if tail == "e":
         end = i + 3 if p.s(i + 2) in ("-", "+") else i + 2
         end = p.match.get(end, end)

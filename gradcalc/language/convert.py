@@ -12,6 +12,7 @@ import ast
 import math
 
 from gradcalc.errors import ParseError
+from gradcalc.language.names import instead
 from gradcalc.language.program import (
     Assign,
     Binary,
@@ -305,8 +306,9 @@ class Converter:
             )
         if f.id not in self.functions:
             raise ParseError(
-                f"{quote(f.id)} at {pos} is not a function gradcalc knows; functions: "
-                + ", ".join(sorted(self.functions))
+                f"{quote(f.id)} at {pos} is not a function gradcalc knows; "
+                + instead(f.id, self.functions)
+                + "functions: " + ", ".join(sorted(self.functions))
                 + (f" (for a product, write {f.id}*(...))" if len(f.id) == 1 else "")
             )
         args = tuple(self.expr(a) for a in e.args)
