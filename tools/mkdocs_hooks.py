@@ -5,6 +5,9 @@
   cannot drift from the options gradcalc has.
 - Pages listed in the nav that do not exist yet are left out (instead of failing the
   strict build), so the nav can name a page before it is written.
+- Mermaid is served from the site itself (tools/vendor_mermaid.py says why and how): each
+  page with a diagram loads the site's copy before the theme's script, which then uses it
+  instead of fetching one from a CDN, so diagrams render with no network.
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import vendor_mermaid  # beside this file (mkdocs loads hooks with their folder on the path)
+
 MARKER = re.compile(r"<!-- help: ([a-z]+) -->")
+#: the theme's own script, before which a page with diagrams loads the site's Mermaid
+THEME_SCRIPT = re.compile(r'<script src="([^"]*)assets/javascripts/bundle\.')
+MERMAID_DIR = "assets/javascripts"
 
 
 def help_text(command: str | None) -> str:
@@ -67,11 +75,44 @@ def _existing(nav: list[Any], docs: Path) -> list[Any]:
     return out
 
 
+def with_mermaid(html: str) -> str:
+    """A built page that has diagrams, loading the site's Mermaid before the theme's
+    script (a page without diagrams is unchanged)."""
+    if 'class="mermaid"' not in html:
+        return html
+    m = THEME_SCRIPT.search(html)
+    if m is None:
+        raise RuntimeError("the theme's script was not found: Mermaid cannot be placed")
+    tag = f'<script src="{m.group(1)}{MERMAID_DIR}/mermaid.min.js"></script>\n    '
+    return html[: m.start()] + tag + html[m.start():]
+
+
 def on_config(config: Any) -> Any:
+    from mkdocs.exceptions import PluginError
+
+
     if config.get("nav"):
         config["nav"] = _existing(config["nav"], Path(config["docs_dir"]))
+    try:
+        vendor_mermaid.fetch()
+    except vendor_mermaid.VendorError as exc:
+        raise PluginError(str(exc)) from None
     return config
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return expand(markdown) if MARKER.search(markdown) else markdown
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    return with_mermaid(output)
+
+
+def on_post_build(config: Any) -> None:
+    import shutil
+
+
+    target = Path(config["site_dir"]) / MERMAID_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for name in vendor_mermaid.FILES.values():
+        shutil.copyfile(vendor_mermaid.fetch() / name, target / name)
