@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,6 +47,18 @@ PROBE = """<script>
       return {svg: !!svg, nodes: svg ? svg.querySelectorAll(".node").length : 0};
     });
     document.documentElement.dataset.diagrams = JSON.stringify(found);
+    const cell = document.querySelector("pre .gc-cell");
+    if (cell) {  // a terminal plot: every mark as wide as a column of its code font
+      const code = cell.closest("code") || cell.parentElement;
+      const probe = document.createElement("span");
+      probe.textContent = "0";
+      code.appendChild(probe);
+      const column = probe.getBoundingClientRect().width;
+      probe.remove();
+      const widths = [...code.querySelectorAll(".gc-cell")].map(
+        (c) => c.getBoundingClientRect().width);
+      document.documentElement.dataset.cells = JSON.stringify({column, widths});
+    }
   }, 100);
 })();
 </script>"""
@@ -73,7 +86,7 @@ def _pages_with_diagrams(site: Path) -> dict[Path, int]:
     return pages
 
 
-def _diagrams_in_browser(page: Path, tmp_path: Path) -> list[dict]:
+def _in_browser(page: Path, tmp_path: Path) -> str:
     probe = page.with_name("probe.html")
     text = page.read_text(encoding="utf-8")
     probe.write_text(text.replace("<head>", "<head>\n" + PROBE, 1), encoding="utf-8")
@@ -84,8 +97,12 @@ def _diagrams_in_browser(page: Path, tmp_path: Path) -> list[dict]:
     finally:
         probe.unlink()
     assert proc.returncode == 0, proc.stderr[-2000:]
-    m = re.search(r'data-diagrams="([^"]*)"', proc.stdout)
-    assert m, "the page's scripts did not run"
+    return proc.stdout
+
+
+def _report(dom: str, name: str) -> Any:
+    m = re.search(rf'data-{name}="([^"]*)"', dom)
+    assert m, f"the page's scripts did not report {name}"
     return json.loads(html.unescape(m.group(1)))
 
 
@@ -118,9 +135,30 @@ def test_every_diagram_renders_offline_in_chromium(site, tmp_path):
     pages = _pages_with_diagrams(site)
     assert pages
     for page, count in pages.items():
-        found = _diagrams_in_browser(page, tmp_path)
+        found = _report(_in_browser(page, tmp_path), "diagrams")
         assert len(found) == count, (page, found)
         assert all(d["svg"] and d["nodes"] > 0 for d in found), (page, found)
+
+
+def test_plot_marks_in_code_blocks_are_one_column_each():
+    page = ("<head></head><p>• a bullet</p><pre><code> 1.0┤⢕⢕ y •• dy/dx│</code></pre>")
+    out = mkdocs_hooks.with_plot_cells(page)
+    assert out.count('<span class="gc-cell">') == 4 and "<p>• a bullet</p>" in out
+    assert ".gc-cell{display:inline-block;width:1ch" in out
+    assert mkdocs_hooks.with_plot_cells("<pre>no plot</pre>") == "<pre>no plot</pre>"
+
+
+@NEEDS_DOCS
+@NEEDS_BROWSER
+def test_terminal_plots_keep_their_columns_in_chromium(site, tmp_path):
+    cells = _report(_in_browser(site / "understanding-backward" / "index.html", tmp_path),
+                    "cells")
+    assert len(cells["widths"]) > 100
+    # within 2 % (1ch and the font's own advance differ by rounding): under a pixel across
+    # a 64-column plot, where a fallback braille font was a quarter narrower
+    column = cells["column"]
+    assert all(abs(w - column) < 0.02 * column for w in cells["widths"]), (
+        column, sorted(set(cells["widths"])))
 
 
 @NEEDS_DOCS

@@ -5,6 +5,9 @@
 - Mermaid is served from the site itself (tools/vendor_mermaid.py says why and how): each
   page with a diagram loads the site's copy before the theme's script, which then uses it
   instead of fetching one from a CDN, so diagrams render with no network.
+- Terminal plots keep their columns: a font without braille draws `gradcalc plot`'s dots
+  from a fallback font of another width, so each braille cell and dot in a code block is
+  set one column (1ch) wide.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ import vendor_mermaid  # beside this file (mkdocs loads hooks with their folder 
 #: the theme's own script, before which a page with diagrams loads the site's Mermaid
 THEME_SCRIPT = re.compile(r'<script src="([^"]*)assets/javascripts/bundle\.')
 MERMAID_DIR = "assets/javascripts"
+#: the marks of a terminal plot whose width a code font may not match, inside <pre>
+PLOT_MARK = re.compile("[\u2800-\u28ff•]")
+PRE = re.compile(r"<pre[ >].*?</pre>", re.S)
+CELL_STYLE = ("<style>.md-typeset pre .gc-cell{display:inline-block;width:1ch;"
+              "text-align:center}</style>")
 
 
 def _existing(nav: list[Any], docs: Path) -> list[Any]:
@@ -50,6 +58,19 @@ def with_mermaid(html: str) -> str:
     return html[: m.start()] + tag + html[m.start():]
 
 
+def with_plot_cells(html: str) -> str:
+    """A built page whose code blocks draw plots, each plot mark in a one-column cell."""
+    if not PLOT_MARK.search(html):
+        return html
+
+    def cells(m: re.Match[str]) -> str:
+        return PLOT_MARK.sub(lambda c: f'<span class="gc-cell">{c.group(0)}</span>',
+                             m.group(0))
+
+    out, count = PRE.subn(cells, html)
+    return out.replace("</head>", CELL_STYLE + "</head>", 1) if count else html
+
+
 def on_config(config: Any) -> Any:
     from mkdocs.exceptions import PluginError
 
@@ -64,7 +85,7 @@ def on_config(config: Any) -> Any:
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    return with_mermaid(output)
+    return with_plot_cells(with_mermaid(output))
 
 
 def on_post_build(config: Any) -> None:
