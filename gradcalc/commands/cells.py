@@ -27,10 +27,13 @@ class Rows:
     bad: dict[int, str] = field(default_factory=dict)  # row index -> what is wrong
     lines: dict[int, int] = field(default_factory=dict)  # bad row index -> its file line
     raw: dict[int, list[str]] = field(default_factory=dict)  # bad row index -> its cells
+    offset: int = 0  # rows of the table before these (a chunk of a larger table)
+    source: str = ""  # the file, named when a table is read from several
 
     def reason(self, k: int) -> str:
         """Where bad row `k` is and what is wrong with it."""
-        return f"row {k + 1} (line {self.lines[k]}): {self.bad[k]}"
+        where = f"{self.source}, line" if self.source else "line"
+        return f"row {k + self.offset + 1} ({where} {self.lines[k]}): {self.bad[k]}"
 
     @property
     def count(self) -> int:
