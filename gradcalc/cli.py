@@ -193,12 +193,21 @@ def _scale_unused(scale: dict[str, Any], needs: str) -> None:
 
 
 class _Stdout:
-    """Standard output for a stream of chunks: a closed pipe (`| head`) ends the output
-    quietly (the reader has what it wanted)."""
+    """Standard output for a stream of chunks (text, or bytes to its buffer): a closed
+    pipe (`| head`) ends the output quietly (the reader has what it wanted)."""
 
-    def write(self, text: str) -> None:
+    takes_bytes = True
+
+    def write(self, text: str | bytes) -> None:
         try:
-            sys.stdout.write(text)
+            if isinstance(text, bytes):
+                sys.stdout.flush()
+                if hasattr(sys.stdout, "buffer"):
+                    sys.stdout.buffer.write(text)
+                else:  # a test's captured output
+                    sys.stdout.write(text.decode())
+            else:
+                sys.stdout.write(text)
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(0) from None

@@ -63,7 +63,7 @@ def read_rows(text: str, columns: list[str], inputs: list[int], first_line: int)
             pass
         else:
             if data.shape[1] == len(columns):
-                return Rows(data, [[] for _ in range(data.shape[0])])
+                return Rows(data, [[]] * data.shape[0])  # no text columns: one shared []
     return _slow(text, columns, inputs, first_line)
 
 

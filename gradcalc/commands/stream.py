@@ -32,8 +32,6 @@ from gradcalc.limits import CHUNK_ROWS
 DEFAULT_CHUNK_ROWS = CHUNK_ROWS
 #: the bytes of a plain-number table (with ',' between cells and a line break after rows)
 _NUMERIC = b"0123456789.eE+-,\r\n"
-#: byte pairs that a table of plain numbers never has: an empty cell or a blank line
-_GAPS = (b",,", b"\n,", b",\n", b",\r", b"\n\n", b"\n\r\n")
 #: file name endings read as Parquet
 PARQUET = (".parquet", ".pq")
 
@@ -139,20 +137,34 @@ def scan(files: list[str], header: Header) -> tuple[int, bool]:
             for _ in range(header.lines):
                 fh.readline()
             lines = commas = 0
-            tail = b"\n"
-            while block := fh.read(1 << 24):
-                joined = tail + block
-                if plain and (block.translate(None, _NUMERIC)
-                              or any(gap in joined for gap in _GAPS)):
-                    plain = False
-                lines += block.count(b"\n")
-                commas += block.count(b",")
-                tail = block[-1:]
-            if tail != b"\n":
+            last = 10  # the byte before the block: a line break
+            while block := fh.read(1 << 22):
+                b = np.frombuffer(block, np.uint8)
+                comma, newline = b == 44, b == 10
+                lines += int(np.count_nonzero(newline))
+                commas += int(np.count_nonzero(comma))
+                if plain:
+                    plain = not block.translate(None, _NUMERIC) and not _gaps(b, comma,
+                                                                              newline, last)
+                last = int(b[-1])
+            if last != 10:
                 lines += 1  # a last row without a line break
             rows += lines
             plain = plain and commas == lines * (len(header.columns) - 1)
     return rows, plain
+
+
+def _gaps(b: np.ndarray, comma: np.ndarray, newline: np.ndarray, last: int) -> bool:
+    """Whether the block has an empty cell or a blank line: two separators in a row (a
+    carriage return before a line break is part of it)."""
+    cr = b == 13
+    if cr.any():  # \r only before \n; then read \r\n as \n
+        if not (newline[1:] >= cr[:-1]).all() or cr[-1]:
+            return True
+        keep = ~cr
+        b, comma, newline = b[keep], comma[keep], newline[keep]
+    sep = comma | newline
+    return bool((sep[:-1] & sep[1:]).any() or (last in (10, 44) and sep[0]))
 
 
 def csv_pieces(files: list[str], header: Header, chunk_rows: int, offset: int = 0,
@@ -204,7 +216,7 @@ def table_of(plan: Plan, piece: Piece) -> Table:
         rows.offset, rows.source = piece.offset, piece.source
     else:
         assert piece.data is not None
-        rows = Rows(piece.data, [[] for _ in range(piece.data.shape[0])], offset=piece.offset)
+        rows = Rows(piece.data, [[]] * piece.data.shape[0], offset=piece.offset)  # no text
     return plan.header.table(rows)
 
 

@@ -1,6 +1,7 @@
-"""The fast extra's readers (pyarrow, imported only here and only when installed): a CSV
-table of plain numbers and Parquet files, read as columns of float64 a chunk of rows at a
-time, with no text parsed in Python. `commands.stream` decides when they apply (a table
+"""The fast extra's readers (polars and pyarrow, imported only here and only when
+installed): a CSV table of plain numbers (polars' streaming reader) and Parquet files
+(pyarrow's), read as float64 a chunk of rows at a time, with no text parsed in Python.
+`commands.stream` decides when they apply (a table
 its byte scan found to be plain numbers; every Parquet table) and reads everything else
 itself.
 """
@@ -16,9 +17,6 @@ from gradcalc.commands.stream import Piece
 from gradcalc.commands.stream import csv_pieces as text_pieces
 from gradcalc.commands.table import Header, header_of
 from gradcalc.errors import GradcalcError
-
-#: bytes the CSV reader parses at a time (one block per thread)
-BLOCK_BYTES = 1 << 22
 
 
 def _rechunk(batches: Iterator[np.ndarray], chunk_rows: int, offset: int
@@ -45,23 +43,20 @@ def _columns(batch: Any, columns: list[int]) -> np.ndarray:
 
 
 def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Piece]:
-    """A plain-number CSV table in chunks; a cell the reader cannot take as a number (one
-    that only looks like one, such as 1e) hands the rest of the table to the row-by-row
-    reader, which reports that row in its place."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
+    """A plain-number CSV table in chunks (polars' streaming reader); a cell it cannot take
+    as a number (one that only looks like one, such as 1e) hands the rest of the table to
+    the row-by-row reader, which reports that row in its place."""
+    import polars as pl
 
     width = len(header.columns)
-    names = [f"c{k}" for k in range(width)]
-    read = pcsv.ReadOptions(skip_rows=header.lines, column_names=names,
-                            block_size=BLOCK_BYTES)
-    convert = pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.float64()),
-                                  strings_can_be_null=False, quoted_strings_can_be_null=False)
+    schema = {f"c{k}": pl.Float64 for k in range(width)}
 
     def batches(path: str) -> Iterator[np.ndarray]:
-        for batch in pcsv.open_csv(path, read_options=read, convert_options=convert):
-            if batch.num_rows:
-                yield _columns(batch, list(range(width)))
+        frame = pl.scan_csv(path, has_header=False, skip_rows=header.lines, schema=schema,
+                            raise_if_empty=False)
+        for batch in frame.collect_batches(chunk_size=chunk_rows):
+            if batch.height:
+                yield batch.to_numpy(order="c").astype(np.float64, copy=False)
 
     offset = 0
     for n, path in enumerate(files):
@@ -70,7 +65,7 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Pi
             for piece in _rechunk(batches(path), chunk_rows, offset):
                 yield piece
                 offset += piece.rows
-        except pa.ArrowInvalid:
+        except pl.exceptions.PolarsError:
             yield from text_pieces(files[n:], header, chunk_rows, offset=offset,
                                    skip=offset - start, several=len(files) > 1)
             return

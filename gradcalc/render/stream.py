@@ -74,7 +74,7 @@ def answer(plan: stream.Plan, fmt: Format, piece: stream.Piece) -> Answered:
     elif fmt.fast and result.table.plain and not result.has_errors:
         from gradcalc.render import tabular
 
-        out = (_header_text(result) if first else "") + tabular.csv_text(result)
+        out = (_header_text(result).encode() if first else b"") + tabular.csv_text(result)
     else:
         out = "".join(write.csv_lines(result, header_row=fmt.kind != "plain",
                                       sep=" " if fmt.kind == "plain" else ",", first=first))
@@ -189,7 +189,7 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
                     f"{','.join(header)}", kind="shape")
             if target is not None:
                 target.write(done.out)
-            elif isinstance(done.out, str):
+            elif isinstance(done.out, (str, bytes)):
                 _emit(stdout, done.out)
             totals.add(done.rows, done.stats, done.checks)
             if progress is not None:
@@ -203,8 +203,16 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
     return totals, of
 
 
-def _emit(stdout: Any, text: str) -> None:
-    stdout.write(text)
+def _emit(stdout: Any, text: str | bytes) -> None:
+    """A chunk to the output stream (which takes text and bytes: the command line's)."""
+    if isinstance(text, bytes) and not getattr(stdout, "takes_bytes", False):
+        if hasattr(stdout, "buffer"):
+            stdout.flush()
+            stdout.buffer.write(text)
+        else:
+            stdout.write(text.decode())
+    else:
+        stdout.write(text)
     stdout.flush()
 
 
@@ -214,8 +222,7 @@ class _Target:
     def __init__(self, temp: str, kind: str) -> None:
         self.temp, self.kind = temp, kind
         self.writer: Any = None
-        self.fh: Any = None if kind == "parquet" else open(temp, "w", encoding="utf-8",  # noqa: SIM115
-                                                           newline="")
+        self.fh: Any = None if kind == "parquet" else open(temp, "wb")  # noqa: SIM115
 
     def write(self, out: Any) -> None:
         if self.kind == "parquet":
@@ -225,7 +232,7 @@ class _Target:
                 self.writer = pq.ParquetWriter(self.temp, out.schema)
             self.writer.write_table(out)
         else:
-            self.fh.write(out)
+            self.fh.write(out if isinstance(out, bytes) else out.encode("utf-8"))
 
     def commit(self, final: str) -> None:
         if self.writer is not None:

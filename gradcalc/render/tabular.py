@@ -1,12 +1,13 @@
-"""The fast extra's writers (pyarrow, imported only here): CSV rows formatted by Arrow's
-C++ number formatting with the same text `render.numbers.number` gives (the shortest
-that reads back to the same float64; whole numbers without ".0"; nan, inf, -inf), and a
-chunk as an Arrow table for Parquet.
+"""The fast extra's writers (imported only here): CSV rows formatted by polars (Rust,
+every core) with the same text `render.numbers.number` gives (the shortest that reads
+back to the same float64; whole numbers without ".0"; nan, inf, -inf), and a chunk as an
+Arrow table for Parquet (pyarrow).
 
-Arrow and Python agree on the shortest digits but not on when to use an exponent: Arrow
-writes 1e-7 and 1e+10 where Python writes 1e-07 and 10000000000. Values outside
-[1e-4, 1e10) in magnitude (and nan) are rare in practice; those cells are formatted by
-`number` and put in place, so the text is the default writer's, byte for byte.
+polars and Python agree on the shortest digits but not on when to use an exponent:
+polars writes 1e-7 and 1e10 where Python writes 1e-07 and 10000000000. Values outside
+[1e-4, 1e10) in magnitude (and nan, inf) are rare in practice; those cells are written
+empty by polars and filled by `number`, so the text is the default writer's, byte for
+byte.
 """
 
 from __future__ import annotations
@@ -28,34 +29,44 @@ def matrix(result: PointsResult) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
-def column_text(values: np.ndarray) -> Any:
-    """A column of float64 as Arrow strings, each `number(v)`."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    text = pc.cast(pa.array(values), pa.string())
+def _odd(values: np.ndarray) -> np.ndarray:
+    """Where Arrow's text differs from `number`'s: magnitudes outside [1e-4, 1e10), nan."""
     size = np.abs(values)
-    odd = ~((size >= 1e-4) & (size < 1e10)) & (values != 0)  # nan and inf included
-    if odd.any():
-        fixed = pa.array([number(v) for v in values[odd]], type=pa.string())
-        text = pc.replace_with_mask(text, pa.array(odd), fixed)
-    return text
+    return ~((size >= 1e-4) & (size < 1e10)) & (values != 0)
 
 
-def csv_text(result: PointsResult, sep: str = ",") -> str:
-    """The chunk's CSV rows (no header row) as the default writer writes them."""
+def csv_text(result: PointsResult, sep: str = ",") -> bytes:
+    """The chunk's CSV rows (no header row), byte for byte as the default writer writes
+    them: polars formats every cell but the odd ones, left empty, which `number` fills;
+    a whole number loses polars' ".0"."""
     import io
 
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
+    import polars as pl
 
     m = matrix(result)
-    table = pa.table([column_text(np.ascontiguousarray(m[:, j])) for j in range(m.shape[1])],
-                     names=[f"c{j}" for j in range(m.shape[1])])
+    odd = _odd(m)
+    frame = pl.from_numpy(np.where(odd, np.nan, m) if odd.any() else m)
+    if odd.any():
+        frame = frame.fill_nan(None)
     buffer = io.BytesIO()
-    pcsv.write_csv(table, buffer, pcsv.WriteOptions(include_header=False, delimiter=sep,
-                                                    quoting_style="none"))
-    return buffer.getvalue().decode("ascii")
+    frame.write_csv(buffer, include_header=False, separator=sep, null_value="")
+    text = buffer.getvalue()
+    if ((m == np.trunc(m)) & ~odd).any():  # 2.0 -> 2, as `number` writes it
+        text = text.replace(b".0" + sep.encode(), sep.encode()).replace(b".0\n", b"\n")
+    rows = np.flatnonzero(odd.any(axis=1))
+    if not rows.size:
+        return text
+    starts = np.concatenate(([0], np.flatnonzero(np.frombuffer(text, np.uint8) == 10) + 1))
+    parts, at, comma = [], 0, sep.encode()
+    for r in rows.tolist():
+        begin, end = int(starts[r]), int(starts[r + 1]) - 1
+        cells = text[begin:end].split(comma)
+        for j in np.flatnonzero(odd[r]).tolist():
+            cells[j] = number(m[r, j]).encode()
+        parts += [text[at:begin], comma.join(cells)]
+        at = end
+    parts.append(text[at:])
+    return b"".join(parts)
 
 
 def arrow_table(result: PointsResult) -> Any:
