@@ -326,8 +326,11 @@ def batch(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
+    jobs: JobsOpt = "1",
+    chunk_rows: ChunkRowsOpt = 500,
 ) -> None:
-    """One job per JSON line in, one JSON result per line out, in order, in one process."""
+    """One job per JSON line in, one JSON result per line out, in order (on --jobs
+    processes: the same output)."""
     from gradcalc.commands import batch as batch_mod
     from gradcalc.render.as_json import answer_json
 
@@ -346,11 +349,19 @@ def batch(
         except OSError as exc:
             raise GradcalcError(f"cannot read batch file {file!r}: {exc.strerror}",
                                 kind="usage") from None
+    from gradcalc.commands.parallel import job_count
+
     tally = batch_mod.Tally()
-    answers = batch_mod.run(fh, tally, check=not no_check,
-                            limits=_limits(check_seconds, max_iterations, max_operations))
+    limits = _limits(check_seconds, max_iterations, max_operations)
+    workers = job_count(jobs)
     try:
-        _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
+        if workers > 1:
+            from gradcalc.render.batch_jobs import answer_chunks
+
+            _write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
+        else:
+            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits)
+            _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -419,6 +430,8 @@ def check(
         "--prove", help="Also try sympy's full simplify (slower) before a numeric verdict.")]
     = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    jobs: JobsOpt = "1",
+    chunk_rows: ChunkRowsOpt = 500,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
     from gradcalc.commands import check as checking
@@ -435,10 +448,14 @@ def check(
 
         if file == "-":
             stdin_note("the class file (CSV)")
-        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr))
+        from gradcalc.commands.parallel import job_count
+
+        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr,
+                                     job_count(jobs), chunk_rows))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
+    _scale_unused({"jobs": jobs}, "--file")
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") else answer,
         checking.split_wrt(wrt), settings, limits))
