@@ -126,8 +126,8 @@ def test_plain_and_table_show_student_problem_columns_answer_score(invoke, files
     plain = invoke(*args, "--plain")
     assert plain.out.splitlines()[1].split("\t") == [
         "ana@x.edu", "p2", "Ana", "A", "cos(3x)", "0/1",
-        "incorrect: missing the chain rule's factor: the derivative of the inner 3*x, "
-        "which is 3; expected 3*cos(3*x)"]
+        "incorrect: missing the chain rule's factor: the derivative of the inner 3x, "
+        "which is 3; expected 3cos(3x); read as f(x) = sin(3x) and f'(x) = cos(3x)"]
     assert "7 rows: 3 correct, 2 incorrect, 0 undetermined, 2 unreadable; score 4 of 9" \
         in plain.err
     table = invoke(*args)
@@ -153,7 +153,7 @@ def test_class_options_need_a_file(invoke, option):
 
 def test_answer_from_standard_input(cli):
     r = cli("check", "x^3", "--answer", "-", "--plain", stdin="3x^2\n")
-    assert r.code == 0 and r.out == "correct (symbolic)\n"
+    assert r.code == 0 and r.out == "correct (symbolic); read as f(x) = x^3 and f'(x) = 3x^2\n"
     both = cli("check", "-", "--answer", "-", stdin="x\n")
     assert both.code == 2 and "only one of FUNCTION and --answer" in both.err
 
@@ -209,3 +209,16 @@ def test_the_share_of_points_a_verdict_earns(verdict, partial, expected):
         v.score = partial  # a list answer's share of right entries
     assert classfile.share(v) == expected
     assert classfile.share(None) == 0.0
+
+
+def test_jobs_2_gives_the_same_bytes_as_jobs_1(cli, files):
+    """Rows shared out between processes come back in order: the same output, files too."""
+    outputs = []
+    for jobs in ("1", "2"):
+        grades = files / f"grades{jobs}.csv"
+        r = cli("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"),
+                "--json", "--jobs", jobs, "--chunk-rows", "2", "--grades", str(grades))
+        assert r.code == 1, r.err
+        outputs.append((r.out, grades.read_bytes()))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0][0].splitlines()) == 8

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.judge import Settings, Verdict, judge
-from gradcalc.verify.homework.problem import read_problem
+from gradcalc.verify.homework.ambiguity import judged
+from gradcalc.verify.homework.judge import Settings, Verdict
 
 
 @dataclass
@@ -21,14 +21,16 @@ class CheckJob:
     wrt: list[str] | None = None
     settings: Settings = field(default_factory=Settings)
     limits: Limits = DEFAULT_LIMITS
+    #: where wrt came from, as errors name it (the option, or a class file's column)
+    wrt_from: str = "--wrt"
 
 
 def run(job: CheckJob) -> Verdict:
     """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
     from gradcalc.commands.receipt import receipt
 
-    problem = read_problem(job.function, job.answer, job.wrt, job.limits)
-    verdict = judge(problem, job.settings, job.limits)
+    verdict = judged(job.function, job.answer, job.wrt, job.settings, job.limits,
+                     job.wrt_from)
     verdict.receipt = receipt(job.function, job.answer, job.wrt, job.settings, verdict)
     return verdict
 

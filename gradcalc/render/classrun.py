@@ -8,12 +8,17 @@ after the last row, all or none (`gradcalc.render.files`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework.judge import Settings
+
+#: rows per chunk handed to a process with --jobs (judging a row takes about a
+#: millisecond: a few hundred keep the processes busy and the output flowing)
+CHUNK_ROWS = 500
 
 
 @dataclass
@@ -27,6 +32,8 @@ class ClassJob:
     gradescope: str | None = None
     report: str | None = None
     summary: bool = False
+    jobs: int = 1  # processes judging the rows (the output is the same for any number)
+    chunk_rows: int | None = None  # rows per chunk handed to a process
 
 
 def _check_outputs(job: ClassJob) -> None:
@@ -43,10 +50,20 @@ def _check_outputs(job: ClassJob) -> None:
         seen[path] = option
 
 
+def chunks(tasks: list, size: int) -> Iterator[list]:
+    """The rows in lists of `size` (a process's share of work at a time)."""
+    for start in range(0, len(tasks), size):
+        yield tasks[start:start + size]
+
+
 def write_class(job: ClassJob, out: Any, err: Any) -> int:
-    """The class judged and written; the exit code: 0 only when every row is correct."""
+    """The class judged (on `job.jobs` processes, the rows in chunks: the same output in
+    the same order) and written; the exit code: 0 only when every row is correct."""
+    from functools import partial
+
     from gradcalc.commands import classfile
     from gradcalc.commands.key import load_key
+    from gradcalc.commands.parallel import ordered_map
     from gradcalc.render import classview
     from gradcalc.render.homework import Progress
 
@@ -62,15 +79,20 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
                             kind="usage")
     summary, done = classfile.Summary(), []
     keyed = key is not None
+    keep = job.fmt == "rich" or job.summary or job.grades or job.gradescope or job.report
     progress = Progress(len(tasks) if job.fmt == "rich" else 0)
+    size = (job.chunk_rows or CHUNK_ROWS) if job.jobs > 1 else 1
     try:
-        for result in classfile.run(tasks, job.limits):
-            summary.add(result)
-            done.append(result)
-            progress.advance()
-            if job.fmt != "rich":
-                out.write(classview.row_text(result, job.fmt, keyed))
-                out.flush()
+        for chunk in ordered_map(partial(classfile.judge_chunk, limits=job.limits),
+                                 chunks(tasks, size), job.jobs):
+            for result in chunk:
+                summary.add(result)
+                progress.advance()
+                if keep:
+                    done.append(result)
+                if job.fmt != "rich":
+                    out.write(classview.row_text(result, job.fmt, keyed))
+            out.flush()
     finally:
         progress.close()
     _write_files(job, done, key)

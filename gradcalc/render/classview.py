@@ -64,6 +64,15 @@ def note(r: Result) -> str:
     return ""
 
 
+def answer_read(r: Result) -> str:
+    """The answer as it was read (in the student's notation), else as typed."""
+    read = getattr(r.verdict, "read", None)
+    if isinstance(read, dict) and isinstance(read.get("answer"), str):
+        named, sep, value = read["answer"].partition(" = ")  # f'(x) = ...: the table
+        return value if sep else named                      # names the problem already
+    return r.task.answer
+
+
 def row_plain(r: Result, keyed: bool) -> str:
     """student, problem (the function in a one-file class), the other columns, answer,
     score/points and the verdict's line, separated by tabs."""
@@ -101,7 +110,7 @@ def show_rows(results: list[Result], extra_names: list[str], keyed: bool, consol
         status = r.status
         table.add_row(Text(shown(r.task.student)),
                       Text(shown(r.task.problem if keyed else r.task.function)),
-                      *(Text(shown(v)) for _, v in r.task.extras), Text(shown(r.task.answer)),
+                      *(Text(shown(v)) for _, v in r.task.extras), Text(shown(answer_read(r))),
                       Text(f"{_MARK[status]} {status}", style=_STYLE[status]),
                       Text(f"{points_text(r.earned)}/{points_text(r.task.points)}"),
                       Text(shown(note(r))))
