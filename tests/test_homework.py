@@ -182,7 +182,7 @@ def test_the_seed_picks_the_points():
     ("x^2", "2t", "the answer uses 't', which the function does not have"),
     ("x y", "xy", "did you mean x*y?"),
     ("x^2 + xy + y^2", "0", "did you mean x*y?"),
-    ("sin x", "cos(x)", "the function: 'sin' needs parentheses"),
+    ("sin cos x", "cos(x)", "the function: 'sin' needs parentheses"),
     ("x^2", "[[1, 2], [3]]", "rows have different lengths"),
 ])
 def test_unreadable_text_is_an_error(function, answer, fragment):

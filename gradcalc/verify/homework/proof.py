@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
@@ -23,7 +23,9 @@ from gradcalc.backends.symbolic import as_expr, symbolic_output
 from gradcalc.language.program import EULER, RESULT_NAME
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework.problem import Side
+
+if TYPE_CHECKING:  # a type only: problem.py reaches this module through student.py
+    from gradcalc.verify.homework.problem import Side
 
 #: a decimal read back exactly when its shortest form has a denominator up to this
 MAX_DENOMINATOR = 10**6
