@@ -45,7 +45,7 @@ SIMPLIFY_SECONDS = 0.1
 def _juxtaposes(left: str, right: str) -> bool:
     """Whether `left right` can be written without `·` (a number before a letter, a root,
     an absolute value or a parenthesis: `3x`, `2√x`, `4(x + 1)`)."""
-    return (left.replace(".", "").isdigit() and bool(right)
+    return (left.lstrip("-").replace(".", "").isdigit() and bool(right)
             and (right[0].isalpha() or right[0] in "(√|π"))
 
 
