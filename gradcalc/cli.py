@@ -26,7 +26,9 @@ from gradcalc.argv import (
     AtOpt,
     DigitsOpt,
     ExpectOpt,
+    ExplainLineOpt,
     ExplainOpt,
+    ExplainRowOpt,
     GraphOpt,
     IterOpt,
     JsonOpt,
@@ -80,7 +82,8 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, limits: Limits,
          expect: str | None, points: str | None = None,
          extras: dict[str, Any] | None = None,
-         view: tuple[str | None, float | None, float | None] = (None, None, None)) -> None:
+         view: tuple[str | None, float | None, float | None] = (None, None, None),
+         explain_row: int | None = None) -> None:
     """One derivative command; `view` is (--digits, --rtol, --atol)."""
     from gradcalc.commands.jobs import Job
     from gradcalc.render.digits import Numbers, parse_digits
@@ -98,11 +101,12 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     job = replace(job, rtol=job.rtol if rtol is None else rtol,
                   atol=job.atol if atol is None else atol)
     extras = extras or {}
-    if points is not None:
-        if any(extras.values()):
-            raise GradcalcError("--points goes without --symbolic, --explain and --graph",
-                                kind="usage")
+    if points is not None and (any(extras.values()) or explain_row is not None):
+        failed = _explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
+    elif points is not None:
         failed = _run_points(job, points, fmt)
+    elif explain_row is not None:
+        raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
     else:
         job = replace(job, symbolic=extras.get("symbolic", False),
                       explain=extras.get("explain", False) or extras.get("graph") is not None)
@@ -139,6 +143,30 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
 
         draw(lambda console: show(result, console, numbers))
     return result.failed
+
+
+def _explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any], fmt: str,
+                        numbers: Any) -> bool:
+    """--points with --explain, --graph or --symbolic: the run at one row of the table,
+    shown as a one-point command shows it (--explain-row N; the first row by default)."""
+    from gradcalc.commands import points
+    from gradcalc.commands.point_row import describe, row_job
+
+    if source == "-":
+        stdin_note("the --points table")
+    fh = points.open_source(source)
+    try:
+        table = points.read_table(fh, reads=points.program_reads(job))
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+    if not any(extras.values()):
+        extras = {**extras, "explain": True}
+    one = replace(row_job(job, table, row), symbolic=extras.get("symbolic", False),
+                  explain=bool(extras.get("explain")) or extras.get("graph") is not None)
+    sys.stderr.write(f"note: row {row} of {table.count} in the --points table: "
+                     f"{describe(one)}\n")
+    return _run_one(one, fmt, extras, numbers)
 
 
 def _run_points(job: Any, source: str, fmt: str) -> bool:
@@ -231,6 +259,7 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("explain_row", ExplainRowOpt, None),
 ]
 
 
@@ -247,7 +276,7 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
              _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
-             (o["digits"], o["rtol"], o["atol"]))
+             (o["digits"], o["rtol"], o["atol"]), o["explain_row"])
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
@@ -276,6 +305,7 @@ def batch(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
+    explain_row: ExplainLineOpt = None,
 ) -> None:
     """One job per JSON line in, one JSON result per line out, in order, in one process."""
     from gradcalc.commands import batch as batch_mod
@@ -298,7 +328,8 @@ def batch(
                                 kind="usage") from None
     tally = batch_mod.Tally()
     answers = batch_mod.run(fh, tally, check=not no_check,
-                            limits=_limits(check_seconds, max_iterations, max_operations))
+                            limits=_limits(check_seconds, max_iterations, max_operations),
+                            explain_line=explain_row)
     try:
         _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
