@@ -66,8 +66,27 @@ DigitsOpt = Annotated[str | None, typer.Option(
 PointsOpt = Annotated[str | None, typer.Option(
     "--points", metavar="FILE.csv",
     help="A CSV table of points (header: input names, x[0],x[1] for vectors; - for standard "
-    "input): one answer row per point, in one vectorised pass.",
+    "input), a Parquet file, a glob or a directory of them: one answer row per point, in "
+    "vectorised passes of --chunk-rows rows.",
     show_default=False)]
+
+# --- scale: chunks, processes, files and a cluster (render/stream.py, commands/parallel.py)
+ChunkRowsOpt = Annotated[int, typer.Option(
+    "--chunk-rows", min=1, max=100_000_000, help="Rows read, answered and written at a "
+    "time: memory depends on this, not on the input's length.")]
+JobsOpt = Annotated[str, typer.Option(
+    "--jobs", metavar="N|auto", help="Worker processes (auto: one per core); the output is "
+    "the same as with one.")]
+OutputOpt = Annotated[str | None, typer.Option(
+    "--output", metavar="FILE.csv|FILE.parquet", help="Write the rows to this file "
+    "(Parquet needs the fast extra); it appears only when every row is written.",
+    show_default=False)]
+EngineOpt = Annotated[str, typer.Option(
+    "--engine", metavar="local|dask", help="Where the chunks run: this machine, or a Dask "
+    "cluster (the dask extra).")]
+SchedulerOpt = Annotated[str | None, typer.Option(
+    "--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://host:8786); none: a "
+    "local cluster.", show_default=False)]
 
 # --- explanations: --symbolic, --latex, --explain, --graph (render/explain.py) -----------
 SymbolicOpt = Annotated[bool, typer.Option(
