@@ -74,7 +74,7 @@ def answer_partition(plan: chunking.Plan, fmt: stream.Format, path: str, offset:
         pieces = chunking.csv_pieces([path], plan.header, plan.chunk_rows, several=True)
     totals, of, header = chunking.Totals(), "", []
     texts: list[Any] = []
-    sink = None if target is None else stream._Target(target + ".tmp", fmt.kind)
+    sink = None if target is None else stream.Target(target + ".tmp", fmt.kind)
     try:
         for piece in pieces:
             piece.offset += offset
@@ -181,7 +181,7 @@ def _run(client: Any, job: Job, files: list[str], header: Any, kind: str,
                                     f"{files[k]} has the columns {','.join(part.header)}",
                                     kind="shape")
             if part.text is not None:
-                stream._emit(stdout, part.text)
+                stream.emit(stdout, part.text)
             totals.merge(part.totals)
             if progress is not None:
                 progress("answering", totals.count, total)
