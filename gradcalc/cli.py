@@ -381,6 +381,9 @@ def plot(
                                        help="Columns of the drawing.")] = 72,
     height: Annotated[int, typer.Option("--height", min=8, max=500,
                                         help="Rows of the drawing.")] = 20,
+    ylim: Annotated[str | None, typer.Option(
+        "--ylim", metavar="LOW:HIGH", help="The y-axis range (default: the curves' range "
+        "away from any pole); values beyond it are cut off.", show_default=False)] = None,
     save: Annotated[str | None, typer.Option(
         "--save", metavar="FILE.svg|png",
         help="Also write the plot to a file (needs the plot extra: matplotlib).")] = None,
@@ -389,15 +392,15 @@ def plot(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
 ) -> None:
     """The function and its derivative over an interval of one scalar input, drawn in the
-    terminal: kinks show as jumps of the derivative, poles and steps as jumps of the
-    function, undefined stretches as gaps; the notes below name each."""
+    terminal (the function a line, its derivative dots, poles their asymptotes): the notes
+    below name each pole, step, kink and undefined stretch."""
     from gradcalc.commands import plot as plotting
     from gradcalc.render import plot as drawing
 
     _state["format"] = "json" if json_out else "rich"
     limits = replace(DEFAULT_LIMITS, max_iterations=max_iterations,
                      max_operations=max_operations)
-    data = plotting.run(read_program(program), over, at, samples, of, limits)
+    data = plotting.run(read_program(program), over, at, samples, of, limits, ylim)
     if save is not None:
         drawing.save(data, save)
     if json_out:

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.commands.derivatives import Result
+from gradcalc.render.labels import derivative_label
 from gradcalc.render.numbers import jsonable, literal, number
-from gradcalc.render.terminal import derivative_label
 
 # --------------------------------------------------------------------------- formulas
 

@@ -29,7 +29,8 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
     return {"command": "check", "verdict": v.verdict, "method": v.method,
             "expected": v.expected, "counterexample": counter, "feedback": v.feedback,
             "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
-            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points]}
+            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
+            "expected_latex": v.expected_latex, "read": v.read, "note": v.note}
 
 
 def row_json(row: Row) -> dict[str, Any]:
@@ -55,13 +56,20 @@ def row_text(row: Row, fmt: str) -> str:
     return f"{row.ident}\t{text}\n"
 
 
+def read_text(v: Verdict) -> str:
+    """How both sides were read, in one line."""
+    return f"read as {v.read['function']} and {v.read['answer']}" if v.read else ""
+
+
 def plain(v: Verdict) -> str:
-    """One line: the verdict, then what explains it."""
+    """One line: the verdict, then what explains it, then how both sides were read."""
+    read = f"; {read_text(v)}" if v.read else ""
     if v.verdict == "correct":
-        return f"correct ({v.method})"
+        return f"correct ({v.method})" + (f": {v.feedback}" if v.feedback else "") + read
     if v.verdict == "undetermined":
-        return f"undetermined: {v.reason}"
-    return "incorrect" + (f": {v.feedback}" if v.feedback else "") + f"; expected {v.expected}"
+        return f"undetermined: {v.reason}" + read
+    return ("incorrect" + (f": {v.feedback}" if v.feedback else "")
+            + f"; expected {v.expected}" + read)
 
 
 def _where(at: dict[str, Any]) -> str:
@@ -83,6 +91,8 @@ def show(v: Verdict, console: Any) -> None:
     table.add_column(style="bold")
     table.add_column()
     table.add_row("verdict", Text(f"{_MARK[v.verdict]} {v.verdict}", style=_STYLE[v.verdict]))
+    if v.read:
+        table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}"))
     if v.counterexample is not None:
         method = "numeric: a counterexample"
     elif v.method == "symbolic":
