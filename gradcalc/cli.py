@@ -28,7 +28,9 @@ from gradcalc.argv import (
     DigitsOpt,
     EngineOpt,
     ExpectOpt,
+    ExplainLineOpt,
     ExplainOpt,
+    ExplainRowOpt,
     GraphOpt,
     IterOpt,
     JobsOpt,
@@ -86,7 +88,7 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
          expect: str | None, points: str | None = None,
          extras: dict[str, Any] | None = None,
          view: tuple[str | None, float | None, float | None] = (None, None, None),
-         scale: dict[str, Any] | None = None) -> None:
+         scale: dict[str, Any] | None = None, explain_row: int | None = None) -> None:
     """One derivative command; `view` is (--digits, --rtol, --atol); `scale` the options
     of a --points run (--chunk-rows, --jobs, --output, --engine, --scheduler)."""
     from gradcalc.commands.jobs import Job
@@ -105,11 +107,12 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     job = replace(job, rtol=job.rtol if rtol is None else rtol,
                   atol=job.atol if atol is None else atol)
     extras = extras or {}
-    if points is not None:
-        if any(extras.values()):
-            raise GradcalcError("--points goes without --symbolic, --explain and --graph",
-                                kind="usage")
+    if points is not None and (any(extras.values()) or explain_row is not None):
+        failed = _explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
+    elif points is not None:
         failed = _run_points(job, points, fmt, scale or {})
+    elif explain_row is not None:
+        raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
     else:
         _scale_unused(scale or {}, "--points")
         job = replace(job, symbolic=extras.get("symbolic", False),
@@ -147,6 +150,30 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
 
         draw(lambda console: show(result, console, numbers))
     return result.failed
+
+
+def _explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any], fmt: str,
+                        numbers: Any) -> bool:
+    """--points with --explain, --graph or --symbolic: the run at one row of the table,
+    shown as a one-point command shows it (--explain-row N; the first row by default)."""
+    from gradcalc.commands import points
+    from gradcalc.commands.point_row import describe, row_job
+
+    if source == "-":
+        stdin_note("the --points table")
+    fh = points.open_source(source)
+    try:
+        table = points.read_table(fh, reads=points.program_reads(job))
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+    if not any(extras.values()):
+        extras = {**extras, "explain": True}
+    one = replace(row_job(job, table, row), symbolic=extras.get("symbolic", False),
+                  explain=bool(extras.get("explain")) or extras.get("graph") is not None)
+    sys.stderr.write(f"note: row {row} of {table.count} in the --points table: "
+                     f"{describe(one)}\n")
+    return _run_one(one, fmt, extras, numbers)
 
 
 def _run_points(job: Any, source: str, fmt: str, scale: dict[str, Any]) -> bool:
@@ -280,6 +307,7 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("explain_row", ExplainRowOpt, None),
 ]
 
 
@@ -297,7 +325,8 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              o["expect"], o["points"],
              _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
              (o["digits"], o["rtol"], o["atol"]),
-             {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")})
+             {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
+             o["explain_row"])
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
@@ -328,6 +357,7 @@ def batch(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
+    explain_row: ExplainLineOpt = None,
 ) -> None:
     """One job per JSON line in, one JSON result per line out, in order (on --jobs
     processes: the same output)."""
@@ -353,14 +383,15 @@ def batch(
 
     tally = batch_mod.Tally()
     limits = _limits(check_seconds, max_iterations, max_operations)
-    workers = job_count(jobs)
+    workers = 1 if explain_row is not None else job_count(jobs)
     try:
         if workers > 1:
             from gradcalc.render.batch_jobs import answer_chunks
 
             _write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
         else:
-            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits)
+            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits,
+                                    explain_line=explain_row)
             _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:

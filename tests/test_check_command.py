@@ -55,7 +55,7 @@ def test_options_wrt_tolerances_seed_samples(invoke):
 
 
 @pytest.mark.parametrize("args,fragment", [
-    (["x^2", "--answer", "2x +"], "the answer: syntax error"),
+    (["x^2", "--answer", "2x +"], "the answer: cannot read the formula"),
     (["x^2", "--answer", "__import__('os').system('echo pwned')"], "the answer"),
     (["x^2", "--answer", "x.real"], "attribute access"),
     (["x^2", "--answer", "(lambda: 1)()"], "lambda"),

@@ -177,7 +177,7 @@ def test_the_seed_picks_the_points():
 
 
 @pytest.mark.parametrize("function,answer,fragment", [
-    ("x^2", "2x +", "the answer: syntax error"),
+    ("x^2", "2x +", "the answer: cannot read the formula at line 1, column 5"),
     ("x^2", "__import__('os')", "the answer"),
     ("x^2", "2t", "the answer uses 't', which the function does not have"),
     ("x y", "xy", "did you mean x*y?"),

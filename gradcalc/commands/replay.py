@@ -3,8 +3,10 @@
 Each JSON line of `check --json` (one answer or a class's rows) carries a receipt: the
 texts, the inputs, the seed, samples and tolerances, the method, and both sides' values
 at every sampled point. Replaying judges the texts again with those settings and reports
-every difference: in the verdict, the method, the true derivative, the score, the points
-or the values there (compared to 1e-12 relative, so a hand-edited number is found). A row
+every difference: in the verdict, the method, the score, the points or the values there
+(compared to 1e-12 relative, so a hand-edited number is found). The derivative's printed
+form is not compared: it is simplified within a time bound, so it may read differently
+on a busier machine while being the same derivative. A row
 saved as unreadable must still be unreadable, with the same kind of error (a row refused
 before judging, such as a problem not in the key, has nothing to judge again).
 """
@@ -119,7 +121,6 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
     _differ("method", obj.get("method"), verdict.method, out.differences)
     if rec.get("method") != obj.get("method"):
         _differ("receipt's method", rec.get("method"), verdict.method, out.differences)
-    _differ("expected", obj.get("expected"), verdict.expected, out.differences)
     if "score" in obj and "max_score" in obj:
         try:
             _differ("score", obj["score"], share(verdict) * float(obj["max_score"]),
