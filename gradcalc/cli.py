@@ -24,20 +24,29 @@ except ImportError:  # older typer, built on click
 from gradcalc.argv import (
     AtolOpt,
     AtOpt,
+    ChunkRowsOpt,
     DigitsOpt,
+    EngineOpt,
     ExpectOpt,
+    ExplainLineOpt,
     ExplainOpt,
+    ExplainRowOpt,
     GraphOpt,
     IterOpt,
+    JobsOpt,
     JsonOpt,
     LatexOpt,
+    NamesOpt,
     NoCheckOpt,
     OfOpt,
     OpsOpt,
+    OutputOpt,
     PlainOpt,
     PointsOpt,
     ProgramArg,
+    RowOpt,
     RtolOpt,
+    SchedulerOpt,
     SecondsOpt,
     SymbolicOpt,
     WeightsOpt,
@@ -47,7 +56,7 @@ from gradcalc.argv import (
     stdin_note,
 )
 from gradcalc.errors import GradcalcError, failure
-from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.limits import CHUNK_ROWS, DEFAULT_LIMITS, Limits
 
 app = typer.Typer(
     name="gradcalc",
@@ -59,10 +68,18 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None) -> dict[str, Any]:
+def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None,
+            names: str = "gradcalc", row: int | None = None) -> dict[str, Any]:
     if graph is not None and graph not in ("dot", "mermaid"):
         raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
-    return {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if names not in ("gradcalc", "torch"):
+        raise GradcalcError(f"--names takes gradcalc or torch, not {names!r}", kind="usage")
+    if graph is None and (names != "gradcalc" or row is not None):
+        raise GradcalcError("--names and --row go with --graph", kind="usage")
+    out = {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if graph is not None:
+        out.update(names=names, row=row)
+    return out
 
 
 def _format(json_out: bool, plain_out: bool) -> str:
@@ -80,8 +97,10 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, limits: Limits,
          expect: str | None, points: str | None = None,
          extras: dict[str, Any] | None = None,
-         view: tuple[str | None, float | None, float | None] = (None, None, None)) -> None:
-    """One derivative command; `view` is (--digits, --rtol, --atol)."""
+         view: tuple[str | None, float | None, float | None] = (None, None, None),
+         scale: dict[str, Any] | None = None, explain_row: int | None = None) -> None:
+    """One derivative command; `view` is (--digits, --rtol, --atol); `scale` the options
+    of a --points run (--chunk-rows, --jobs, --output, --engine, --scheduler)."""
     from gradcalc.commands.jobs import Job
     from gradcalc.render.digits import Numbers, parse_digits
 
@@ -98,12 +117,14 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     job = replace(job, rtol=job.rtol if rtol is None else rtol,
                   atol=job.atol if atol is None else atol)
     extras = extras or {}
-    if points is not None:
-        if any(extras.values()):
-            raise GradcalcError("--points goes without --symbolic, --explain and --graph",
-                                kind="usage")
-        failed = _run_points(job, points, fmt)
+    if points is not None and (any(extras.values()) or explain_row is not None):
+        failed = _explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
+    elif points is not None:
+        failed = _run_points(job, points, fmt, scale or {})
+    elif explain_row is not None:
+        raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
     else:
+        _scale_unused(scale or {}, "--points")
         job = replace(job, symbolic=extras.get("symbolic", False),
                       explain=extras.get("explain", False) or extras.get("graph") is not None)
         failed = _run_one(job, fmt, extras, numbers)
@@ -121,7 +142,8 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
         from gradcalc.render import explain as explained
 
         result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
-                           explain=extras.get("explain"))
+                           explain=extras.get("explain"), names=extras.get("names"),
+                           row=extras.get("row"))
         if extras.get("graph") and fmt != "json":
             sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
             return result.failed
@@ -141,11 +163,12 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
     return result.failed
 
 
-def _run_points(job: Any, source: str, fmt: str) -> bool:
-    """--points: a table in, one row per point out, a note on the sampled check."""
+def _explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any], fmt: str,
+                        numbers: Any) -> bool:
+    """--points with --explain, --graph or --symbolic: the run at one row of the table,
+    shown as a one-point command shows it (--explain-row N; the first row by default)."""
     from gradcalc.commands import points
-    from gradcalc.render import points as write
-    from gradcalc.render.terminal import Bar
+    from gradcalc.commands.point_row import describe, row_job
 
     if source == "-":
         stdin_note("the --points table")
@@ -155,25 +178,84 @@ def _run_points(job: Any, source: str, fmt: str) -> bool:
     finally:
         if fh is not sys.stdin:
             fh.close()
-    bar = Bar(table.count)
-    try:
-        result = points.run(job, table, progress=bar)
-        if fmt == "json":
-            chunks = write.json_lines(result, bar)
-        else:
-            chunks = write.csv_lines(result, bar, header_row=fmt != "plain",
-                                     sep="," if fmt != "plain" else " ")
-        _write_all(chunks)
-    finally:
-        bar.close()
-    for warning in result.warnings:
+    if not any(extras.values()):
+        extras = {**extras, "explain": True}
+    one = replace(row_job(job, table, row), symbolic=extras.get("symbolic", False),
+                  explain=bool(extras.get("explain")) or extras.get("graph") is not None)
+    sys.stderr.write(f"note: row {row} of {table.count} in the --points table: "
+                     f"{describe(one)}\n")
+    return _run_one(one, fmt, extras, numbers)
+
+
+def _run_points(job: Any, source: str, fmt: str, scale: dict[str, Any]) -> bool:
+    """--points: a table in, one row per point out (to stdout or --output), a note on the
+    sampled check; in chunks, on --jobs processes or a Dask cluster."""
+    from gradcalc.commands.parallel import job_count
+    from gradcalc.render import stream
+
+    if source == "-":
+        stdin_note("the --points table")
+    options = dict(kind="json" if fmt == "json" else "plain" if fmt == "plain" else "csv",
+                   output=scale.get("output"), chunk_rows=scale.get("chunk_rows", CHUNK_ROWS))
+    if scale.get("engine", "local") == "dask":
+        from gradcalc.render import cluster
+
+        outcome = cluster.run_points(job, source, scheduler=scale.get("scheduler"), **options)
+    else:
+        if scale.get("engine", "local") != "local":
+            raise GradcalcError(f"--engine takes local or dask, not {scale['engine']!r}",
+                                kind="usage")
+        bar = stream.LazyBar()
+        try:
+            outcome = stream.run(job, source, jobs=job_count(scale.get("jobs")),
+                                 progress=bar, stdout=_Stdout(), **options)
+        finally:
+            bar.close()
+    for warning in outcome.warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    if result.checks:
-        sys.stderr.write(f"note: {write.check_note(result)}\n")
-    if table.rows is not None and table.rows.bad:  # bad input, reported after the rest
-        sys.stderr.write(f"error: {_printable(table.rows.summary())}\n")
+    if outcome.note:
+        sys.stderr.write(f"note: {outcome.note}\n")
+    if outcome.error:  # bad input, reported after the rest
+        sys.stderr.write(f"error: {_printable(outcome.error)}\n")
         raise typer.Exit(2)
-    return result.failed
+    return outcome.failed
+
+
+def _scale_unused(scale: dict[str, Any], needs: str) -> None:
+    """The scale options given where they do nothing: a usage error."""
+    defaults = {"chunk_rows": CHUNK_ROWS, "jobs": "1", "output": None, "engine": "local",
+                "scheduler": None}
+    given = [k for k, v in scale.items() if v != defaults.get(k)]
+    if given:
+        raise GradcalcError(f"--{given[0].replace('_', '-')} goes with {needs}", kind="usage")
+
+
+class _Stdout:
+    """Standard output for a stream of chunks (text, or bytes to its buffer): a closed
+    pipe (`| head`) ends the output quietly (the reader has what it wanted)."""
+
+    takes_bytes = True
+
+    def write(self, text: str | bytes) -> None:
+        try:
+            if isinstance(text, bytes):
+                sys.stdout.flush()
+                if hasattr(sys.stdout, "buffer"):
+                    sys.stdout.buffer.write(text)
+                else:  # a test's captured output
+                    sys.stdout.write(text.decode())
+            else:
+                sys.stdout.write(text)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
+    def flush(self) -> None:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0) from None
 
 
 def _write_all(chunks: Iterable[str]) -> None:
@@ -227,10 +309,18 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("atol", AtolOpt, None),
     ("digits", DigitsOpt, None),
     ("points", PointsOpt, None),
+    ("chunk_rows", ChunkRowsOpt, CHUNK_ROWS),
+    ("jobs", JobsOpt, "1"),
+    ("output", OutputOpt, None),
+    ("engine", EngineOpt, "local"),
+    ("scheduler", SchedulerOpt, None),
     ("symbolic", SymbolicOpt, False),
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("names", NamesOpt, "gradcalc"),
+    ("row", RowOpt, None),
+    ("explain_row", ExplainRowOpt, None),
 ]
 
 
@@ -246,8 +336,11 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              o["json_out"], o["plain_out"], o["no_check"],
              _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
-             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
-             (o["digits"], o["rtol"], o["atol"]))
+             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"], o["names"],
+                     o["row"]),
+             (o["digits"], o["rtol"], o["atol"]),
+             {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
+             o["explain_row"])
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
@@ -276,8 +369,12 @@ def batch(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
+    jobs: JobsOpt = "1",
+    chunk_rows: ChunkRowsOpt = 500,
+    explain_row: ExplainLineOpt = None,
 ) -> None:
-    """One job per JSON line in, one JSON result per line out, in order, in one process."""
+    """One job per JSON line in, one JSON result per line out, in order (on --jobs
+    processes: the same output)."""
     from gradcalc.commands import batch as batch_mod
     from gradcalc.render.as_json import answer_json
 
@@ -296,11 +393,20 @@ def batch(
         except OSError as exc:
             raise GradcalcError(f"cannot read batch file {file!r}: {exc.strerror}",
                                 kind="usage") from None
+    from gradcalc.commands.parallel import job_count
+
     tally = batch_mod.Tally()
-    answers = batch_mod.run(fh, tally, check=not no_check,
-                            limits=_limits(check_seconds, max_iterations, max_operations))
+    limits = _limits(check_seconds, max_iterations, max_operations)
+    workers = 1 if explain_row is not None else job_count(jobs)
     try:
-        _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
+        if workers > 1:
+            from gradcalc.render.batch_jobs import answer_chunks
+
+            _write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
+        else:
+            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits,
+                                    explain_line=explain_row)
+            _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -320,6 +426,9 @@ def plot(
                                        help="Columns of the drawing.")] = 72,
     height: Annotated[int, typer.Option("--height", min=8, max=500,
                                         help="Rows of the drawing.")] = 20,
+    ylim: Annotated[str | None, typer.Option(
+        "--ylim", metavar="LOW:HIGH", help="The y-axis range (default: the curves' range "
+        "away from any pole); values beyond it are cut off.", show_default=False)] = None,
     save: Annotated[str | None, typer.Option(
         "--save", metavar="FILE.svg|png",
         help="Also write the plot to a file (needs the plot extra: matplotlib).")] = None,
@@ -328,15 +437,15 @@ def plot(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
 ) -> None:
     """The function and its derivative over an interval of one scalar input, drawn in the
-    terminal: kinks show as jumps of the derivative, poles and steps as jumps of the
-    function, undefined stretches as gaps; the notes below name each."""
+    terminal (the function a line, its derivative dots, poles their asymptotes): the notes
+    below name each pole, step, kink and undefined stretch."""
     from gradcalc.commands import plot as plotting
     from gradcalc.render import plot as drawing
 
     _state["format"] = "json" if json_out else "rich"
     limits = replace(DEFAULT_LIMITS, max_iterations=max_iterations,
                      max_operations=max_operations)
-    data = plotting.run(read_program(program), over, at, samples, of, limits)
+    data = plotting.run(read_program(program), over, at, samples, of, limits, ylim)
     if save is not None:
         drawing.save(data, save)
     if json_out:
@@ -369,6 +478,27 @@ def check(
         "--prove", help="Also try sympy's full simplify (slower) before a numeric verdict.")]
     = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    jobs: JobsOpt = "1",
+    chunk_rows: ChunkRowsOpt = 500,
+    key: Annotated[str | None, typer.Option(
+        "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
+        "rtol,atol,points]; --file then holds submissions student,problem,answer.",
+        show_default=False)] = None,
+    grades: Annotated[str | None, typer.Option(
+        "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a "
+        "column per problem and the total (Canvas/Moodle import).", show_default=False)] = None,
+    gradescope: Annotated[str | None, typer.Option(
+        "--gradescope", metavar="FILE.json", help="Write Gradescope's results.json for one "
+        "student's submission.", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option(
+        "--report", metavar="FILE.html", help="Write the class picture: one static HTML "
+        "page.", show_default=False)] = None,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Print the class picture: per problem, mistakes, students.")]
+    = False,
+    replay: Annotated[str | None, typer.Option(
+        "--replay", metavar="VERDICTS.jsonl", help="Judge saved verdicts again from their "
+        "receipts; exit 1 if any differs.", show_default=False)] = None,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
     from gradcalc.commands import check as checking
@@ -378,19 +508,41 @@ def check(
     _state["format"] = fmt
     settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
+    if replay is not None:
+        from gradcalc.render.replay import write_replay
+
+        if function is not None or answer is not None or file is not None or key:
+            raise GradcalcError("--replay goes alone: the receipts hold what was judged",
+                                kind="usage")
+
+        raise typer.Exit(write_replay(replay, fmt, limits, sys.stdout, sys.stderr))
+    class_only = [o for o, v in (("--key", key), ("--grades", grades), ("--gradescope",
+                  gradescope), ("--report", report), ("--summary", summary)) if v]
+    if class_only and file is None:
+        raise GradcalcError(f"{class_only[0]} goes with --file (a class's answers)",
+                            kind="usage")
     if file is not None:
         if function is not None or answer is not None:
             raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
-        from gradcalc.render.homework import write_class
+        from gradcalc.render.classrun import ClassJob, write_class
 
         if file == "-":
             stdin_note("the class file (CSV)")
-        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr))
+        from gradcalc.commands.parallel import job_count
+
+        raise typer.Exit(write_class(ClassJob(file, fmt, settings, limits, key, grades,
+                                              gradescope, report, summary, job_count(jobs),
+                                              chunk_rows), sys.stdout, sys.stderr))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
+    if function == "-" and answer == "-":
+        raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
+                            "input (-)", kind="usage")
+    _scale_unused({"jobs": jobs}, "--file")
     verdict = checking.run(checking.CheckJob(
-        read_program(function), read_program(answer) if answer.startswith("@") else answer,
+        read_program(function), read_program(answer) if answer.startswith("@") or
+        answer == "-" else answer,
         checking.split_wrt(wrt), settings, limits))
     from gradcalc.render import homework as render
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework import proof
+from gradcalc.verify.homework import proof, reading, student
 from gradcalc.verify.homework.feedback import Evidence, recognise
 from gradcalc.verify.homework.problem import Problem
 from gradcalc.verify.homework.sample import ROUNDS, candidates, evaluate, kinked, on_kink
@@ -50,6 +50,16 @@ class Verdict:
     feedback: str | None = None
     reason: str | None = None
     points: list[dict[str, float]] = field(default_factory=list)
+    #: the true derivative as LaTeX (None when there is no formula)
+    expected_latex: str | None = None
+    #: how each side was read, in the student's notation: {"function": ..., "answer": ...}
+    read: dict[str, str] | None = None
+    #: the other reading of a notation trap, when it would change the verdict
+    note: str | None = None
+    #: both sides at each point: {"expected": [[entries] per point], "answer": [...]}
+    values: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: what decided it, to judge it again (set by the command that ran it)
+    receipt: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -143,7 +153,8 @@ def _shape_problem(problem: Problem) -> str | None:
 # --------------------------------------------------------------------------- symbolic side
 
 #: the function's symbolic side per (source, inputs, wrt): a class checks few functions
-_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[list, list, str]] = {}
+_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]],
+             tuple[list, list, str, str | None]] = {}
 CACHE_SIZE = 512
 
 
@@ -156,9 +167,9 @@ def forget_formulas() -> int:
 
 
 def _function_side(problem: Problem, point: dict[str, float], limits: Limits
-                   ) -> tuple[list, list, str]:
-    """(function exprs, derivative exprs, the derivative's text); ([], [], reason) when
-    sympy cannot follow within the budget."""
+                   ) -> tuple[list, list, str, str | None]:
+    """(function exprs, derivative exprs, the derivative's text and LaTeX, in its shortest
+    form found); ([], [], reason, None) when sympy cannot follow within the budget."""
     key = (problem.function.program.source, problem.inputs, problem.wrt)
     if key in _CACHE and problem.function.straight:
         return _CACHE[key]
@@ -166,12 +177,13 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(problem.function, problem.inputs, point, limits)
             d = proof.derivatives(f, problem.wrt)
-            text = proof.grid_text(d, problem.shape, problem.inputs)
-        result = (f, d, text)
+            text, tex = student.grid(d, problem.shape, problem.inputs,
+                                     min(student.SIMPLIFY_SECONDS, limits.check_seconds / 4))
+        result = (f, d, text, tex)
     except Timeout:
-        result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s)")
+        result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s)", None)
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        result = ([], [], f"(no formula: {type(exc).__name__})")
+        result = ([], [], f"(no formula: {type(exc).__name__})", None)
     if len(_CACHE) >= CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = result
@@ -197,9 +209,10 @@ def judge(problem: Problem, settings: Settings = Settings(),
     found = _sample(problem, settings, limits)
     ev = found.evidence()
     first = {n: (v[0] if v else 0.5) for n, v in found.points.items()}
-    f_exprs, d_exprs, expected = _function_side(problem, first, limits)
+    f_exprs, d_exprs, expected, tex = _function_side(problem, first, limits)
     base: dict[str, Any] = {"expected": expected, "kind": problem.kind, "wrt": problem.wrt,
-                            "points": _points(ev.points)}
+                            "points": _points(ev.points), "expected_latex": tex,
+                            "read": reading.read_as(problem), "values": _values(ev)}
     shape = _shape_problem(problem)
     if shape:
         return Verdict("incorrect", "symbolic", feedback=shape, **base)
@@ -257,6 +270,13 @@ def _counterexample(ev: Evidence, d_exprs: list, a_exprs: list, settings: Settin
 def _points(points: dict[str, np.ndarray]) -> list[dict[str, float]]:
     count = len(next(iter(points.values()))) if points else 0
     return [{n: float(v[k]) for n, v in points.items()} for k in range(count)]
+
+
+def _values(ev: Evidence) -> dict[str, list[list[float]]]:
+    """Both sides' entries at each point (a receipt's numbers)."""
+    count = len(ev.answer[0]) if ev.answer else 0
+    return {side: [[float(e[k]) for e in entries] for k in range(count)]
+            for side, entries in (("expected", ev.expected), ("answer", ev.answer))}
 
 
 def _at(problem: Problem, ev: Evidence, k: int) -> dict[str, Any]:
