@@ -36,6 +36,7 @@ from gradcalc.argv import (
     JobsOpt,
     JsonOpt,
     LatexOpt,
+    NamesOpt,
     NoCheckOpt,
     OfOpt,
     OpsOpt,
@@ -43,6 +44,7 @@ from gradcalc.argv import (
     PlainOpt,
     PointsOpt,
     ProgramArg,
+    RowOpt,
     RtolOpt,
     SchedulerOpt,
     SecondsOpt,
@@ -66,10 +68,18 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None) -> dict[str, Any]:
+def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None,
+            names: str = "gradcalc", row: int | None = None) -> dict[str, Any]:
     if graph is not None and graph not in ("dot", "mermaid"):
         raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
-    return {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if names not in ("gradcalc", "torch"):
+        raise GradcalcError(f"--names takes gradcalc or torch, not {names!r}", kind="usage")
+    if graph is None and (names != "gradcalc" or row is not None):
+        raise GradcalcError("--names and --row go with --graph", kind="usage")
+    out = {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if graph is not None:
+        out.update(names=names, row=row)
+    return out
 
 
 def _format(json_out: bool, plain_out: bool) -> str:
@@ -132,7 +142,8 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
         from gradcalc.render import explain as explained
 
         result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
-                           explain=extras.get("explain"))
+                           explain=extras.get("explain"), names=extras.get("names"),
+                           row=extras.get("row"))
         if extras.get("graph") and fmt != "json":
             sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
             return result.failed
@@ -307,6 +318,8 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("names", NamesOpt, "gradcalc"),
+    ("row", RowOpt, None),
     ("explain_row", ExplainRowOpt, None),
 ]
 
@@ -323,7 +336,8 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              o["json_out"], o["plain_out"], o["no_check"],
              _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
-             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
+             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"], o["names"],
+                     o["row"]),
              (o["digits"], o["rtol"], o["atol"]),
              {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
              o["explain_row"])
