@@ -328,7 +328,7 @@ def _binary(e: Binary) -> str:
         parts = []
         for f in factors:
             # a quotient as a factor keeps its parentheses: (1/2)·x, not 1/2·x
-            grouped = _prec(f) < 2 or (isinstance(f, Binary) and f.op == "/") or (
+            grouped = _prec(f) < 2 or (isinstance(f, Binary) and f.op in "*/") or (
                 isinstance(f, Num) and "/" in _number(f.value))
             parts.append(f"({expression(f)})" if grouped else expression(f))
         return join_product(parts)
@@ -343,8 +343,10 @@ def _binary(e: Binary) -> str:
 
 
 def _factors(e: Any) -> list[Any]:
+    """The factors of a product along its left spine (a right operand that is itself a
+    product keeps its parentheses: that is how it was read)."""
     if isinstance(e, Binary) and e.op == "*":
-        return _factors(e.left) + _factors(e.right)
+        return [*_factors(e.left), e.right]
     return [e]
 
 
@@ -355,6 +357,6 @@ def _call(e: Call) -> str:
     if e.func == "sqrt" and len(args) == 1:
         return f"√{args[0]}" if _atomic(e.args[0]) and not isinstance(
             e.args[0], Call) else f"√({args[0]})"
-    if e.func == "exp" and len(args) == 1:
-        return f"e^{args[0]}" if isinstance(e.args[0], Name) else f"e^({args[0]})"
+    if e.func == "logb" and len(args) == 2 and isinstance(e.args[1], Num):
+        return f"log_{args[1]}({args[0]})"
     return f"{SPELLED.get(e.func, e.func)}({', '.join(args)})"
