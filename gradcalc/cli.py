@@ -435,6 +435,8 @@ def check(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
     from gradcalc.commands import check as checking
@@ -453,12 +455,17 @@ def check(
             stdin_note("the class file (CSV)")
         from gradcalc.commands.parallel import job_count
 
+        if engine == "dask":
+            from gradcalc.render.cluster import run_class
+
+            raise typer.Exit(run_class(file, fmt, settings, limits, scheduler, sys.stdout,
+                                       sys.stderr))
         raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr,
                                      job_count(jobs), chunk_rows))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
-    _scale_unused({"jobs": jobs}, "--file")
+    _scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") else answer,
         checking.split_wrt(wrt), settings, limits))

@@ -213,3 +213,56 @@ def _commit(workdir: str, parts: list[str | None], output: str, kind: str) -> No
                 shutil.copyfileobj(fh, out, 1 << 22)
     os.replace(joined, output)
     shutil.rmtree(workdir, ignore_errors=True)
+
+
+def judge_partition(path: str, fmt: str, settings: Any, limits: Any
+                    ) -> tuple[str, dict[str, int]]:
+    """One class file of a partitioned class judged on a worker: its rows' text (JSON or
+    plain lines, in order) and its counts of each verdict."""
+    from gradcalc.commands import classes
+    from gradcalc.commands.check import Summary
+    from gradcalc.render.homework import row_text
+
+    width, rows = classes.open_class(path)
+    summary, out = Summary(), []
+    for row in classes.judge_chunk(width, settings, limits, list(rows)):
+        summary.add(row)
+        out.append(row_text(row, fmt))
+    return "".join(out), summary.counts
+
+
+def run_class(source: str, fmt: str, settings: Any, limits: Any, scheduler: str | None,
+              stdout: Any, stderr: Any) -> int:
+    """check --file over a partitioned class (a glob or a directory of class files) on a
+    Dask cluster: one task per file, the rows written in order as JSON or plain lines;
+    the exit code as without Dask (0 only when every row is correct)."""
+    from gradcalc.commands.check import Summary
+    from gradcalc.render.homework import summary_line
+
+    if fmt == "rich":
+        raise GradcalcError("--engine dask writes --json or --plain lines", kind="usage")
+    files = [os.path.abspath(f) for f in chunking.sources(source, "--file")]
+    client, cluster = client_for(scheduler)
+    summary = Summary()
+    try:
+        futures = [client.submit(judge_partition, path, fmt, settings, limits, pure=False)
+                   for path in files]
+        for path, future in zip(files, futures):
+            try:
+                text, counts = future.result()
+            except GradcalcError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever ended the task, reported
+                raise GradcalcError(f"--engine dask: {path} could not be judged: "
+                                    f"{type(exc).__name__}: {exc}", kind="internal") from None
+            stdout.write(text)
+            stdout.flush()
+            for status, n in counts.items():
+                summary.counts[status] += n
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    if fmt == "plain":
+        stderr.write(summary_line(summary) + "\n")
+    return 0 if summary.all_correct else 1
