@@ -28,12 +28,15 @@ from gradcalc.argv import (
     DigitsOpt,
     EngineOpt,
     ExpectOpt,
+    ExplainLineOpt,
     ExplainOpt,
+    ExplainRowOpt,
     GraphOpt,
     IterOpt,
     JobsOpt,
     JsonOpt,
     LatexOpt,
+    NamesOpt,
     NoCheckOpt,
     OfOpt,
     OpsOpt,
@@ -41,6 +44,7 @@ from gradcalc.argv import (
     PlainOpt,
     PointsOpt,
     ProgramArg,
+    RowOpt,
     RtolOpt,
     SchedulerOpt,
     SecondsOpt,
@@ -64,10 +68,18 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None) -> dict[str, Any]:
+def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None,
+            names: str = "gradcalc", row: int | None = None) -> dict[str, Any]:
     if graph is not None and graph not in ("dot", "mermaid"):
         raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
-    return {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if names not in ("gradcalc", "torch"):
+        raise GradcalcError(f"--names takes gradcalc or torch, not {names!r}", kind="usage")
+    if graph is None and (names != "gradcalc" or row is not None):
+        raise GradcalcError("--names and --row go with --graph", kind="usage")
+    out = {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if graph is not None:
+        out.update(names=names, row=row)
+    return out
 
 
 def _format(json_out: bool, plain_out: bool) -> str:
@@ -86,7 +98,7 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
          expect: str | None, points: str | None = None,
          extras: dict[str, Any] | None = None,
          view: tuple[str | None, float | None, float | None] = (None, None, None),
-         scale: dict[str, Any] | None = None) -> None:
+         scale: dict[str, Any] | None = None, explain_row: int | None = None) -> None:
     """One derivative command; `view` is (--digits, --rtol, --atol); `scale` the options
     of a --points run (--chunk-rows, --jobs, --output, --engine, --scheduler)."""
     from gradcalc.commands.jobs import Job
@@ -105,11 +117,12 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     job = replace(job, rtol=job.rtol if rtol is None else rtol,
                   atol=job.atol if atol is None else atol)
     extras = extras or {}
-    if points is not None:
-        if any(extras.values()):
-            raise GradcalcError("--points goes without --symbolic, --explain and --graph",
-                                kind="usage")
+    if points is not None and (any(extras.values()) or explain_row is not None):
+        failed = _explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
+    elif points is not None:
         failed = _run_points(job, points, fmt, scale or {})
+    elif explain_row is not None:
+        raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
     else:
         _scale_unused(scale or {}, "--points")
         job = replace(job, symbolic=extras.get("symbolic", False),
@@ -129,7 +142,8 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
         from gradcalc.render import explain as explained
 
         result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
-                           explain=extras.get("explain"))
+                           explain=extras.get("explain"), names=extras.get("names"),
+                           row=extras.get("row"))
         if extras.get("graph") and fmt != "json":
             sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
             return result.failed
@@ -147,6 +161,30 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
 
         draw(lambda console: show(result, console, numbers))
     return result.failed
+
+
+def _explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any], fmt: str,
+                        numbers: Any) -> bool:
+    """--points with --explain, --graph or --symbolic: the run at one row of the table,
+    shown as a one-point command shows it (--explain-row N; the first row by default)."""
+    from gradcalc.commands import points
+    from gradcalc.commands.point_row import describe, row_job
+
+    if source == "-":
+        stdin_note("the --points table")
+    fh = points.open_source(source)
+    try:
+        table = points.read_table(fh, reads=points.program_reads(job))
+    finally:
+        if fh is not sys.stdin:
+            fh.close()
+    if not any(extras.values()):
+        extras = {**extras, "explain": True}
+    one = replace(row_job(job, table, row), symbolic=extras.get("symbolic", False),
+                  explain=bool(extras.get("explain")) or extras.get("graph") is not None)
+    sys.stderr.write(f"note: row {row} of {table.count} in the --points table: "
+                     f"{describe(one)}\n")
+    return _run_one(one, fmt, extras, numbers)
 
 
 def _run_points(job: Any, source: str, fmt: str, scale: dict[str, Any]) -> bool:
@@ -280,6 +318,9 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("names", NamesOpt, "gradcalc"),
+    ("row", RowOpt, None),
+    ("explain_row", ExplainRowOpt, None),
 ]
 
 
@@ -295,9 +336,11 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              o["json_out"], o["plain_out"], o["no_check"],
              _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
-             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
+             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"], o["names"],
+                     o["row"]),
              (o["digits"], o["rtol"], o["atol"]),
-             {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")})
+             {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
+             o["explain_row"])
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
@@ -328,6 +371,7 @@ def batch(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
+    explain_row: ExplainLineOpt = None,
 ) -> None:
     """One job per JSON line in, one JSON result per line out, in order (on --jobs
     processes: the same output)."""
@@ -353,14 +397,15 @@ def batch(
 
     tally = batch_mod.Tally()
     limits = _limits(check_seconds, max_iterations, max_operations)
-    workers = job_count(jobs)
+    workers = 1 if explain_row is not None else job_count(jobs)
     try:
         if workers > 1:
             from gradcalc.render.batch_jobs import answer_chunks
 
             _write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
         else:
-            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits)
+            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits,
+                                    explain_line=explain_row)
             _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
@@ -437,6 +482,25 @@ def check(
     chunk_rows: ChunkRowsOpt = 500,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
+    key: Annotated[str | None, typer.Option(
+        "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
+        "rtol,atol,points]; --file then holds submissions student,problem,answer.",
+        show_default=False)] = None,
+    grades: Annotated[str | None, typer.Option(
+        "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a "
+        "column per problem and the total (Canvas/Moodle import).", show_default=False)] = None,
+    gradescope: Annotated[str | None, typer.Option(
+        "--gradescope", metavar="FILE.json", help="Write Gradescope's results.json for one "
+        "student's submission.", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option(
+        "--report", metavar="FILE.html", help="Write the class picture: one static HTML "
+        "page.", show_default=False)] = None,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Print the class picture: per problem, mistakes, students.")]
+    = False,
+    replay: Annotated[str | None, typer.Option(
+        "--replay", metavar="VERDICTS.jsonl", help="Judge saved verdicts again from their "
+        "receipts; exit 1 if any differs.", show_default=False)] = None,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
     from gradcalc.commands import check as checking
@@ -446,10 +510,23 @@ def check(
     _state["format"] = fmt
     settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
+    if replay is not None:
+        from gradcalc.render.replay import write_replay
+
+        if function is not None or answer is not None or file is not None or key:
+            raise GradcalcError("--replay goes alone: the receipts hold what was judged",
+                                kind="usage")
+
+        raise typer.Exit(write_replay(replay, fmt, limits, sys.stdout, sys.stderr))
+    class_only = [o for o, v in (("--key", key), ("--grades", grades), ("--gradescope",
+                  gradescope), ("--report", report), ("--summary", summary)) if v]
+    if class_only and file is None:
+        raise GradcalcError(f"{class_only[0]} goes with --file (a class's answers)",
+                            kind="usage")
     if file is not None:
         if function is not None or answer is not None:
             raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
-        from gradcalc.render.homework import write_class
+        from gradcalc.render.classrun import ClassJob, write_class
 
         if file == "-":
             stdin_note("the class file (CSV)")
@@ -458,16 +535,24 @@ def check(
         if engine == "dask":
             from gradcalc.render.cluster import run_class
 
+            if class_only:
+                raise GradcalcError(f"{class_only[0]} goes without --engine dask",
+                                    kind="usage")
             raise typer.Exit(run_class(file, fmt, settings, limits, scheduler, sys.stdout,
                                        sys.stderr))
-        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr,
-                                     job_count(jobs), chunk_rows))
+        raise typer.Exit(write_class(ClassJob(file, fmt, settings, limits, key, grades,
+                                              gradescope, report, summary, job_count(jobs),
+                                              chunk_rows), sys.stdout, sys.stderr))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
+    if function == "-" and answer == "-":
+        raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
+                            "input (-)", kind="usage")
     _scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
     verdict = checking.run(checking.CheckJob(
-        read_program(function), read_program(answer) if answer.startswith("@") else answer,
+        read_program(function), read_program(answer) if answer.startswith("@") or
+        answer == "-" else answer,
         checking.split_wrt(wrt), settings, limits))
     from gradcalc.render import homework as render
 

@@ -7,7 +7,7 @@ import pytest
 from docs_examples import ROOT, examples, run
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
-         "docs/homework.md",
+         "docs/homework.md", "docs/teaching-with-gradcalc.md",
          "docs/security.md", "docs/index.md", "docs/understanding-backward.md",
          "docs/scaling.md"]
 

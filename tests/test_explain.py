@@ -141,7 +141,7 @@ def test_an_intermediate_the_output_does_not_use():
 @pytest.mark.parametrize("args, message", [
     (["grad", "b = a*2; c = b**2", "--at", "a=1", "--wrt", "zz"], "assigned names: b, c"),
     (["hessian", "b = a*2; c = b**2", "--at", "a=1", "--wrt", "b"], "inputs only"),
-    (["grad", "y = x", "--points", "-", "--explain"], "--points goes without"),
+    (["grad", "y = x", "--points", "-", "--explain", "--explain-row", "0"], "--explain-row"),
     (["grad", "y = x", "--at", "x=1", "--graph", "png"], "--graph takes dot or mermaid"),
 ])
 def test_refusals(args, message, capsys):
