@@ -328,6 +328,11 @@ class Expr:
             f"({a}).clone()", f"({a}).detach()", f"(({a}).abs() + 1).log2()",
             f"({a}).clamp(-1.2, 1.2).tan()", f"({a}).cosh()", f"({a}).clamp(-0.9, 0.9).acos()",
             f"(({a}).abs() + 1).log10()",
+            # PyTorch's library ops (gradcalc/engine/extended.py)
+            f"lib.nn.functional.gelu({a})", f"lib.nn.functional.silu({a})",
+            f"lib.nn.functional.elu({a}, 0.5)", f"lib.nn.functional.leaky_relu({a}, 0.1)",
+            f"lib.nn.functional.hardtanh({a}, -0.5, 0.75)", f"({a}).floor() + ({a})",
+            f"({a}).round() * ({a})", f"lib.nn.functional.gelu({a}, approximate='tanh')",
         ])
         if self.higher and code in (f"({a}).abs().sqrt()", f"({a}).abs() ** 1.5"):
             # derivatives of derivatives: no infinite derivative at 0 either
@@ -358,9 +363,20 @@ class Expr:
         dim = r.randrange(len(sa))
         keep = r.random() < 0.5
         fn = r.choice(["sum", "mean", "prod", "amax", "amin", "logsumexp", "softmax",
-                       "max", "min", "lib.max", "argmax"])
+                       "max", "min", "lib.max", "argmax", "log_softmax", "cumsum", "cumprod",
+                       "flip", "var", "cummax"])
+        if fn in ("log_softmax", "cumsum", "flip"):
+            return f"({a}).{fn}({dim})" if fn != "flip" else f"({a}).flip({dim})", sa
+        if fn == "cumprod":  # zeros: PyTorch differentiates its backward formula itself
+            return (f"(({a}).abs() + 0.5).cumprod({dim})" if self.higher
+                    else f"({a}).cumprod({dim})"), sa
+        if fn == "cummax":
+            return f"lib.cummax({a}, {dim}).values", sa
         out = tuple(1 if i == dim else d for i, d in enumerate(sa)) if keep else \
             sa[:dim] + sa[dim + 1:]
+        if fn == "var":
+            corr = r.choice([0, 1]) if sa[dim] > 1 else 0
+            return f"({a}).var({dim}, keepdim={keep}, correction={corr})", out
         if fn == "softmax":
             return f"({a}).softmax({dim})", sa
         if fn in ("max", "min"):  # a (values, indices) pair: the gradient to one element

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import twins as tw
-from gradcalc.engine.primitive import Prim, apply, fn
+from gradcalc.engine.primitive import PRIMITIVES, Prim, apply, fn
 from gradcalc.engine.reductions import _shifted, logsumexp_forward
 from gradcalc.engine.rules import masked
 from gradcalc.engine.shapes import ndim, normalize_axis, shape, value
@@ -78,9 +78,9 @@ def _elu(x, alpha=1.0):
 
 def _elu_vjp(g, ans, x, alpha=1.0):
     neg = value(x) <= 0
-    if not np.any(neg):
+    if not np.any(neg) and value(g) is g:
         return g * 1.0
-    return fn.where(neg, g * (alpha * fn.exp(x)), g)
+    return fn.where(neg, g * (alpha * fn.exp(x)), g)  # recorded: a node on x, as PyTorch
 
 
 def _elu_call(prim: Prim, input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002
@@ -92,8 +92,25 @@ def _leaky(x, negative_slope=0.01):
     return np.where(x > 0, x, x * negative_slope)
 
 
+def _leaky_backward(g, x, negative_slope=0.01):
+    return np.where(np.asarray(x) > 0, g, np.multiply(g, negative_slope))
+
+
 def _leaky_vjp(g, ans, x, negative_slope=0.01):
-    return fn.where(value(x) > 0, g, g * negative_slope)
+    if value(g) is g:  # a plain sweep
+        return _leaky_backward(g, value(x), negative_slope)
+    # recorded: one node on (g, x), as PyTorch's leaky_relu_backward, so the gradient
+    # takes part in the graph of x (its own derivative in x is 0)
+    return apply(PRIMITIVES["leaky_relu_backward"], g, x, negative_slope=negative_slope)
+
+
+def _leaky_backward_dg(g, ans, grad, x, negative_slope=0.01):
+    return _leaky_vjp(g, ans, x, negative_slope)
+
+
+def _zero_second(g, ans, grad, x, **params):
+    return np.zeros(shape(x)) if ndim(g) == ndim(ans) else np.zeros(shape(g)[:ndim(g) - ndim(
+        ans)] + shape(x))
 
 
 def _leaky_call(prim: Prim, input: Any, negative_slope: float = 0.01,  # noqa: A002
@@ -105,9 +122,20 @@ def _hardtanh(x, min_val=-1.0, max_val=1.0):
     return np.minimum(max_val, np.maximum(min_val, np.asarray(x, dtype=np.float64))) * 1.0
 
 
+def _hardtanh_backward(g, x, min_val=-1.0, max_val=1.0):
+    x = np.asarray(x)
+    return np.where((x > min_val) & (x < max_val), g, 0.0)
+
+
 def _hardtanh_vjp(g, ans, x, min_val=-1.0, max_val=1.0):
-    xv = value(x)
-    return masked(g, (xv > min_val) & (xv < max_val))
+    if value(g) is g:
+        xv = value(x)
+        return masked(g, (xv > min_val) & (xv < max_val))
+    return apply(PRIMITIVES["hardtanh_backward"], g, x, min_val=min_val, max_val=max_val)
+
+
+def _hardtanh_backward_dg(g, ans, grad, x, min_val=-1.0, max_val=1.0):
+    return _hardtanh_vjp(g, ans, x, min_val, max_val)
 
 
 def _hardtanh_call(prim: Prim, input: Any, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
@@ -189,6 +217,17 @@ def entries() -> list[Prim]:
                                                 (v, True)))(x),
           kinks="no gradient at the bounds (PyTorch)", call=_hardtanh_call,
           methods=("hardtanh",), rule="g strictly inside (min_val, max_val)", **el),
+        # the recorded gradients of leaky_relu and hardtanh: one node on (g, x) each
+        P("leaky_relu_backward", _leaky_backward, (_leaky_backward_dg, _zero_second),
+          lambda g, x, negative_slope=0.01: tw.piecewise(
+              lambda s, a, b: s.Piecewise((a, b > 0), (negative_slope * a, True)))(g, x),
+          "LeakyReluBackwardBackward0", library=False, elementwise=True,
+          rule=("g where x > 0, else g·negative_slope", "0")),
+        P("hardtanh_backward", _hardtanh_backward, (_hardtanh_backward_dg, _zero_second),
+          lambda g, x, min_val=-1.0, max_val=1.0: tw.piecewise(
+              lambda s, a, b: s.Piecewise((a, (b > min_val) & (b < max_val)), (0, True)))(g, x),
+          "HardtanhBackwardBackward0", library=False, elementwise=True,
+          rule=("g strictly inside the bounds", "0")),
         P("log_softmax", _log_softmax, (_log_softmax_vjp,), _log_softmax_twin,
           "LogSoftmaxBackward0", arity=(1, 2), axis=True, call=_log_softmax_call,
           methods=("log_softmax",), rule="g − softmax(x)·sum(g)"),
