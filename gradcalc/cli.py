@@ -480,6 +480,8 @@ def check(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
     key: Annotated[str | None, typer.Option(
         "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
         "rtol,atol,points]; --file then holds submissions student,problem,answer.",
@@ -530,6 +532,14 @@ def check(
             stdin_note("the class file (CSV)")
         from gradcalc.commands.parallel import job_count
 
+        if engine == "dask":
+            from gradcalc.render.cluster import run_class
+
+            if class_only:
+                raise GradcalcError(f"{class_only[0]} goes without --engine dask",
+                                    kind="usage")
+            raise typer.Exit(run_class(file, fmt, settings, limits, scheduler, sys.stdout,
+                                       sys.stderr))
         raise typer.Exit(write_class(ClassJob(file, fmt, settings, limits, key, grades,
                                               gradescope, report, summary, job_count(jobs),
                                               chunk_rows), sys.stdout, sys.stderr))
@@ -539,7 +549,7 @@ def check(
     if function == "-" and answer == "-":
         raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
                             "input (-)", kind="usage")
-    _scale_unused({"jobs": jobs}, "--file")
+    _scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") or
         answer == "-" else answer,
