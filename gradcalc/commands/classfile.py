@@ -174,7 +174,7 @@ def _judged(task: Task, limits: Limits) -> Verdict:
         _MEMO.move_to_end(memo)
         return _MEMO[memo]
     verdict = checking.run(checking.CheckJob(task.function, task.answer, wrt, task.settings,
-                                             limits))
+                                             limits, wrt_from="the row's wrt"))
     _MEMO[memo] = verdict
     if len(_MEMO) > MEMO_SIZE:
         _MEMO.popitem(last=False)
