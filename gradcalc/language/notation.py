@@ -8,8 +8,14 @@ sequences no valid program contains, so the meaning of a valid program never cha
 - `sin^2(x)` / `sin²(x)` is `(sin(x)^2)`; `√x`, `√(x+1)`, `√sin(x)` are `sqrt(...)`;
   `ln(...)` is `log(...)`; the name `π` is `pi`;
 - `f(x, y) = EXPR` at the start of a statement assigns `f` and declares its inputs;
-- what stays ambiguous is an error that shows the reading to type: `sin x`, `sin^-1(x)`,
-  `e^2x` (a bare exponent followed at once by a factor), `√2x`, `√x^2`.
+- functions without parentheses (`sin x`, `sin 2x`, `cos^2 x`, `sin^-1 x`), `log_2 x`,
+  `xcos(x)`, `xe^x`: applying.py; `x^x(1+ln x)` is a product (WeBWorK's reading);
+- what stays ambiguous is an error that shows the reading to type: `e^2x` (a bare
+  exponent followed at once by a name or number), `√2x`, `√x^2`, `sin^-2 x`.
+
+Where a reading has another that a reader could take (`sin x^2`, `1/2x`, `sin^-1 x`), it
+is recorded as a `forms.Trap` in `Rewritten.traps` (parse.parse_with_traps returns them).
+The forms before this pass (whitespace, LaTeX, braces, `|...|`) are read by forms.py.
 
 A space ends a bare exponent or radicand: `x^2 y` is x²·y and `√2 x` is √2·x, while
 `x^2y` and `√2x` are refused. A superscript ends itself: `x²y` is x²·y.
