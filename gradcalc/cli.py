@@ -480,6 +480,27 @@ def check(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
+    key: Annotated[str | None, typer.Option(
+        "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
+        "rtol,atol,points]; --file then holds submissions student,problem,answer.",
+        show_default=False)] = None,
+    grades: Annotated[str | None, typer.Option(
+        "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a "
+        "column per problem and the total (Canvas/Moodle import).", show_default=False)] = None,
+    gradescope: Annotated[str | None, typer.Option(
+        "--gradescope", metavar="FILE.json", help="Write Gradescope's results.json for one "
+        "student's submission.", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option(
+        "--report", metavar="FILE.html", help="Write the class picture: one static HTML "
+        "page.", show_default=False)] = None,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Print the class picture: per problem, mistakes, students.")]
+    = False,
+    replay: Annotated[str | None, typer.Option(
+        "--replay", metavar="VERDICTS.jsonl", help="Judge saved verdicts again from their "
+        "receipts; exit 1 if any differs.", show_default=False)] = None,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
     from gradcalc.commands import check as checking
@@ -489,23 +510,49 @@ def check(
     _state["format"] = fmt
     settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
+    if replay is not None:
+        from gradcalc.render.replay import write_replay
+
+        if function is not None or answer is not None or file is not None or key:
+            raise GradcalcError("--replay goes alone: the receipts hold what was judged",
+                                kind="usage")
+
+        raise typer.Exit(write_replay(replay, fmt, limits, sys.stdout, sys.stderr))
+    class_only = [o for o, v in (("--key", key), ("--grades", grades), ("--gradescope",
+                  gradescope), ("--report", report), ("--summary", summary)) if v]
+    if class_only and file is None:
+        raise GradcalcError(f"{class_only[0]} goes with --file (a class's answers)",
+                            kind="usage")
     if file is not None:
         if function is not None or answer is not None:
             raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
-        from gradcalc.render.homework import write_class
+        from gradcalc.render.classrun import ClassJob, write_class
 
         if file == "-":
             stdin_note("the class file (CSV)")
         from gradcalc.commands.parallel import job_count
 
-        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr,
-                                     job_count(jobs), chunk_rows))
+        if engine == "dask":
+            from gradcalc.render.cluster import run_class
+
+            if class_only:
+                raise GradcalcError(f"{class_only[0]} goes without --engine dask",
+                                    kind="usage")
+            raise typer.Exit(run_class(file, fmt, settings, limits, scheduler, sys.stdout,
+                                       sys.stderr))
+        raise typer.Exit(write_class(ClassJob(file, fmt, settings, limits, key, grades,
+                                              gradescope, report, summary, job_count(jobs),
+                                              chunk_rows), sys.stdout, sys.stderr))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
-    _scale_unused({"jobs": jobs}, "--file")
+    if function == "-" and answer == "-":
+        raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
+                            "input (-)", kind="usage")
+    _scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
     verdict = checking.run(checking.CheckJob(
-        read_program(function), read_program(answer) if answer.startswith("@") else answer,
+        read_program(function), read_program(answer) if answer.startswith("@") or
+        answer == "-" else answer,
         checking.split_wrt(wrt), settings, limits))
     from gradcalc.render import homework as render
 

@@ -7,8 +7,9 @@ import pytest
 from docs_examples import ROOT, examples, run
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
-         "docs/homework.md",
-         "docs/security.md", "docs/index.md", "docs/understanding-backward.md"]
+         "docs/homework.md", "docs/teaching-with-gradcalc.md",
+         "docs/security.md", "docs/index.md", "docs/understanding-backward.md",
+         "docs/scaling.md"]
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -103,7 +103,7 @@ FEEDBACK = [
     ("x/sin(x)", "1/cos(x)", "not the quotient of the derivatives"),
     ("cos(x)", "sin(x)", "sign error"),
     ("1/x", "1/x^2", "sign error"),
-    ("5x^2", "5x", "off by a constant factor: the answer is 0.5 times"),
+    ("5x^2", "5x", "off by a constant factor: the answer is 1/2 times"),
     ("x^3", "x^4/4", "antiderivative"),
     ("x^3", "x^3", "the function itself"),
     ("x^3", "3x^3", "the power rule lowers the exponent"),
@@ -177,7 +177,7 @@ def test_the_seed_picks_the_points():
 
 
 @pytest.mark.parametrize("function,answer,fragment", [
-    ("x^2", "2x +", "the answer: syntax error"),
+    ("x^2", "2x +", "the answer: cannot read the formula at line 1, column 5"),
     ("x^2", "__import__('os')", "the answer"),
     ("x^2", "2t", "the answer uses 't', which the function does not have"),
     ("x y", "xy", "did you mean x*y?"),

@@ -3,10 +3,12 @@ from one chunk of rows to that chunk's answers, and an iterator of chunks; the c
 to N worker processes, a few at a time (so memory stays bounded however long the input),
 and the answers come back in input order, the same whatever N is.
 
-Workers are forked: they start with gradcalc, NumPy and the parsed job already loaded
-(spawned workers would import everything again). A worker's error (a GradcalcError or
-any other) is carried back and raised in the parent, where the command line reports it as
-it would without --jobs; a worker killed from outside ends the run with a clear error.
+Workers come from a fork server (a clean process that has imported the chunk function's
+module once, so each worker starts with gradcalc and NumPy loaded): forking this process
+itself is unsafe once a library with its own threads (polars, the progress bar) runs. A
+worker's error (a GradcalcError or any other) is carried back and raised in the parent,
+where the command line reports it as it would without --jobs; a worker killed from
+outside ends the run with a clear error.
 """
 
 from __future__ import annotations
@@ -68,8 +70,12 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1) -> Iter
     from concurrent.futures.process import BrokenProcessPool
     from functools import partial
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method))
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        module = getattr(getattr(fn, "func", fn), "__module__", None)
+        context.set_forkserver_preload([m for m in ("numpy", module) if m])
+    pool = ProcessPoolExecutor(jobs, mp_context=context)
     task = partial(_guarded, fn)
     source = iter(items)
     pending: deque[Any] = deque(pool.submit(task, item)

@@ -32,6 +32,8 @@ from gradcalc.limits import CHUNK_ROWS
 DEFAULT_CHUNK_ROWS = CHUNK_ROWS
 #: the bytes of a plain-number table (with ',' between cells and a line break after rows)
 _NUMERIC = b"0123456789.eE+-,\r\n"
+#: bytes of a file scanned at a time
+SCAN_BYTES = 1 << 22
 #: file name endings read as Parquet
 PARQUET = (".parquet", ".pq")
 
@@ -60,10 +62,10 @@ class Plan:
     chunk_rows: int = DEFAULT_CHUNK_ROWS
     sample: tuple[int, ...] = ()  # the check's rows of the whole table (with several chunks)
 
-    @property
-    def single(self) -> bool:
-        """One chunk: the check samples exactly as an unchunked run does."""
-        return self.total <= self.chunk_rows
+    def whole(self, piece: Piece) -> bool:
+        """Whether the piece is the whole table: then the check samples exactly as an
+        unchunked run does."""
+        return piece.offset == 0 and piece.rows >= self.total
 
 
 @dataclass
@@ -138,7 +140,7 @@ def scan(files: list[str], header: Header) -> tuple[int, bool]:
                 fh.readline()
             lines = commas = 0
             last = 10  # the byte before the block: a line break
-            while block := fh.read(1 << 22):
+            while block := fh.read(SCAN_BYTES):
                 b = np.frombuffer(block, np.uint8)
                 comma, newline = b == 44, b == 10
                 lines += int(np.count_nonzero(newline))
@@ -225,12 +227,13 @@ def compute(plan: Plan, piece: Piece) -> points.PointsResult:
     table = table_of(plan, piece)
     n, bad = table.count, table.bad
     sample = None
-    if not plan.single:  # the whole table's sample; a bad row's turn goes to the next row
+    single = plan.whole(piece)
+    if not single:  # the whole table's sample; a bad row's turn goes to the next row
         good = [k for k in range(n) if k not in bad]
         local = {next((g for g in good if g >= r - piece.offset), None)
                  for r in plan.sample if piece.offset <= r < piece.offset + n}
         sample = sorted(k for k in local if k is not None)
-    job = plan.job if plan.single or sample else replace(plan.job, check=False)
+    job = plan.job if single or sample else replace(plan.job, check=False)
     if len(bad) == n:  # no row read: the shapes from one stand-in point, every answer nan
         stand_in = plan.header.table(Rows(np.ones((1, len(plan.header.inputs))), [[]]))
         one = points.run(replace(job, check=False), stand_in)
@@ -285,6 +288,12 @@ class Totals:
         self.bad += s.bad
         self.reasons += s.reasons[:max(0, SHOW_BAD_ROWS - len(self.reasons))]
         self.checks += checks
+
+    def merge(self, other: Totals) -> None:
+        """Another part of the table's totals, after these rows."""
+        self.chunks += other.chunks - 1
+        self.add(other.count, Stats(other.paths, other.passes, other.nonfinite, other.bad,
+                                    other.reasons), other.checks)
 
     def warnings(self, of: str, chunk_rows: int) -> list[str]:
         out = []

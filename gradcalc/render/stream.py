@@ -177,7 +177,7 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
         folder = os.path.dirname(os.path.abspath(output))
         fd, temp = tempfile.mkstemp(prefix=".gradcalc-", suffix=".part", dir=folder)
         os.close(fd)
-        target = _Target(temp, fmt.kind)
+        target = Target(temp, fmt.kind)
     try:
         for done in answers:
             if header is None:
@@ -190,7 +190,7 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
             if target is not None:
                 target.write(done.out)
             elif isinstance(done.out, (str, bytes)):
-                _emit(stdout, done.out)
+                emit(stdout, done.out)
             totals.add(done.rows, done.stats, done.checks)
             if progress is not None:
                 progress("answering", totals.count, plan.total)
@@ -203,7 +203,7 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
     return totals, of
 
 
-def _emit(stdout: Any, text: str | bytes) -> None:
+def emit(stdout: Any, text: str | bytes) -> None:
     """A chunk to the output stream (which takes text and bytes: the command line's)."""
     if isinstance(text, bytes) and not getattr(stdout, "takes_bytes", False):
         if hasattr(stdout, "buffer"):
@@ -216,7 +216,7 @@ def _emit(stdout: Any, text: str | bytes) -> None:
     stdout.flush()
 
 
-class _Target:
+class Target:
     """An output file being written under a temporary name beside its final one."""
 
     def __init__(self, temp: str, kind: str) -> None:

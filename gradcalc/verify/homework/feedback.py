@@ -42,9 +42,17 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _number(v: float) -> str:
-    if not np.isfinite(v) or abs(v - round(v)) > 1e-9:
-        return f"{v:g}"
-    return str(int(round(v)))
+    """A number as the student would write it: 3, 1/2, π, ln(3), √2; else 6 digits."""
+    if np.isfinite(v) and abs(v - round(v)) <= 1e-9:
+        return str(int(round(v)))
+    if np.isfinite(v):
+        from gradcalc.verify.homework.proof import exact_number
+        from gradcalc.verify.homework.student import formula
+
+        near = exact_number(float(v))
+        if not near.is_Float:
+            return formula(near)
+    return f"{v:g}"
 
 
 def recognise(problem: Problem, ev: Evidence, wrong: int,

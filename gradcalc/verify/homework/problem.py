@@ -30,7 +30,7 @@ from gradcalc.language.program import (
     While,
 )
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework import forms
+from gradcalc.verify.homework import forms, wording
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,8 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     try:
         program = parse(text, limits=limits)
     except GradcalcError as exc:
-        raise GradcalcError(f"the {what}: {exc.message}", kind=exc.kind) from None
+        raise GradcalcError(f"the {what}: {wording.plain(exc.message)}",
+                            kind=exc.kind) from None
     body, last = program.body[:-1], program.body[-1]
     if not isinstance(last, (Assign, ExprStmt)):
         out = program.default_output()
@@ -167,7 +168,8 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     names = free_names(f.program)
     typed = list(dict.fromkeys(wrt or ()))
     declared = list(f.program.inputs)
-    chosen = typed or list(claim.wrt if claim else ()) or declared
+    chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
+        or declared
     names = [n for n in names if n != EULER or n in chosen]
     if not names and not chosen:  # a constant: by the answer's variable, else x
         chosen = [n for n in free_names(a.program) if n != EULER][:1] or ["x"]
@@ -194,6 +196,22 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
 
 
+def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:
+    """The variable an answer's prefix names, when nothing typed says which: `∂f/∂y =`
+    picks y, `dy/dt = 0` gives a constant its variable. A prime's `(x)` only names the
+    argument: `f'(x)` of a function of t alone is its derivative."""
+    if claim is None or not claim.wrt:
+        return []
+    v = claim.wrt[0]
+    if v in pool or not pool:
+        return [v]
+    if claim.kind == "derivative" and "(" in claim.prefix and not claim.prefix.startswith(
+            ("d", "∂")) and len(pool) == 1:
+        return pool
+    raise GradcalcError(f"the answer is written as {claim.describe()}, but the function has "
+                        f"no variable {v} (its variables: {', '.join(pool)})", kind="input")
+
+
 def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
             typed: bool, wrt_from: str) -> None:
     """An error when the answer's prefix claims another derivative than the one asked."""
@@ -204,7 +222,8 @@ def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
     if claim.order != 1:
         raise GradcalcError(f"the answer is written as {claim.prefix}, a derivative of order "
                             f"{claim.order}; the check asks for {asked}", kind="input")
-    if claim.wrt and claim.wrt[0] not in wrt:
+    prime = claim.kind == "derivative" and not claim.prefix.startswith(("d", "∂"))
+    if claim.wrt and claim.wrt[0] not in wrt and not (prime and len(inputs) == 1):
         raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
                             f"asks for {asked}", kind="input")
     if claim.wrt and len(wrt) > 1:
