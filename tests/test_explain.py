@@ -217,3 +217,22 @@ def test_rule_text_names_arguments_by_their_steps():
     ex = _explain("grad", "y = sin(x)**2", "x=1").explain
     rules = {s.op: s.rule for s in ex.steps if s.op != "input"}
     assert rules == {"sin": "g·cos(#1)", "pow": "g·2·#2^(2−1)"}
+
+
+def test_loop_steps_are_numbered_by_iteration(capsys):
+    from gradcalc.cli import main
+
+    ex = _explain("grad", "y = x\nfor i in range(3): y = y * y", "x=1.1").explain
+    assert [s.iteration for s in ex.steps] == [(), (1,), (2,), (3,)]
+    nested = _explain("grad", "y = x\nfor i in range(2):\n    for j in range(2): y = y * 2",
+                      "x=1").explain
+    assert [s.where for s in nested.steps if s.op == "mul"] == [
+        " [iteration 1.1]", " [iteration 1.2]", " [iteration 2.1]", " [iteration 2.2]"]
+    assert main(["grad", "y = x\nwhile y < 3: y = y * 2", "--at", "x=1", "--graph",
+                 "mermaid", "--no-check"]) == 0
+    out = capsys.readouterr().out
+    assert "mul: y * 2 [iteration 2]" in out
+    assert main(["grad", "y = x\nwhile y < 3: y = y * 2", "--at", "x=1", "--explain",
+                 "--json", "--no-check"]) == 0
+    steps = __import__("json").loads(capsys.readouterr().out)["explain"]["steps"]
+    assert [s.get("iteration") for s in steps] == [None, [1], [2]]

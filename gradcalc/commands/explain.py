@@ -21,7 +21,14 @@ from gradcalc.engine import tape
 from gradcalc.engine.ops import PRIMITIVES
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import GradcalcError, LimitError
-from gradcalc.language.program import Assign, Decisions, Interpreter, Program
+from gradcalc.language.program import (
+    Assign,
+    Decisions,
+    For,
+    Interpreter,
+    Program,
+    While,
+)
 from gradcalc.language.unparse import unparse
 from gradcalc.limits import Limits
 
@@ -47,6 +54,14 @@ class Step:
     line: int | None = None
     col: int | None = None
     operands: tuple[str, ...] = ()  # per argument: "#3" (a step) or a constant's value
+    iteration: tuple[int, ...] = ()  # inside loops: each loop's iteration, from 1
+
+    @property
+    def where(self) -> str:
+        """' [iteration 3]' (nested loops: ' [iteration 2.1]') for a step made in a loop."""
+        if not self.iteration:
+            return ""
+        return " [iteration " + ".".join(map(str, self.iteration)) + "]"
 
     @property
     def rule(self) -> str:
@@ -125,7 +140,8 @@ class Explanation:
 
     def to_json(self, jsonable: Any) -> dict[str, Any]:
         steps = [{"id": s.id, "op": s.op, "source": s.text, "inputs": s.inputs,
-                  "name": s.name, "line": s.line, "col": s.col, "value": jsonable(s.value)}
+                  "name": s.name, "line": s.line, "col": s.col, "value": jsonable(s.value),
+                  **({"iteration": list(s.iteration)} if s.iteration else {})}
                  for s in self.steps]
         sweeps = [{"label": w.label, "seed": jsonable(w.seed),
                    "cotangents": {str(k): jsonable(v) for k, v in w.cotangent.items()},
@@ -180,16 +196,32 @@ class _Tracer(Interpreter):
         super().__init__(*args, **kwargs)
         self.made: dict[int, tuple[Any, Any]] = {}  # id(node) -> (node, expression)
         self.names: dict[int, str] = {}  # id(node) -> the name last assigned that value
+        self.loops: list[int] = []  # the iteration of each loop running, outermost first
+        self.iteration: dict[int, tuple[int, ...]] = {}  # id(node) -> loops' iterations
 
     def evaluate(self, e: Any) -> Any:
         value = super().evaluate(e)
         node = getattr(value, "node", None)
         if node is not None and node.prim is not None and id(node) not in self.made:
             self.made[id(node)] = (node, e)
+            if self.loops:
+                self.iteration[id(node)] = tuple(self.loops)
         return value
 
+    def tick(self, pos: Any) -> None:
+        super().tick(pos)
+        if self.loops:
+            self.loops[-1] += 1
+
     def exec_stmt(self, stmt: Any) -> None:
-        super().exec_stmt(stmt)
+        loop = isinstance(stmt, (While, For))
+        if loop:
+            self.loops.append(0)
+        try:
+            super().exec_stmt(stmt)
+        finally:
+            if loop:
+                self.loops.pop()
         if isinstance(stmt, Assign):
             node = getattr(self.env.get(stmt.target), "node", None)
             if node is not None:
@@ -280,7 +312,7 @@ def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:
                     [ids[id(p)] for p in node.parents if p is not None and id(p) in ids],
                     np.asarray(node.saved[1]), tuple(p is not None for p in node.parents),
                     names.get(id(node)), getattr(pos, "line", None), getattr(pos, "col", None),
-                    _operands(node, ids))
+                    _operands(node, ids), traced.tracer.iteration.get(id(node), ()))
         ids[id(node)] = step.id
         steps.append(step)
     _inner_texts(steps)

@@ -48,8 +48,9 @@ def explanation_plain(ex: Any) -> list[str]:
         label  SWEEP  what seeded it
         note   text
     Every step is listed (no repeated block is cut) and values are given in full."""
-    lines = ["\t".join(["tape", str(s.id), s.op, s.text, ",".join(map(str, s.inputs)),
-                         s.name or "", literal(np.asarray(s.value))]) for s in ex.steps]
+    lines = ["\t".join(["tape", str(s.id), s.op, s.text + s.where,
+                         ",".join(map(str, s.inputs)), s.name or "",
+                         literal(np.asarray(s.value))]) for s in ex.steps]
     for k, sweep in enumerate(ex.sweeps, start=1):
         lines.append(f"label\t{k}\t{sweep.label}")
         for step in reversed(ex.steps):
@@ -143,7 +144,7 @@ def _step_rows(ex: Any) -> list[list[str]]:
         step = item
         inputs = ", ".join(f"#{i}" for i in step.inputs)
         named = step.name and step.op != "input"
-        source = step.text + (f"  → {step.name}" if named else "")
+        source = step.text + (f"  → {step.name}" if named else "") + step.where
         rows.append([f"#{step.id}", step.op, source, inputs, value_text(step.value)])
     return rows
 
@@ -162,7 +163,7 @@ def _sweep_rows(ex: Any, sweep: Any) -> list[list[str]]:
             g += f"  (sum of {sweep.adds[step.id]} paths)"
         flows = [f"#{p}: {value_text(v, 24)}" for p, v in sweep.flows.get(step.id, [])]
         rule = "input: its gradient" if step.op == "input" else step.rule
-        rows.append([f"#{step.id}", g, rule, "; ".join(flows)])
+        rows.append([f"#{step.id}{step.where}", g, rule, "; ".join(flows)])
     return rows
 
 

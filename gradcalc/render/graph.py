@@ -46,7 +46,7 @@ def _labels(step: Any, cotangent: Any = None, names: str = "gradcalc") -> list[s
         op = getattr(prim, "grad_fn", None) or f"{step.op.title()}Backward0"
     else:
         op = step.op
-    head = f"{op}: {step.text}"
+    head = f"{op}: {step.text}{step.where}"
     tail = f"= {_value(step.value)}"
     if step.name:
         tail = f"{step.name} {tail}"
