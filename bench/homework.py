@@ -142,12 +142,14 @@ def measure_class(key_text: str, subs_text: str, memo: bool) -> dict[str, float]
             **{f"n_{k}": v for k, v in sorted(statuses.items())}}
 
 
-def run_class(students: int) -> None:
+def run_class(students: int, afresh: bool) -> None:
     """The teacher's whole run on a class of `students` × the problems, in one command."""
     key_text, subs_text = teacher_class(students)
     measure_class(*teacher_class(2), memo=True)  # imports, sympy warm-up
-    for label, memo in (("each distinct answer judged once", True),
-                        ("every row judged afresh (no memo)", False)):
+    runs = [("each distinct answer judged once", True)]
+    if afresh:
+        runs.append(("every row judged afresh (no memo)", False))
+    for label, memo in runs:
         r = measure_class(key_text, subs_text, memo)
         print(f"class with key, grades and report ({label}): {r['rows']} rows "
               f"({r['distinct']} distinct answers) in {r['seconds']:.2f} s = "
@@ -158,21 +160,28 @@ def run_class(students: int) -> None:
         (folder / "key.csv").write_text(key_text)
         (folder / "subs.csv").write_text(subs_text)
         gradcalc = Path(sys.executable).parent / "gradcalc"
-        command = [str(gradcalc), "check", "--key", "key.csv", "--file", "subs.csv",
-                   "--grades", "grades.csv", "--report", "report.html", "--json"]
-        t, before = time.perf_counter(), os.times()
-        with open(folder / "verdicts.jsonl", "w") as out:
-            subprocess.run(command, stdout=out, cwd=folder, check=False)
-        took, after = time.perf_counter() - t, os.times()
-        cpu = (after.children_user + after.children_system) - (before.children_user +
-                                                               before.children_system)
-        rows = len(subs_text.splitlines()) - 1
-        print(f"installed command ({' '.join(['gradcalc', *command[1:]])}): {rows} rows in "
-              f"{took:.2f} s = {rows / took:.0f} rows/s, {cpu:.2f} CPU s = "
-              f"{rows / cpu:.0f} rows per CPU second (start-up included); grades "
-              f"{(folder / 'grades.csv').stat().st_size:,} B, report "
-              f"{(folder / 'report.html').stat().st_size:,} B, verdicts "
-              f"{(folder / 'verdicts.jsonl').stat().st_size:,} B")
+        outputs = []
+        for jobs in ("1", "2"):
+            command = [str(gradcalc), "check", "--key", "key.csv", "--file", "subs.csv",
+                       "--grades", "grades.csv", "--report", "report.html", "--json",
+                       "--jobs", jobs]
+            t, before = time.perf_counter(), os.times()
+            with open(folder / "verdicts.jsonl", "w") as out:
+                subprocess.run(command, stdout=out, cwd=folder, check=False)
+            took, after = time.perf_counter() - t, os.times()
+            cpu = (after.children_user + after.children_system) - (before.children_user +
+                                                                   before.children_system)
+            rows = len(subs_text.splitlines()) - 1
+            outputs.append(((folder / "verdicts.jsonl").read_bytes(),
+                            (folder / "grades.csv").read_bytes()))
+            print(f"installed command ({' '.join(['gradcalc', *command[1:]])}): {rows} rows "
+                  f"in {took:.2f} s = {rows / took:.0f} rows/s, {cpu:.2f} CPU s = "
+                  f"{rows / cpu:.0f} rows per CPU second (start-up included); grades "
+                  f"{(folder / 'grades.csv').stat().st_size:,} B, report "
+                  f"{(folder / 'report.html').stat().st_size:,} B, verdicts "
+                  f"{(folder / 'verdicts.jsonl').stat().st_size:,} B")
+        print("--jobs 2 wrote the same verdicts and grades as --jobs 1:",
+              outputs[0] == outputs[1])
 
 
 def measure(data: bytes, clear_cache: bool) -> dict[str, float]:
@@ -201,9 +210,11 @@ def main() -> None:
     parser.add_argument("--class-students", type=int, default=0, metavar="N",
                         help="instead: a key and N students answering every problem, with "
                         "grades and the report (300: 9,900 rows)")
+    parser.add_argument("--afresh", action="store_true",
+                        help="with --class-students: also judge every row afresh (slow)")
     args = parser.parse_args()
     if args.class_students:
-        run_class(args.class_students)
+        run_class(args.class_students, args.afresh)
         return
     text = class_file(args.rows)
     data = text.encode()
