@@ -58,3 +58,13 @@ def test_the_library_and_the_parser_import_neither_sympy_nor_the_cli_stack():
                          "parse('y = sin(x)**2')\n"
                          "gradcalc.tensor([1.0], requires_grad=True).sum().backward()")
     assert not {"sympy", "rich", "typer"} & mods
+
+
+def test_the_library_makes_its_random_stream_on_first_use():
+    """numpy.random is start-up time every command would pay; only the library's random
+    constructors and dropout need it."""
+    code = ("import sys, gradcalc.cli\nprint('numpy.random' in sys.modules)\n"
+            "import gradcalc\ngradcalc.manual_seed(0)\nprint('numpy.random' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split() == ["False", "True"], proc.stderr

@@ -24,12 +24,19 @@ __all__ = ["split", "chunk", "var", "std", "var_mean", "std_mean", "outer", "cum
            "randint", "rand_like", "randn_like", "randint_like", "randperm", "dropout",
            "empty", "empty_like", "normal"]
 
-_state = {"rng": np.random.default_rng(0)}
+_state: dict[str, Any] = {}
 
 
 def manual_seed(seed: int) -> Any:
     """Reset the one random stream (NumPy's generator, not PyTorch's numbers)."""
     _state["rng"] = np.random.default_rng(int(seed))
+    return _state["rng"]
+
+
+def rng() -> Any:
+    """The stream, made on first use (numpy.random costs start-up time)."""
+    if "rng" not in _state:
+        _state["rng"] = np.random.default_rng(0)
     return _state["rng"]
 
 
@@ -52,28 +59,28 @@ def _leaf(v: np.ndarray, requires_grad: bool) -> Tensor:
 
 def rand(*size: Any, generator: Any = None, dtype: Any = None,
          requires_grad: bool = False) -> Tensor:
-    return _leaf(_state["rng"].random(_sizes(size)), requires_grad)
+    return _leaf(rng().random(_sizes(size)), requires_grad)
 
 
 def randn(*size: Any, generator: Any = None, dtype: Any = None,
           requires_grad: bool = False) -> Tensor:
-    return _leaf(_state["rng"].standard_normal(_sizes(size)), requires_grad)
+    return _leaf(rng().standard_normal(_sizes(size)), requires_grad)
 
 
 def normal(mean: float = 0.0, std: float = 1.0, size: Any = (), **_: Any) -> Tensor:
-    return _leaf(_state["rng"].normal(mean, std, _sizes((size,))), False)
+    return _leaf(rng().normal(mean, std, _sizes((size,))), False)
 
 
 def randint(low: int, high: Any = None, size: Any = None, **_: Any) -> Tensor:
     """Whole numbers in [low, high) (float64 values that index like PyTorch's integers)."""
     if size is None:
         low, high, size = 0, low, high
-    return Tensor.wrap(_state["rng"].integers(int(low), int(high), _sizes((size,)))
+    return Tensor.wrap(rng().integers(int(low), int(high), _sizes((size,)))
                        .astype(np.float64), None)
 
 
 def randperm(n: int, **_: Any) -> Tensor:
-    return Tensor.wrap(_state["rng"].permutation(int(n)).astype(np.float64), None)
+    return Tensor.wrap(rng().permutation(int(n)).astype(np.float64), None)
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -106,7 +113,7 @@ def dropout(input: Any, p: float = 0.5, training: bool = True,  # noqa: A002
         return to_tensor(input)
     if p == 1.0:
         return to_tensor(input * np.zeros(shape(input)))
-    keep = _state["rng"].random(shape(input)) >= p
+    keep = rng().random(shape(input)) >= p
     return to_tensor(input * (keep / (1.0 - p)))
 
 
@@ -268,10 +275,10 @@ def attach() -> None:
 
 
 def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    self.value = _state["rng"].uniform(a, b, self.shape)
+    self.value = rng().uniform(a, b, self.shape)
     return self
 
 
 def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    self.value = _state["rng"].normal(mean, std, self.shape)
+    self.value = rng().normal(mean, std, self.shape)
     return self

@@ -29,11 +29,11 @@ def ones_(tensor: Any) -> Any:
 
 
 def uniform_(tensor: Any, a: float = 0.0, b: float = 1.0) -> Any:
-    return _fill(tensor, library._state["rng"].uniform(a, b, tensor.shape))
+    return _fill(tensor, library.rng().uniform(a, b, tensor.shape))
 
 
 def normal_(tensor: Any, mean: float = 0.0, std: float = 1.0) -> Any:
-    return _fill(tensor, library._state["rng"].normal(mean, std, tensor.shape))
+    return _fill(tensor, library.rng().normal(mean, std, tensor.shape))
 
 
 def _fans(shape: tuple[int, ...]) -> tuple[int, int]:

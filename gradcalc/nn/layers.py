@@ -17,7 +17,7 @@ from gradcalc.nn.module import Module, Parameter
 
 
 def _uniform(shape: tuple[int, ...], bound: float) -> Parameter:
-    return Parameter(library._state["rng"].uniform(-bound, bound, shape))
+    return Parameter(library.rng().uniform(-bound, bound, shape))
 
 
 def _pair(v: Any, n: int) -> tuple[int, ...]:
