@@ -38,8 +38,14 @@ from gradcalc.verify.budget import Timeout, time_budget
 
 #: function names printed another way than the table's
 SPELLED = {"log": "ln"}
-#: the longest a simplification of `expected` may take (seconds; within the check's budget)
-SIMPLIFY_SECONDS = 0.1
+#: the longest a simplification of `expected` may take (seconds; within the check's budget):
+#: a safety net only, since what is tried is decided by size (below), so that the text is
+#: the same on a busy machine, in every process of --jobs, and when a verdict is replayed
+SIMPLIFY_SECONDS = 1.0
+#: the largest expression (sympy's count_ops) that factor, together, cancel and logcombine
+#: are tried on, and the largest trigsimp is tried on (it is the slowest route)
+MAX_REWRITE_OPS = 40
+MAX_TRIGSIMP_OPS = 16
 
 
 def _juxtaposes(left: str, right: str) -> bool:
@@ -221,16 +227,20 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
              inputs: tuple[str, ...] = ()) -> Any:
     """The shortest printed form among the expression and its rewritings (together and
     cancel where there are fractions, factor, trigsimp where a trig identity may apply,
-    logcombine where there are several logs), tried in that order within `seconds`
-    altogether; the expression itself when nothing shorter is found in time. (sympy's
+    logcombine where there are several logs), tried in that order on expressions up to a
+    size, so the result does not depend on the machine's speed; `seconds` is only a
+    safety net. The expression itself when nothing shorter is found. (sympy's
     `simplify` is left out: it alone often takes longer.)"""
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    ops = sp.count_ops(expr)
+    if ops > MAX_REWRITE_OPS:
         return expr
     best, best_len = expr, len(formula(expr, inputs))
     routes: list[Any] = [sp.factor]
     if any(p.exp.is_negative for p in expr.atoms(sp.Pow)):  # fractions to combine
         routes[:0] = [sp.together, sp.cancel]
-    if _trig_identity_possible(expr):
+    if ops <= MAX_TRIGSIMP_OPS and _trig_identity_possible(expr):
         routes.append(sp.trigsimp)
     if len(expr.atoms(sp.log)) > 1:
         routes.append(lambda e: sp.logcombine(e, force=True))
