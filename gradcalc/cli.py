@@ -22,23 +22,30 @@ except ImportError:  # older typer, built on click
     from click.exceptions import ClickException, UsageError
 
 from gradcalc.argv import (
+    AntiderivativeOpt,
     AtolOpt,
     AtOpt,
+    ConstantOpt,
     DigitsOpt,
     ExpectOpt,
     ExplainOpt,
     GraphOpt,
+    ImplicitOpt,
+    IntegersOpt,
     IterOpt,
     JsonOpt,
     LatexOpt,
     NoCheckOpt,
     OfOpt,
     OpsOpt,
+    OrderOpt,
+    PartialOpt,
     PlainOpt,
     PointsOpt,
     ProgramArg,
     RtolOpt,
     SecondsOpt,
+    ShapeOpt,
     SymbolicOpt,
     WeightsOpt,
     WrtOpt,
@@ -369,10 +376,20 @@ def check(
         "--prove", help="Also try sympy's full simplify (slower) before a numeric verdict.")]
     = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    order: OrderOpt = 1,
+    partial: PartialOpt = None,
+    at: AtOpt = [],  # noqa: B006 - typer's list option
+    implicit: ImplicitOpt = None,
+    antiderivative: AntiderivativeOpt = False,
+    constant: ConstantOpt = "optional",
+    shape: ShapeOpt = None,
+    integers: IntegersOpt = False,
 ) -> None:
-    """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
+    """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION (or its N-th
+    derivative, a mixed partial, dy/dx of an equation, an antiderivative)?"""
     from gradcalc.commands import check as checking
     from gradcalc.verify.homework.judge import Settings
+    from gradcalc.verify.homework.kinds import Kind
 
     fmt = _format(json_out, plain_out)
     _state["format"] = fmt
@@ -389,9 +406,11 @@ def check(
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
+    kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
+                     limits)
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") else answer,
-        checking.split_wrt(wrt), settings, limits))
+        checking.split_wrt(wrt), settings, limits, kind))
     from gradcalc.render import homework as render
 
     if fmt == "rich":

@@ -17,6 +17,8 @@ from typing import Any
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework.judge import Settings, Verdict, judge
+from gradcalc.verify.homework.kinds import Kind
+from gradcalc.verify.homework.kinds import check as check_kind
 from gradcalc.verify.homework.problem import read_problem
 
 #: the columns of a class file (wrt is optional)
@@ -34,10 +36,14 @@ class CheckJob:
     wrt: list[str] | None = None
     settings: Settings = field(default_factory=Settings)
     limits: Limits = DEFAULT_LIMITS
+    kind: Kind = field(default_factory=Kind)  # what the problem asks for (kinds.py)
 
 
 def run(job: CheckJob) -> Verdict:
     """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
+    if not job.kind.plain:
+        return check_kind(job.function, job.answer, job.wrt, job.kind, job.settings,
+                          job.limits)
     problem = read_problem(job.function, job.answer, job.wrt, job.limits)
     return judge(problem, job.settings, job.limits)
 

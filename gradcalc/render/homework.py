@@ -29,7 +29,9 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
     return {"command": "check", "verdict": v.verdict, "method": v.method,
             "expected": v.expected, "counterexample": counter, "feedback": v.feedback,
             "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
-            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points]}
+            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
+            "score": v.score, "entries": v.entries, "misconception": v.misconception,
+            **({"branch": v.branch} if v.branch is not None else {})}
 
 
 def row_json(row: Row) -> dict[str, Any]:
@@ -95,6 +97,10 @@ def show(v: Verdict, console: Any) -> None:
         table.add_row("at", _where(c["at"]))
         table.add_row("answer", _value(c["answer"]))
         table.add_row("derivative", _value(c["expected"]))
+    if v.entries and v.verdict == "incorrect":
+        table.add_row("entries", entries_text(v))
+    if v.branch:
+        table.add_row("branch", v.branch)
     if v.feedback:
         table.add_row("feedback", Text(v.feedback, style="yellow"))
     if v.reason:
@@ -102,6 +108,14 @@ def show(v: Verdict, console: Any) -> None:
     if v.verdict != "correct":
         table.add_row("expected", Text(v.expected))
     console.print(table)
+
+
+def entries_text(v: Verdict) -> str:
+    """Each entry marked right or wrong, and the score: `✓ d/dx  ✗ d/dy  (1 of 2 right)`."""
+    assert v.entries is not None
+    marks = "  ".join(f"{_MARK[e['verdict']]} {e['of'] or e['index']}" for e in v.entries)
+    right = sum(e["verdict"] == "correct" for e in v.entries)
+    return f"{marks}  ({right} of {len(v.entries)} right)"
 
 
 def show_class(rows: list[Row], summary: Summary, console: Any) -> None:

@@ -1,0 +1,76 @@
+"""Higher and mixed derivatives, and answers at a point.
+
+`--order N` asks for the N-th derivative in one input (with several `--wrt` and N = 2,
+the Hessian: a nested list, row i column j being ∂²f/∂w_i∂w_j); `--partial x,y` for
+∂/∂x then ∂/∂y (any length); `--at x=2` holds inputs at values, so the answer is the
+derivative's value there (a number, or a formula of the inputs left free). Each is a
+plain problem with derivative paths (higher.py computes them on the tape) or pinned
+inputs, judged as every other (judge.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gradcalc.errors import GradcalcError
+from gradcalc.language.parse import quote
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.homework.feedback import Evidence, same
+from gradcalc.verify.homework.problem import Problem, read_problem
+
+if TYPE_CHECKING:
+    from gradcalc.verify.homework.kinds import Kind
+
+ORDINALS = {2: "second", 3: "third"}
+
+
+def ordinal(n: int) -> str:
+    return ORDINALS.get(n, f"{n}th")
+
+
+def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
+         limits: Limits = DEFAULT_LIMITS) -> Problem:
+    """The problem with its paths and pinned inputs (a plain problem for Kind())."""
+    chosen = list(wrt or [])
+    if kind.partial:
+        chosen = list(dict.fromkeys(chosen + list(kind.partial)))
+    problem = read_problem(function, answer, chosen or None, limits)
+    given = set(problem.inputs)
+    for n, _ in kind.at:
+        if n not in given:
+            raise GradcalcError(f"--at {quote(n)}: the function does not use it (its "
+                                f"inputs: {', '.join(problem.inputs)})", kind="usage")
+    problem = replace(problem, pinned=kind.at)
+    if kind.order == 1 and not kind.partial:
+        return problem
+    if problem.function.shape:
+        raise GradcalcError("--order and --partial take a function with one output, not a "
+                            "list", kind="usage")
+    if kind.partial:
+        return replace(problem, paths=(kind.partial,), kind="partial", shape=())
+    if len(problem.wrt) == 1:
+        return replace(problem, paths=((problem.wrt[0],) * kind.order,),
+                       kind="higher derivative", shape=())
+    if kind.order != 2:
+        raise GradcalcError(f"--order {kind.order} with several inputs: give one --wrt (or "
+                            "--order 2 for the Hessian)", kind="usage")
+    w = problem.wrt
+    return replace(problem, paths=tuple((a, b) for a in w for b in w), kind="hessian",
+                   shape=(len(w), len(w)))
+
+
+def recognise(problem: Problem, ev: Evidence, wrong: int) -> str | None:
+    """A higher-order answer that is the first derivative instead."""
+    if problem.paths is None:
+        return None
+    path = problem.paths[wrong % len(problem.paths)]
+    first: np.ndarray = ev.partials[wrong // len(problem.paths)][path[0]]
+    if len(path) > 1 and same(ev.answer[wrong], first) and not same(
+            first, ev.expected[wrong]):
+        return (f"this is the first derivative d/d{path[0]}; the question asks for the "
+                + (f"{ordinal(len(path))} derivative" if len(set(path)) == 1 else
+                   "mixed partial d^" + f"{len(path)}/" + "".join(f"d{n}" for n in path)))
+    return None
