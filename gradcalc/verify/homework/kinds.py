@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gradcalc.errors import GradcalcError
+from gradcalc.language.parse import normalize, quote
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework.judge import Settings, Verdict, judge
 
@@ -110,20 +111,28 @@ def _order(v: str | int | None) -> int:
                             kind="usage") from None
 
 
+def _option_name(text: str, option: str) -> str:
+    """A name as a program's names are read (NFKC); control characters refused."""
+    try:
+        return normalize(text).strip()
+    except GradcalcError as exc:
+        raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None
+
+
 def _name(v: str | None) -> str | None:
     if not v or not v.strip():
         return None
-    from gradcalc.commands.jobs import option_name
-
-    return option_name(v.strip(), "--implicit") or None
+    return _option_name(v.strip(), "--implicit") or None
 
 
 def _names(v: str | None, option: str) -> tuple[str, ...]:
     if not v or not v.strip():
         return ()
-    from gradcalc.commands.jobs import option_name
-
-    return tuple(option_name(n.strip(), option) for n in v.replace(";", ",").split(","))
+    names = tuple(_option_name(n, option) for n in v.replace(";", ",").split(","))
+    if not all(names):
+        raise GradcalcError(f"{option} {quote(v)}: give names separated by commas, e.g. "
+                            "x,y", kind="usage")
+    return names
 
 
 def _at(v: str | list[str] | None, limits: Limits) -> tuple[tuple[str, float], ...]:
