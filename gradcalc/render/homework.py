@@ -95,8 +95,9 @@ def show(v: Verdict, console: Any) -> None:
     if v.counterexample is not None:
         c = v.counterexample
         table.add_row("at", _where(c["at"]))
-        table.add_row("answer", _value(c["answer"]))
-        table.add_row("derivative", _value(c["expected"]))
+        anti = v.kind == "antiderivative"
+        table.add_row("answer′" if anti else "answer", _value(c["answer"]))
+        table.add_row("function" if anti else "derivative", _value(c["expected"]))
     if v.entries and v.verdict == "incorrect":
         table.add_row("entries", entries_text(v))
     if v.branch:
