@@ -110,6 +110,8 @@ TRIG_RULES = {"sin": "sin' = cos", "cos": "cos' = −sin", "tan": "tan' = 1/cos�
               "asin": "asin' = 1/√(1−u²)", "acos": "acos' = −1/√(1−u²)",
               "atan": "atan' = 1/(1+u²)", "acot": "acot' = −1/(1+u²)",
               "sinh": "sinh' = cosh", "cosh": "cosh' = sinh"}
+#: a step value beyond this makes a point unfit for comparing formulas (ill-conditioned)
+CONDITIONED = 1e6
 CONSTANTS = {"pi": math.pi, "π": math.pi, "tau": math.tau}
 
 
@@ -141,6 +143,7 @@ class Mistake:
     step: int  # the step's index on the tape
     at: str  # the step's text
     message: str
+    variant: str = ""  # the search's name of the misapplication (product terms differ)
 
     def as_json(self) -> dict[str, str]:
         return {"rule": self.rule, "at": self.at}
@@ -180,7 +183,7 @@ class _Symbolic:
     def call(self, prim: Any, args: list[Any]) -> tuple[Any, list[Any]]:
         sp = self.sp
         dummies = [sp.Dummy() for _ in args]
-        value = prim.sym(*dummies)
+        value = np.asarray(prim.sym(*dummies), dtype=object).reshape(()).item()
         subs = dict(zip(dummies, args, strict=True))
         return value.xreplace(subs), [sp.diff(value, d).xreplace(subs) for d in dummies]
 
@@ -307,6 +310,16 @@ class Tape:
                 d.append(self.rule(k, d, mistake if k == at else None))
         return d[last]
 
+    def conditioned(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The points where every step's value is moderate: beyond CONDITIONED the
+        rounding of one formula (sin(e^x) at x = 70) says nothing about another."""
+        keep = np.ones(shape, dtype=bool)
+        with np.errstate(all="ignore"):
+            for s in self.steps:
+                keep &= np.abs(np.broadcast_to(np.asarray(s.value, dtype=np.float64),
+                                               shape)) <= CONDITIONED
+        return keep
+
     def candidates(self) -> Iterator[tuple[int, str]]:
         """(step, rule id) for every catalogue entry that applies, outermost step first."""
         steps = self.steps
@@ -399,13 +412,17 @@ def search(program: Program, points: dict[str, np.ndarray], wrt: str, answer: np
         tape = Tape(program, points, wrt)
     except _Unsupported:
         return None
-    right = tape.sweep()
+    shape = np.shape(answer)
+    keep = tape.conditioned(shape)
+    if keep.sum() < min(2, keep.size):
+        return None
+    answer = np.asarray(answer)[keep]
+    right = np.broadcast_to(tape.sweep(), shape)[keep]
     for k, mistake in tape.candidates():
-        got = tape.sweep(mistake, k)
-        got = np.broadcast_to(np.asarray(got, dtype=np.float64), np.shape(answer))
-        if same(got, answer) and not same(got, np.broadcast_to(right, np.shape(answer))):
+        got = np.broadcast_to(np.asarray(tape.sweep(mistake, k), dtype=np.float64), shape)
+        if same(got[keep], answer) and not same(got[keep], right):
             return Mistake(rule_id(mistake), k, tape.steps[k].text,
-                           message(tape, k, mistake))
+                           message(tape, k, mistake), mistake)
     return None
 
 
