@@ -60,7 +60,7 @@ def row_text(row: Row, fmt: str) -> str:
 def plain(v: Verdict) -> str:
     """One line: the verdict, then what explains it."""
     if v.verdict == "correct":
-        return f"correct ({v.method})"
+        return f"correct ({v.method})" + (f": {v.feedback}" if v.feedback else "")
     if v.verdict == "undetermined":
         return f"undetermined: {v.reason}"
     return "incorrect" + (f": {v.feedback}" if v.feedback else "") + f"; expected {v.expected}"
