@@ -157,7 +157,7 @@ def _entries() -> list[Prim]:
           domain=(0.3, 2.8), rule="−g·csc(x)·cot(x)"),
         U("cot", lambda x: 1.0 / np.tan(x), lambda g, ans, x: -g * (1.0 + ans * ans),
           el("cot"), domain=(0.3, 2.8), rule="−g·(1 + cot²x)"),
-        U("cbrt", np.cbrt, lambda g, ans, x: g / (3.0 * ans * ans), tw.piecewise(tw.cbrt),
+        U("cbrt", fw.cbrt, lambda g, ans, x: g / (3.0 * ans * ans), tw.piecewise(tw.cbrt),
           kinks="cbrt'(0) = inf (the derivative of x**(1/3))", rule="g / (3·cbrt(x)²)"),
         U("sinh", np.sinh, lambda g, ans, x: g * fn.cosh(x), el("sinh"), rule="g·cosh(x)"),
         U("cosh", np.cosh, lambda g, ans, x: g * fn.sinh(x), el("cosh"), rule="g·sinh(x)"),
