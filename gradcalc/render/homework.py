@@ -67,7 +67,7 @@ def plain(v: Verdict) -> str:
 
 
 def _where(at: dict[str, Any]) -> str:
-    return ", ".join(f"{n} = {x:.6g}" for n, x in at.items())
+    return ", ".join(f"{n} = {_value(x)}" for n, x in at.items())
 
 
 def _value(x: Any) -> str:

@@ -12,9 +12,10 @@ derivatives, values at a point), implicit.py, antiderivative.py, tensors.py.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from gradcalc.errors import GradcalcError
 from gradcalc.language.parse import normalize, quote
@@ -141,15 +142,17 @@ def _at(v: str | list[str] | None, limits: Limits) -> tuple[tuple[str, float], .
     from gradcalc.language.values import parse_assignments
 
     values = parse_assignments(v, option="--at", limits=limits)
-    out = []
+    out: list[tuple[str, Any]] = []
     for n, x in values.items():
-        if x.shape != ():
-            raise GradcalcError(f"--at {n}: give one number (the check's inputs are "
-                                "scalars)", kind="usage")
-        if not math.isfinite(float(x)):
-            raise GradcalcError(f"--at {n}: give a finite number", kind="usage")
-        out.append((n, float(x)))
+        if not np.all(np.isfinite(x)):
+            raise GradcalcError(f"--at {n}: give finite numbers", kind="usage")
+        out.append((n, float(x) if x.shape == () else _frozen(x.tolist())))
     return tuple(out)
+
+
+def _frozen(v: Any) -> Any:
+    """Nested lists as nested tuples (a Kind is hashable)."""
+    return tuple(_frozen(x) for x in v) if isinstance(v, list) else float(v)
 
 
 def _shapes(v: str | None) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -39,7 +39,10 @@ def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
         chosen = list(dict.fromkeys(chosen + list(kind.partial)))
     problem = read_problem(function, answer, chosen or None, limits)
     given = set(problem.inputs)
-    for n, _ in kind.at:
+    for n, v in kind.at:
+        if not isinstance(v, float):
+            raise GradcalcError(f"--at {n}: give one number (inputs are scalars; tensors "
+                                "need --shape)", kind="usage")
         if n not in given:
             raise GradcalcError(f"--at {quote(n)}: the function does not use it (its "
                                 f"inputs: {', '.join(problem.inputs)})", kind="usage")
