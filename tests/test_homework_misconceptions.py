@@ -147,3 +147,12 @@ def test_a_misapplied_rule_is_located_at_its_step(function, data):
     assert any(np.allclose(_numeric(function, r, k)[finite], made[finite], rtol=1e-7,
                            equal_nan=True) for k, r in found), (function, mistake, step,
                                                                 v.misconception)
+
+
+def test_the_docs_table_is_the_catalogue():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "homework.md").read_text(
+        encoding="utf-8")
+    for rule in m.CATALOGUE:
+        assert f"| `{rule.id}` | {rule.name} | {rule.right} | {rule.wrong} |" in page

@@ -57,9 +57,10 @@ def entries(wrong: list[bool], shape: tuple[int, ...], labels: list[str]
 
 def labels(kind: str, wrt: tuple[str, ...], paths: tuple[tuple[str, ...], ...] | None,
            shape: tuple[int, ...]) -> list[str]:
-    """What each entry is the derivative of, e.g. d/dy, row 2 d/dx, d²/dxdy."""
-    cols = [f"d^{len(p)}/" + "".join(f"d{n}" for n in p) if len(p) > 1 else f"d/d{p[0]}"
-            for p in paths] if paths else [f"d/d{w}" for w in wrt]
+    """What each entry is the derivative of, e.g. d/dy, row 2 d/dx, f_xy."""
+    cols = [("f_" + "".join(p) if all(len(n) == 1 for n in p) else "f_" + ",".join(p))
+            if len(p) > 1 else f"d/d{p[0]}" for p in paths] if paths else [
+                f"d/d{w}" for w in wrt]
     if kind == "jacobian":
         return [f"row {r + 1} {c}" for r in range(shape[0]) for c in cols]
     return cols

@@ -56,6 +56,8 @@ def recognise(problem: Problem, ev: Evidence, wrong: int,
     Whole-answer relations first (swapped entries, another variable, an antiderivative),
     then the search for the step that went wrong (misconceptions.py), then what is left:
     the function itself, the negative, a constant factor, a constant term."""
+    if len(next(iter(ev.points.values()), ())) < 2:
+        return None, None  # one point (every input given with --at) shows no relation
     n = len(problem.paths or problem.wrt)
     row, col = divmod(wrong, n)
     a, d, f = ev.answer[wrong], ev.expected[wrong], ev.function[row]

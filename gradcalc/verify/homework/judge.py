@@ -302,7 +302,7 @@ def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits
     one or two significant digits, where entry `i` still differs clearly (None: keep the
     drawn point). Points nearest 1 in size are tried first; kinked formulas keep theirs."""
     entries = list(problem.function.entries) + list(problem.answer.entries)
-    if kinked(entries) or problem.paths or problem.pinned:
+    if kinked(entries) or problem.pinned:
         return None
     count = len(ev.answer[0])
     order = sorted(range(count), key=lambda k: sum(
@@ -312,7 +312,9 @@ def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits
             pt = {n: np.array([float(f"{v[k]:.{digits}g}")]) for n, v in ev.points.items()}
             fv = [evaluate(e, pt, problem.wrt, limits) for e in problem.function.entries]
             av = [evaluate(e, pt, (), limits) for e in problem.answer.entries]
-            d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt]
+            d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt] if not \
+                problem.paths else [higher.along(e, pt, problem.paths, limits)[p] for e in
+                                    problem.function.entries for p in problem.paths]
             a = [v.value for v in av]
             values = np.concatenate([*d, *a, *(v.value for v in fv)])
             if not np.all(np.isfinite(values)):
