@@ -28,7 +28,7 @@ import numpy as np
 
 from gradcalc import autograd
 from gradcalc.autograd import enable_grad, is_grad_enabled, set_grad_enabled
-from gradcalc.engine import ops, selecting
+from gradcalc.engine import library, ops, selecting, spatial, views
 from gradcalc.engine.functional import grad, hessian, jacobian, jvp, vjp
 from gradcalc.engine.tape import no_grad
 from gradcalc.engine.tensor import Tensor, as_array
@@ -51,6 +51,15 @@ def _check_dtype(dtype: Any) -> None:
     if key not in _FLOAT_DTYPES and not (isinstance(dtype, np.dtype) and dtype.kind == "f"):
         raise TypeError(f"gradcalc computes in float64 only; dtype={dtype!r} is not supported "
                         "(leave dtype out, or pass gradcalc.float64)")
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Accepted for PyTorch's code: gradcalc's one dtype is float64 already."""
+    _check_dtype(dtype)
+
+
+def get_default_dtype() -> Any:
+    return float64
 
 
 def _leaf(value: np.ndarray, requires_grad: bool, dtype: Any = None) -> Tensor:
@@ -166,10 +175,13 @@ def _as_tensor(x: Any) -> Tensor:
 def _library_function(prim: ops.Prim) -> Callable[..., Tensor]:
     fn = getattr(ops.fn, prim.name)
     if prim.axis and prim.arity is not None:
-        keepdims = "keepdims" in inspect.signature(prim.forward).parameters
+        takes_keep = "keepdims" in inspect.signature(prim.forward).parameters
 
-        def function(input: Any, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A002
-            return _as_tensor(fn(input, dim, keepdim) if keepdims else fn(input, dim))
+        def function(input: Any, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+                     axis: Any = None, keepdims: Any = None, dtype: Any = None) -> Tensor:
+            dim = views.pick_dim(dim, axis)
+            keepdim = keepdim if keepdims is None else keepdims
+            return _as_tensor(fn(input, dim, keepdim) if takes_keep else fn(input, dim))
     else:
         def function(*args: Any, **kwargs: Any) -> Tensor:
             return _as_tensor(fn(*args, **kwargs))
@@ -183,8 +195,16 @@ def _library_names() -> dict[str, ops.Prim]:
     return {n: p for p in ops.PRIMITIVES.values() if p.library for n in p.names}
 
 
+_LAZY = {"nn", "optim", "testing"}  # imported on first use: start-up stays as it was
+
+
 def __getattr__(name: str) -> Any:
-    """A primitive registered after import, by name (`gradcalc.<name>`)."""
+    """A primitive registered after import, by name (`gradcalc.<name>`), or one of the
+    lazily imported packages (`gradcalc.nn`, `gradcalc.optim`, `gradcalc.testing`)."""
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"gradcalc.{name}")
     prim = _library_names().get(name)
     if prim is None:
         raise AttributeError(f"module 'gradcalc' has no attribute {name!r}")
@@ -218,6 +238,17 @@ mm = mv = globals()["matmul"]
 max = selecting.extreme(largest=True)  # noqa: A001
 min = selecting.extreme(largest=False)  # noqa: A001
 argmax, argmin = selecting.arg(largest=True), selecting.arg(largest=False)
+# PyTorch's functions that are not one entry: pieces, statistics, random numbers, booleans,
+# convolution and pooling, and the Tensor's shape methods as functions
+globals().update(library.FUNCTIONS)
+for _name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"):
+    globals()[_name] = getattr(spatial, _name)
+for _name in ("reshape", "flatten", "squeeze", "permute", "swapaxes", "t", "neg", "negative",
+              "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+              "pow"):
+    globals()[_name] = views.METHODS[_name]
+del _name
 
 __all__ = [
     "Tensor", "tensor", "as_tensor", "from_numpy", "FloatTensor", "DoubleTensor", "ones",
@@ -225,7 +256,11 @@ __all__ = [
     "stack", "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "autograd", "grad", "vjp", "jvp", "jacobian",
     "hessian", "float64", "float32", "float16", "double", "dot", "unsqueeze", "argmax",
-    "argmin",
+    "argmin", "set_default_dtype", "get_default_dtype", *library.FUNCTIONS, "conv1d",
+    "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "reshape",
+    "flatten", "squeeze", "permute", "swapaxes", "t", "negative", "subtract", "multiply",
+    "divide", "true_divide",
 ]
 __all__ += _FUNCTION_NAMES
 

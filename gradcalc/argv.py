@@ -66,7 +66,8 @@ DigitsOpt = Annotated[str | None, typer.Option(
 PointsOpt = Annotated[str | None, typer.Option(
     "--points", metavar="FILE.csv",
     help="A CSV table of points (header: input names, x[0],x[1] for vectors; - for standard "
-    "input): one answer row per point, in one vectorised pass.",
+    "input), a Parquet file, a glob or a directory of them: one answer row per point, in "
+    "vectorised passes of --chunk-rows rows.",
     show_default=False)]
 
 # --- kinds of homework problem: check (verify/homework/kinds.py) -----------------------
@@ -93,6 +94,24 @@ IntegersOpt = Annotated[bool, typer.Option(
     "--integers", help="With --shape: draw the inputs as small integers (hand-computed "
     "homework).")]
 
+# --- scale: chunks, processes, files and a cluster (render/stream.py, commands/parallel.py)
+ChunkRowsOpt = Annotated[int, typer.Option(
+    "--chunk-rows", min=1, max=100_000_000, help="Rows read, answered and written at a "
+    "time: memory depends on this, not on the input's length.")]
+JobsOpt = Annotated[str, typer.Option(
+    "--jobs", metavar="N|auto", help="Worker processes (auto: one per core); the output is "
+    "the same as with one.")]
+OutputOpt = Annotated[str | None, typer.Option(
+    "--output", metavar="FILE.csv|FILE.parquet", help="Write the rows to this file "
+    "(Parquet needs the fast extra); it appears only when every row is written.",
+    show_default=False)]
+EngineOpt = Annotated[str, typer.Option(
+    "--engine", metavar="local|dask", help="Where the chunks run: this machine, or a Dask "
+    "cluster (the dask extra).")]
+SchedulerOpt = Annotated[str | None, typer.Option(
+    "--scheduler", metavar="ADDRESS", help="The Dask scheduler (tcp://host:8786); none: a "
+    "local cluster.", show_default=False)]
+
 # --- explanations: --symbolic, --latex, --explain, --graph (render/explain.py) -----------
 SymbolicOpt = Annotated[bool, typer.Option(
     "--symbolic", help="Also the derivative as a formula (sympy, simplified within "
@@ -101,6 +120,14 @@ LatexOpt = Annotated[bool, typer.Option("--latex", help="--symbolic, with the fo
 ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Also the tape (each step, its source text and value) and the backward "
     "sweep that turns it into the derivative.")]
+ExplainRowOpt = Annotated[int | None, typer.Option(
+    "--explain-row", metavar="N", min=1, help="With --points: show the run at row N of the "
+    "table (from 1) with --explain, --graph or --symbolic (--explain if none is given).",
+    show_default=False)]
+ExplainLineOpt = Annotated[int | None, typer.Option(
+    "--explain-row", metavar="N", min=1, help="Line N's answer (from 1) also carries the "
+    "tape and the backward sweep of its run, as --json --explain shows them.",
+    show_default=False)]
 GraphOpt = Annotated[str | None, typer.Option(
     "--graph", metavar="dot|mermaid", help="Print the computation graph as Graphviz dot or "
     "Mermaid text instead (with --explain: the gradients on its edges).")]

@@ -14,8 +14,9 @@ from gradcalc.engine.autograd import (
     no_grad,
     set_grad_enabled,
 )
+from gradcalc.engine.gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "Function", "FunctionCtx", "Variable", "backward", "grad", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled",
+    "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError",
 ]

@@ -25,25 +25,32 @@ from gradcalc.argv import (
     AntiderivativeOpt,
     AtolOpt,
     AtOpt,
+    ChunkRowsOpt,
     ConstantOpt,
     DigitsOpt,
+    EngineOpt,
     ExpectOpt,
+    ExplainLineOpt,
     ExplainOpt,
+    ExplainRowOpt,
     GraphOpt,
     ImplicitOpt,
     IntegersOpt,
     IterOpt,
+    JobsOpt,
     JsonOpt,
     LatexOpt,
     NoCheckOpt,
     OfOpt,
     OpsOpt,
     OrderOpt,
+    OutputOpt,
     PartialOpt,
     PlainOpt,
     PointsOpt,
     ProgramArg,
     RtolOpt,
+    SchedulerOpt,
     SecondsOpt,
     ShapeOpt,
     SymbolicOpt,
@@ -54,7 +61,7 @@ from gradcalc.argv import (
     stdin_note,
 )
 from gradcalc.errors import GradcalcError, failure
-from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.limits import CHUNK_ROWS, DEFAULT_LIMITS, Limits
 
 app = typer.Typer(
     name="gradcalc",
@@ -87,8 +94,10 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
          of: str | None, json_out: bool, plain_out: bool, no_check: bool, limits: Limits,
          expect: str | None, points: str | None = None,
          extras: dict[str, Any] | None = None,
-         view: tuple[str | None, float | None, float | None] = (None, None, None)) -> None:
-    """One derivative command; `view` is (--digits, --rtol, --atol)."""
+         view: tuple[str | None, float | None, float | None] = (None, None, None),
+         scale: dict[str, Any] | None = None, explain_row: int | None = None) -> None:
+    """One derivative command; `view` is (--digits, --rtol, --atol); `scale` the options
+    of a --points run (--chunk-rows, --jobs, --output, --engine, --scheduler)."""
     from gradcalc.commands.jobs import Job
     from gradcalc.render.digits import Numbers, parse_digits
 
@@ -105,12 +114,14 @@ def _run(command: str, program: str, at: list[str], weights: str | None, wrt: st
     job = replace(job, rtol=job.rtol if rtol is None else rtol,
                   atol=job.atol if atol is None else atol)
     extras = extras or {}
-    if points is not None:
-        if any(extras.values()):
-            raise GradcalcError("--points goes without --symbolic, --explain and --graph",
-                                kind="usage")
-        failed = _run_points(job, points, fmt)
+    if points is not None and (any(extras.values()) or explain_row is not None):
+        failed = _explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
+    elif points is not None:
+        failed = _run_points(job, points, fmt, scale or {})
+    elif explain_row is not None:
+        raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
     else:
+        _scale_unused(scale or {}, "--points")
         job = replace(job, symbolic=extras.get("symbolic", False),
                       explain=extras.get("explain", False) or extras.get("graph") is not None)
         failed = _run_one(job, fmt, extras, numbers)
@@ -148,11 +159,12 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
     return result.failed
 
 
-def _run_points(job: Any, source: str, fmt: str) -> bool:
-    """--points: a table in, one row per point out, a note on the sampled check."""
+def _explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any], fmt: str,
+                        numbers: Any) -> bool:
+    """--points with --explain, --graph or --symbolic: the run at one row of the table,
+    shown as a one-point command shows it (--explain-row N; the first row by default)."""
     from gradcalc.commands import points
-    from gradcalc.render import points as write
-    from gradcalc.render.terminal import Bar
+    from gradcalc.commands.point_row import describe, row_job
 
     if source == "-":
         stdin_note("the --points table")
@@ -162,25 +174,84 @@ def _run_points(job: Any, source: str, fmt: str) -> bool:
     finally:
         if fh is not sys.stdin:
             fh.close()
-    bar = Bar(table.count)
-    try:
-        result = points.run(job, table, progress=bar)
-        if fmt == "json":
-            chunks = write.json_lines(result, bar)
-        else:
-            chunks = write.csv_lines(result, bar, header_row=fmt != "plain",
-                                     sep="," if fmt != "plain" else " ")
-        _write_all(chunks)
-    finally:
-        bar.close()
-    for warning in result.warnings:
+    if not any(extras.values()):
+        extras = {**extras, "explain": True}
+    one = replace(row_job(job, table, row), symbolic=extras.get("symbolic", False),
+                  explain=bool(extras.get("explain")) or extras.get("graph") is not None)
+    sys.stderr.write(f"note: row {row} of {table.count} in the --points table: "
+                     f"{describe(one)}\n")
+    return _run_one(one, fmt, extras, numbers)
+
+
+def _run_points(job: Any, source: str, fmt: str, scale: dict[str, Any]) -> bool:
+    """--points: a table in, one row per point out (to stdout or --output), a note on the
+    sampled check; in chunks, on --jobs processes or a Dask cluster."""
+    from gradcalc.commands.parallel import job_count
+    from gradcalc.render import stream
+
+    if source == "-":
+        stdin_note("the --points table")
+    options = dict(kind="json" if fmt == "json" else "plain" if fmt == "plain" else "csv",
+                   output=scale.get("output"), chunk_rows=scale.get("chunk_rows", CHUNK_ROWS))
+    if scale.get("engine", "local") == "dask":
+        from gradcalc.render import cluster
+
+        outcome = cluster.run_points(job, source, scheduler=scale.get("scheduler"), **options)
+    else:
+        if scale.get("engine", "local") != "local":
+            raise GradcalcError(f"--engine takes local or dask, not {scale['engine']!r}",
+                                kind="usage")
+        bar = stream.LazyBar()
+        try:
+            outcome = stream.run(job, source, jobs=job_count(scale.get("jobs")),
+                                 progress=bar, stdout=_Stdout(), **options)
+        finally:
+            bar.close()
+    for warning in outcome.warnings:
         sys.stderr.write(f"warning: {warning}\n")
-    if result.checks:
-        sys.stderr.write(f"note: {write.check_note(result)}\n")
-    if table.rows is not None and table.rows.bad:  # bad input, reported after the rest
-        sys.stderr.write(f"error: {_printable(table.rows.summary())}\n")
+    if outcome.note:
+        sys.stderr.write(f"note: {outcome.note}\n")
+    if outcome.error:  # bad input, reported after the rest
+        sys.stderr.write(f"error: {_printable(outcome.error)}\n")
         raise typer.Exit(2)
-    return result.failed
+    return outcome.failed
+
+
+def _scale_unused(scale: dict[str, Any], needs: str) -> None:
+    """The scale options given where they do nothing: a usage error."""
+    defaults = {"chunk_rows": CHUNK_ROWS, "jobs": "1", "output": None, "engine": "local",
+                "scheduler": None}
+    given = [k for k, v in scale.items() if v != defaults.get(k)]
+    if given:
+        raise GradcalcError(f"--{given[0].replace('_', '-')} goes with {needs}", kind="usage")
+
+
+class _Stdout:
+    """Standard output for a stream of chunks (text, or bytes to its buffer): a closed
+    pipe (`| head`) ends the output quietly (the reader has what it wanted)."""
+
+    takes_bytes = True
+
+    def write(self, text: str | bytes) -> None:
+        try:
+            if isinstance(text, bytes):
+                sys.stdout.flush()
+                if hasattr(sys.stdout, "buffer"):
+                    sys.stdout.buffer.write(text)
+                else:  # a test's captured output
+                    sys.stdout.write(text.decode())
+            else:
+                sys.stdout.write(text)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
+    def flush(self) -> None:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0) from None
 
 
 def _write_all(chunks: Iterable[str]) -> None:
@@ -234,10 +305,16 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("atol", AtolOpt, None),
     ("digits", DigitsOpt, None),
     ("points", PointsOpt, None),
+    ("chunk_rows", ChunkRowsOpt, CHUNK_ROWS),
+    ("jobs", JobsOpt, "1"),
+    ("output", OutputOpt, None),
+    ("engine", EngineOpt, "local"),
+    ("scheduler", SchedulerOpt, None),
     ("symbolic", SymbolicOpt, False),
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("explain_row", ExplainRowOpt, None),
 ]
 
 
@@ -254,7 +331,9 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
              _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
-             (o["digits"], o["rtol"], o["atol"]))
+             (o["digits"], o["rtol"], o["atol"]),
+             {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
+             o["explain_row"])
 
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
@@ -283,8 +362,12 @@ def batch(
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
     max_iterations: IterOpt = DEFAULT_LIMITS.max_iterations,
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
+    jobs: JobsOpt = "1",
+    chunk_rows: ChunkRowsOpt = 500,
+    explain_row: ExplainLineOpt = None,
 ) -> None:
-    """One job per JSON line in, one JSON result per line out, in order, in one process."""
+    """One job per JSON line in, one JSON result per line out, in order (on --jobs
+    processes: the same output)."""
     from gradcalc.commands import batch as batch_mod
     from gradcalc.render.as_json import answer_json
 
@@ -303,11 +386,20 @@ def batch(
         except OSError as exc:
             raise GradcalcError(f"cannot read batch file {file!r}: {exc.strerror}",
                                 kind="usage") from None
+    from gradcalc.commands.parallel import job_count
+
     tally = batch_mod.Tally()
-    answers = batch_mod.run(fh, tally, check=not no_check,
-                            limits=_limits(check_seconds, max_iterations, max_operations))
+    limits = _limits(check_seconds, max_iterations, max_operations)
+    workers = 1 if explain_row is not None else job_count(jobs)
     try:
-        _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
+        if workers > 1:
+            from gradcalc.render.batch_jobs import answer_chunks
+
+            _write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
+        else:
+            answers = batch_mod.run(fh, tally, check=not no_check, limits=limits,
+                                    explain_line=explain_row)
+            _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -327,6 +419,9 @@ def plot(
                                        help="Columns of the drawing.")] = 72,
     height: Annotated[int, typer.Option("--height", min=8, max=500,
                                         help="Rows of the drawing.")] = 20,
+    ylim: Annotated[str | None, typer.Option(
+        "--ylim", metavar="LOW:HIGH", help="The y-axis range (default: the curves' range "
+        "away from any pole); values beyond it are cut off.", show_default=False)] = None,
     save: Annotated[str | None, typer.Option(
         "--save", metavar="FILE.svg|png",
         help="Also write the plot to a file (needs the plot extra: matplotlib).")] = None,
@@ -335,15 +430,15 @@ def plot(
     max_operations: OpsOpt = DEFAULT_LIMITS.max_operations,
 ) -> None:
     """The function and its derivative over an interval of one scalar input, drawn in the
-    terminal: kinks show as jumps of the derivative, poles and steps as jumps of the
-    function, undefined stretches as gaps; the notes below name each."""
+    terminal (the function a line, its derivative dots, poles their asymptotes): the notes
+    below name each pole, step, kink and undefined stretch."""
     from gradcalc.commands import plot as plotting
     from gradcalc.render import plot as drawing
 
     _state["format"] = "json" if json_out else "rich"
     limits = replace(DEFAULT_LIMITS, max_iterations=max_iterations,
                      max_operations=max_operations)
-    data = plotting.run(read_program(program), over, at, samples, of, limits)
+    data = plotting.run(read_program(program), over, at, samples, of, limits, ylim)
     if save is not None:
         drawing.save(data, save)
     if json_out:
@@ -384,6 +479,8 @@ def check(
     constant: ConstantOpt = "optional",
     shape: ShapeOpt = None,
     integers: IntegersOpt = False,
+    jobs: JobsOpt = "1",
+    chunk_rows: ChunkRowsOpt = 500,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION (or its N-th
     derivative, a mixed partial, dy/dx of an equation, an antiderivative)?"""
@@ -402,15 +499,19 @@ def check(
 
         if file == "-":
             stdin_note("the class file (CSV)")
-        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr))
+        from gradcalc.commands.parallel import job_count
+
+        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr,
+                                     job_count(jobs), chunk_rows))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
+    _scale_unused({"jobs": jobs}, "--file")
     kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
                      limits)
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") else answer,
-        checking.split_wrt(wrt), settings, limits, kind))
+        checking.split_wrt(wrt), settings, limits, kind=kind))
     from gradcalc.render import homework as render
 
     if fmt == "rich":

@@ -51,3 +51,7 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+#: rows of a table read, answered and written at a time (--chunk-rows): about 40 MB of a
+#: run's memory for three inputs, whatever the table's length
+CHUNK_ROWS = 100_000

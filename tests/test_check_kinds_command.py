@@ -38,7 +38,7 @@ def test_partial_and_at(invoke):
 def test_misconception_in_json(invoke):
     r = invoke("check", "x^2 sin(x)", "--answer", "2x cos(x)", "--json")
     out = json.loads(r.out)
-    assert out["misconception"] == {"rule": "product-of-derivatives", "at": "x^2*sin(x)"}
+    assert out["misconception"] == {"rule": "product-of-derivatives", "at": "x^2·sin(x)"}
     assert out["score"] == 0.0 and out["entries"] is None
 
 

@@ -95,7 +95,7 @@ def test_a_parameter_is_sampled_but_not_differentiated():
 # --------------------------------------------------------------------------- incorrect
 
 FEEDBACK = [
-    ("sin(3x)", "cos(3x)", "at sin(3*x): the chain rule's inner factor 3 is missing"),
+    ("sin(3x)", "cos(3x)", "at sin(3x): the chain rule's inner factor 3 is missing"),
     ("sin(x^2)", "cos(x^2)", "the chain rule's inner factor (the derivative of x^2)"),
     ("e^(x^2)", "e^(x^2)", "chain rule's inner factor"),
     ("x^2 sin(x)", "2x sin(x)", "a term of the product rule is missing"),
@@ -141,9 +141,10 @@ def test_a_wrong_shape_is_incorrect_and_says_the_shape():
 
 def test_expected_is_readable_and_reads_back():
     v = verdict("sin(3x)", "cos(3x)")
-    assert v.expected == "3*cos(3*x)"
+    assert v.expected == "3cos(3x)"
     assert verdict("sin(3x)", v.expected).verdict == "correct"
-    assert verdict("e^x + 2pi x", "1").expected == "exp(x) + 2*pi"
+    assert verdict("e^x + 2pi x", "1").expected == "e^x + 2π"
+    assert verdict("e^x + 2pi x", "e^x + 2π").verdict == "correct"
 
 
 # --------------------------------------------------------------------------- undetermined
@@ -176,13 +177,12 @@ def test_the_seed_picks_the_points():
 
 
 @pytest.mark.parametrize("function,answer,fragment", [
-    ("x^2", "2x +", "the answer: syntax error"),
+    ("x^2", "2x +", "the answer: cannot read the formula at line 1, column 5"),
     ("x^2", "__import__('os')", "the answer"),
     ("x^2", "2t", "the answer uses 't', which the function does not have"),
     ("x y", "xy", "did you mean x*y?"),
     ("x^2 + xy + y^2", "0", "did you mean x*y?"),
-    ("sin x", "cos(x)", "the function: 'sin' needs parentheses"),
-    ("3", "0", "no inputs"),
+    ("sin cos x", "cos(x)", "the function: 'sin' needs parentheses"),
     ("x^2", "[[1, 2], [3]]", "rows have different lengths"),
 ])
 def test_unreadable_text_is_an_error(function, answer, fragment):

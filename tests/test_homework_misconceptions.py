@@ -19,29 +19,29 @@ from gradcalc.verify.homework.problem import read_problem
 from gradcalc.verify.homework.proof import text
 
 CASES = [
-    ("sin(3x)", "cos(3x)", "chain-inner-factor", "sin(3*x)"),
+    ("sin(3x)", "cos(3x)", "chain-inner-factor", "sin(3x)"),
     ("cos(x^2)", "-sin(x^2)", "chain-inner-factor", "cos(x^2)"),
     ("(x^2 + 1)^5", "5(x^2 + 1)^4", "chain-inner-factor", "(x^2 + 1)^5"),
-    ("e^(3x)", "e^(3x)", "chain-inner-factor", "e^(3*x)"),
+    ("e^(3x)", "e^(3x)", "chain-inner-factor", "e^(3x)"),
     ("cos(x)", "sin(x)", "trig-sign", "cos(x)"),
-    ("x + cos(2x)", "1 + 2sin(2x)", "trig-sign", "cos(2*x)"),
+    ("x + cos(2x)", "1 + 2sin(2x)", "trig-sign", "cos(2x)"),
     ("x^2 - sin(x)", "2x + cos(x)", "subtraction-sign", "x^2 - sin(x)"),
     ("x^3 - x^2", "3x^2 + 2x", "subtraction-sign", "x^3 - x^2"),
-    ("x^2 sin(x)", "2x cos(x)", "product-of-derivatives", "x^2*sin(x)"),
-    ("x^2 sin(x)", "2x sin(x)", "product-term-missing", "x^2*sin(x)"),
-    ("x e^x", "x e^x", "product-term-missing", "x*e^x"),
-    ("x/(x + 1)", "-1/(x + 1)^2", "quotient-reversed", "x / (x + 1)"),
-    ("sin(x)/x", "(x cos(x) - sin(x))/x", "quotient-square-missing", "sin(x) / x"),
-    ("x/sin(x)", "1/cos(x)", "quotient-of-derivatives", "x / sin(x)"),
+    ("x^2 sin(x)", "2x cos(x)", "product-of-derivatives", "x^2·sin(x)"),
+    ("x^2 sin(x)", "2x sin(x)", "product-term-missing", "x^2·sin(x)"),
+    ("x e^x", "x e^x", "product-term-missing", "x·e^x"),
+    ("x/(x + 1)", "-1/(x + 1)^2", "quotient-reversed", "x/(x + 1)"),
+    ("sin(x)/x", "(x cos(x) - sin(x))/x", "quotient-square-missing", "sin(x)/x"),
+    ("x/sin(x)", "1/cos(x)", "quotient-of-derivatives", "x/sin(x)"),
     ("x^3", "3x^3", "power-not-lowered", "x^3"),
     ("x^3 + sin(x)", "3x^4 + cos(x)", "power-raised", "x^3"),
     ("2^x", "2^x", "exponential-log-missing", "2^x"),
-    ("3^(x^2)", "2x * 3^(x^2)", "exponential-log-missing", "3^x^2"),
-    ("e^(2x)", "2x e^(2x - 1)", "exponential-as-power", "e^(2*x)"),
-    ("exp(x^2)", "x^2 exp(x^2 - 1)", "exponential-as-power", "exp(x^2)"),
+    ("3^(x^2)", "2x * 3^(x^2)", "exponential-log-missing", "3^(x^2)"),
+    ("e^(2x)", "2x e^(2x - 1)", "exponential-as-power", "e^(2x)"),
+    ("exp(x^2)", "x^2 exp(x^2 - 1)", "exponential-as-power", "e^(x^2)"),
     ("x^x", "x x^(x-1)", "variable-exponent", "x^x"),
-    ("5 sin(x)", "cos(x)", "constant-multiple-dropped", "5*sin(x)"),
-    ("x^2/3", "2x", "constant-multiple-dropped", "x^2 / 3"),
+    ("5 sin(x)", "cos(x)", "constant-multiple-dropped", "5sin(x)"),
+    ("x^2/3", "2x", "constant-multiple-dropped", "x^2/3"),
 ]
 
 
@@ -61,14 +61,14 @@ def test_every_catalogue_entry_has_a_case_and_words():
 
 def test_the_feedback_names_the_inner_factor():
     v = judge(read_problem("sin(3x)", "cos(3x)"))
-    assert v.feedback == "at sin(3*x): the chain rule's inner factor 3 is missing"
+    assert v.feedback == "at sin(3x): the chain rule's inner factor 3 is missing"
     v = judge(read_problem("2^x", "2^x"))
     assert "ln(2)" in v.feedback
 
 
 def test_in_a_gradient_the_step_is_found_per_entry():
     v = judge(read_problem("sin(x y)", "[cos(x y), x cos(x y)]"))
-    assert v.misconception == {"rule": "chain-inner-factor", "at": "sin(x*y)"}
+    assert v.misconception == {"rule": "chain-inner-factor", "at": "sin(x·y)"}
     assert v.score == 0.5
 
 

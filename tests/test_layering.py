@@ -7,6 +7,7 @@ functions count too: a lazy import is still a dependency.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,7 @@ def test_packages_import_only_downward():
     proc = subprocess.run([*_lint_imports(), "--no-cache"], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "1 kept, 0 broken" in proc.stdout
+    assert re.search(r"Contracts: \d+ kept, 0 broken", proc.stdout)
 
 
 #: the library's public face: it imports from the engine only, and nothing imports it
@@ -43,7 +44,7 @@ def test_the_contract_lists_every_package_and_module():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-    (contract,) = config["contracts"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "layers"]
     named = {m.strip() for layer in contract["layers"] for m in layer.split("|")}
     found = {f"gradcalc.{p.name}" for p in (ROOT / "gradcalc").iterdir()
              if p.is_dir() and (p / "__init__.py").exists()}

@@ -20,6 +20,7 @@ import gradcalc as gc
 from gradcalc.engine import functional, ops, tape
 from gradcalc.engine.ops import PRIMITIVES
 from gradcalc.engine.tensor import Tensor, lift
+from tests import library_samples
 
 Builder = Callable[[np.random.Generator], list]
 
@@ -174,6 +175,9 @@ EXTRA: list[tuple[str, str, Builder, dict[str, Any]]] = [
     ("logsumexp", "all", lambda r: [_n(r, 2, 3)], {"axis": None, "keepdims": False}),
     ("stack", "matrices", lambda r: [_n(r, 2, 2), _n(r, 2, 2)], {}),
 ]
+
+SAMPLES.update(library_samples.SAMPLES)
+EXTRA += library_samples.EXTRA
 
 #: where an elementwise entry without a `domain` is sampled
 DEFAULT_DOMAIN = (-1.5, 1.5)

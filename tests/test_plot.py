@@ -74,8 +74,9 @@ def test_cli_draws_and_explains(capsys):
     out = capsys.readouterr().out
     assert "\x1b[" not in out  # no colour codes when not a terminal
     assert "⠉" in out or "⣀" in out  # braille dots
-    assert ("the derivative jumps between x = -0.03 and 0.03 (a kink: the function is "
-            "continuous there)") in out
+    assert ("a kink between x = -0.03 and 0.03: dy/dx jumps from -1 to 1 while y is "
+            "continuous") in out
+    assert "•" in out  # the derivative's dots: told from the function without colour
     assert out.splitlines()[-2].startswith("y(x) and dy/dx on [-3, 3], 201 points")
 
 
@@ -119,28 +120,123 @@ def test_save_needs_a_known_suffix(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("program, over, note", [
-    ("y = tan(x)", "x=0:3",
-     "the function and its derivative jump between x = 1.56 and 1.59 (a pole or a step)"),
-    ("y = 1/x", "x=-1:1",
-     "the derivative jumps between x = 0.01 and 0.02, beside where it is undefined (a pole)"),
-    ("y = sign(x)", "x=-1:1", "the function jumps between x = -0.01 and 0.01 (a step, which "
-     "the derivative on either side misses)"),
+    ("y = tan(x)", "x=0:3", "a pole between x = 1.56 and 1.575: y and dy/dx grow without "
+     "bound (the asymptote is drawn │)"),
+    ("y = 1/x", "x=-1:1", "a pole between x = -0.01 and 0.01"),
+    ("y = sign(x)", "x=-1:1", "a step between x = -0.01 and 0.01: y jumps from -1 to 1, "
+     "which dy/dx on either side misses"),
 ])
 def test_notes_tell_kinks_poles_and_steps_apart(capsys, program, over, note):
     assert main(["plot", program, "--over", over, "--height", "8"]) == 0
     out = capsys.readouterr().out
     assert note in out
-    assert "(a kink" not in out  # none of these is a kink
+    assert "a kink" not in out  # none of these is a kink
+
+
+#: (program, poles, steps, kinks, y-range) on [-3, 3] with 201 points: the grid steps by
+#: 0.03, so a feature on a grid point (0) spans the two steps beside it
+SHAPES = [
+    ("y = tan(x)", [(-1.59, -1.56), (1.56, 1.59)], [], [], (-4.49, 12.07)),
+    ("y = abs(x) + tan(x)", [(-1.59, -1.56), (1.56, 1.59)], [], [(-0.03, 0.0), (0.0, 0.03)],
+     (-3.21, 13.05)),
+    ("y = 1/x", [(-0.03, 0.03)], [], [], (-10.40, 4.25)),
+    ("y = sign(x)", [], [(-0.03, 0.0), (0.0, 0.03)], [], (-1, 1)),
+    ("y = x**4", [], [], [], (-108, 108)),
+    ("y = exp(10*x)", [], [], [], (np.exp(-30), np.exp(30) * 10)),
+]
+
+
+@pytest.mark.parametrize("program, poles, steps, kinks, ylim", SHAPES,
+                         ids=[s[0] for s in SHAPES])
+def test_poles_steps_kinks_and_the_y_range(program, poles, steps, kinks, ylim):
+    data = run(program, "x=-3:3", [])
+    assert np.allclose(data.poles, poles, atol=1e-9) and len(data.poles) == len(poles)
+    assert np.allclose(data.steps, steps, atol=1e-9) and len(data.steps) == len(steps)
+    assert np.allclose(data.kinks, kinks, atol=1e-9) and len(data.kinks) == len(kinks)
+    assert np.allclose(data.ylim, ylim, rtol=1e-3)
+    # with poles, the range leaves them out (8,580 at tan's pole) and the rest is clipped
+    assert data.clipped == bool(poles)
+
+
+@pytest.mark.parametrize("points", [200, 21])
+def test_the_classification_does_not_hang_on_the_grid(points):
+    """Off the grid (200 points) and on a coarse one (21), the same verdicts."""
+    for program, poles, steps, kinks, _ in SHAPES:
+        data = run(program, "x=-3:3", [], points=points)
+        assert len(_merge(data.poles)) == len(_merge(poles)), (program, points)
+        assert len(_merge(data.steps)) == len(_merge(steps)), (program, points)
+        if points == 200:  # 21 points cannot see a kink beside a pole's climb
+            assert len(_merge(data.kinks)) == len(_merge(kinks)), (program, points)
+
+
+def _merge(spans):
+    out = []
+    for a, b in spans:
+        if out and np.isclose(out[-1][1], a):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def test_poles_where_the_function_is_infinite():
+    assert run("y = 1/x**2", "x=-2:2", [], points=200).poles  # no grid point at the pole
+    assert np.allclose(run("y = 1/x**2", "x=-2:2", []).poles, [(-0.02, 0.02)])  # inf at 0
+    data = run("y = log(x)", "x=-1:1", [])
+    assert data.poles == [(0.0, 0.0)] and data.kinks == []
+    assert run("y = sqrt(x)", "x=-1:1", []).poles == []  # only its slope is infinite
+
+
+def test_ylim_is_the_users(capsys):
+    assert main(["plot", "y = 1/x", "--over", "x=-3:3", "--ylim", "-5:5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ylim"] == [-5.0, 5.0] and data["clipped"] is True
+    assert main(["plot", "y = 1/x", "--over", "x=-3:3", "--ylim", "-5:5", "--height", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "y-axis -5 … 5 (--ylim): values beyond it are cut off" in out
+    assert out.splitlines()[1].lstrip().startswith("5.0┤")
+
+
+@pytest.mark.parametrize("text", ["5", "5:-5", "a:b", "0:inf"])
+def test_bad_ylim(capsys, text):
+    assert main(["plot", "y = x", "--over", "x=0:1", "--ylim", text]) == 2
+    assert "--ylim" in capsys.readouterr().err
+
+
+def test_clip_runs_to_the_edge_then_cuts():
+    from gradcalc.render.plot import clip
+
+    out = clip(np.array([0.0, 1.0, 5.0, 9.0, -7.0, 2.0]), -1, 3)
+    assert out[:3].tolist() == [0.0, 1.0, 3.0] and np.isnan(out[3])
+    assert out[4:].tolist() == [-1.0, 2.0]
+
+
+def test_without_colour_the_curves_have_different_marks():
+    from gradcalc.render.plot import terminal
+
+    text = terminal(run("y = x**2", "x=-1:1", []), 60, 12, color=False)
+    legend = [line for line in text.splitlines() if "y" in line][:2]
+    assert "⢕⢕ y" in legend[0] and "•• dy/dx" in legend[1]
+    assert "\x1b[" not in text
+
+
+def test_the_asymptotes_are_drawn():
+    from gradcalc.render.plot import terminal
+
+    text = terminal(run("y = tan(x)", "x=-3:3", []), 64, 14, color=False)
+    top = text.splitlines()[0]
+    assert top.count("┬") == 2  # a vertical line from the top of the frame, per pole
 
 
 def test_smooth_steep_functions_have_no_steps():
     for program, over in (("y = x**4", "x=-1:1"), ("y = exp(10*x)", "x=0:1"),
                           ("y = tan(x)", "x=-1.4:1.4")):
         data = run(program, over, [])
-        assert data.steps == [] and data.jumps == [], program
+        assert data.steps == [] and data.jumps == [] and data.poles == [], program
 
 
 def test_json_carries_the_steps(capsys):
     assert main(["plot", "y = sign(x)", "--over", "x=-1:1", "--samples", "5", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["steps"] == [[-0.5, 0.0], [0.0, 0.5]] and data["jumps"] == []
+    assert data["steps"] == [[-0.5, 0.0], [0.0, 0.5]] and data["kinks"] == []
+    assert data["poles"] == [] and data["ylim"] == [-1.0, 1.0] and data["clipped"] is False

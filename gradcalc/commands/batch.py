@@ -138,8 +138,9 @@ def _json_type(obj: Any) -> str:
 
 
 def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
-           limits: Limits = DEFAULT_LIMITS) -> Answer | None:
-    """The answer to line `n` (None for a blank line); counts it in `tally`."""
+           limits: Limits = DEFAULT_LIMITS, explain: bool = False) -> Answer | None:
+    """The answer to line `n` (None for a blank line); counts it in `tally`; `explain`:
+    a grad, jacobian or hessian job's answer also carries its tape and sweep."""
     from gradcalc.commands import derivatives
 
     ident: dict[str, Any] = {}
@@ -154,7 +155,8 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
         if isinstance(obj, dict) and obj.get("command") == "check":
             result = check_job(obj, limits)
         else:
-            result = derivatives.run(job_from(obj, check=check, limits=limits))
+            result = derivatives.run(replace(job_from(obj, check=check, limits=limits),
+                                             explain=explain))
     except Exception as exc:  # noqa: BLE001 - one bad job must not end the batch
         tally.errors += 1
         return Answer(n, ident, error=failure(exc))
@@ -184,9 +186,10 @@ def _json(text: str) -> Any:
 
 
 def run(lines: Iterable[bytes | str], tally: Tally, *, check: bool = True,
-        limits: Limits = DEFAULT_LIMITS) -> Iterator[Answer]:
-    """Answers to the lines, in order, one at a time (so a pipe gets each as it is ready)."""
+        limits: Limits = DEFAULT_LIMITS, explain_line: int | None = None) -> Iterator[Answer]:
+    """Answers to the lines, in order, one at a time (so a pipe gets each as it is ready);
+    line `explain_line`'s answer with its explanation (--explain-row)."""
     for n, raw in enumerate(lines, start=1):
-        out = answer(raw, n, tally, check=check, limits=limits)
+        out = answer(raw, n, tally, check=check, limits=limits, explain=n == explain_line)
         if out is not None:
             yield out

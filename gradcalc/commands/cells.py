@@ -27,10 +27,13 @@ class Rows:
     bad: dict[int, str] = field(default_factory=dict)  # row index -> what is wrong
     lines: dict[int, int] = field(default_factory=dict)  # bad row index -> its file line
     raw: dict[int, list[str]] = field(default_factory=dict)  # bad row index -> its cells
+    offset: int = 0  # rows of the table before these (a chunk of a larger table)
+    source: str = ""  # the file, named when a table is read from several
 
     def reason(self, k: int) -> str:
         """Where bad row `k` is and what is wrong with it."""
-        return f"row {k + 1} (line {self.lines[k]}): {self.bad[k]}"
+        where = f"{self.source}, line" if self.source else "line"
+        return f"row {k + self.offset + 1} ({where} {self.lines[k]}): {self.bad[k]}"
 
     @property
     def count(self) -> int:
@@ -60,7 +63,7 @@ def read_rows(text: str, columns: list[str], inputs: list[int], first_line: int)
             pass
         else:
             if data.shape[1] == len(columns):
-                return Rows(data, [[] for _ in range(data.shape[0])])
+                return Rows(data, [[]] * data.shape[0])  # no text columns: one shared []
     return _slow(text, columns, inputs, first_line)
 
 

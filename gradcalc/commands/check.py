@@ -16,10 +16,10 @@ from typing import Any
 
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.judge import Settings, Verdict, judge
+from gradcalc.verify.homework.ambiguity import judged
+from gradcalc.verify.homework.judge import Settings, Verdict
 from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.kinds import check as check_kind
-from gradcalc.verify.homework.problem import read_problem
 
 #: the columns of a class file (wrt is optional)
 COLUMNS = ("id", "function", "answer")
@@ -36,6 +36,8 @@ class CheckJob:
     wrt: list[str] | None = None
     settings: Settings = field(default_factory=Settings)
     limits: Limits = DEFAULT_LIMITS
+    #: where wrt came from, as errors name it (the option, or a class file's column)
+    wrt_from: str = "--wrt"
     kind: Kind = field(default_factory=Kind)  # what the problem asks for (kinds.py)
 
 
@@ -44,8 +46,7 @@ def run(job: CheckJob) -> Verdict:
     if not job.kind.plain:
         return check_kind(job.function, job.answer, job.wrt, job.kind, job.settings,
                           job.limits)
-    problem = read_problem(job.function, job.answer, job.wrt, job.limits)
-    return judge(problem, job.settings, job.limits)
+    return judged(job.function, job.answer, job.wrt, job.settings, job.limits, job.wrt_from)
 
 
 def split_wrt(text: str | None) -> list[str] | None:
@@ -156,7 +157,7 @@ def judge_row(row: dict[str, Any], width: int, settings: Settings, limits: Limit
                                     kind="limit")
         wrt = split_wrt(cells["wrt"].replace(";", ","))
         out.verdict = run(CheckJob(cells["function"], cells["answer"], wrt, settings,
-                                   limits))
+                                   limits, wrt_from="the row's wrt"))
     except Exception as exc:  # noqa: BLE001 - one bad row must not end the class
         out.error = failure(exc)
     return out

@@ -1,7 +1,7 @@
 """`gradcalc plot`: a function of one scalar input and its derivative over an interval, as
 data (the renderer draws it): every grid point in one vectorised pass (commands.points),
-then where the derivative jumps (kinks), where the function itself jumps (poles and
-steps) and where either is not finite (undefined)."""
+then its poles, steps and kinks and a y-range that poles cannot flatten
+(commands.plot_features), and where either curve is not finite (undefined)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from functools import partial
 import numpy as np
 
 from gradcalc.backends.batched import evaluate
+from gradcalc.commands import plot_features
 from gradcalc.commands.jobs import grad_seed, load_values, option_name
 from gradcalc.errors import GradcalcError, ShapeError
 from gradcalc.language.parse import parse, quote
@@ -20,11 +21,6 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 #: grid points by default, and at most
 DEFAULT_POINTS = 201
 MAX_POINTS = 100_001
-#: a change of the derivative between neighbours larger than this share of its range
-#: (over the finite points) is a jump: a kink of the function, or a pole
-JUMP_SHARE = 0.25
-ISOLATION = 4.0
-
 _OVER = re.compile(r"^\s*([^=\s]+)\s*=\s*(.+?)\s*:\s*(.+?)\s*$")
 
 
@@ -35,10 +31,21 @@ class PlotData:
     xs: np.ndarray
     f: np.ndarray
     df: np.ndarray
-    jumps: list[tuple[float, float]] = field(default_factory=list)  # (x before, x after)
-    steps: list[tuple[float, float]] = field(default_factory=list)  # the function jumps
+    #: where the derivative's curve breaks: kinks, poles and steps, each (x before, x after)
+    jumps: list[tuple[float, float]] = field(default_factory=list)
+    kinks: list[tuple[float, float]] = field(default_factory=list)
+    poles: list[tuple[float, float]] = field(default_factory=list)
+    steps: list[tuple[float, float]] = field(default_factory=list)
     undefined: list[tuple[float, float]] = field(default_factory=list)  # stretches
+    ylim: tuple[float, float] = (-1.0, 1.0)
+    ylim_given: bool = False  # --ylim, rather than chosen from the curves
+    clipped: bool = False  # some finite value lies outside ylim
     program: str = ""
+
+    @property
+    def breaks(self) -> list[tuple[float, float]]:
+        """Where the function's curve breaks: its poles and steps."""
+        return sorted(self.poles + self.steps)
 
 
 def parse_over(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[str, float, float]:
@@ -61,10 +68,34 @@ def parse_over(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[str, float, 
     return name, ends[0], ends[1]
 
 
+def parse_ylim(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[float, float]:
+    """--ylim 'A:B' as (A, B): finite numbers (or pi, E) with A below B."""
+    low, sep, high = text.partition(":")
+    if not sep:
+        raise GradcalcError(f"--ylim {quote(text)}: expected LOW:HIGH, e.g. -5:5",
+                            kind="usage")
+    ends = []
+    for part in (low, high):
+        try:
+            value = load_values([f"y={part.strip()}"], "--ylim", limits)["y"]
+        except GradcalcError:
+            raise GradcalcError(f"--ylim {quote(text)}: the ends must be numbers",
+                                kind="usage") from None
+        if value.shape != () or not np.isfinite(value):
+            raise GradcalcError(f"--ylim {quote(text)}: the ends must be finite numbers",
+                                kind="usage")
+        ends.append(float(value))
+    if not ends[0] < ends[1]:
+        raise GradcalcError(f"--ylim {quote(text)}: LOW must be below HIGH", kind="usage")
+    return ends[0], ends[1]
+
+
 def run(program_text: str, over: str, at: list[str], points: int = DEFAULT_POINTS,
-        of: str | None = None, limits: Limits = DEFAULT_LIMITS) -> PlotData:
+        of: str | None = None, limits: Limits = DEFAULT_LIMITS,
+        ylim: str | None = None) -> PlotData:
     if not 2 <= points <= MAX_POINTS:
         raise GradcalcError(f"--samples must be between 2 and {MAX_POINTS:,}", kind="usage")
+    given = parse_ylim(ylim, limits) if ylim is not None else None
     program = parse(program_text, limits=limits)
     name, low, high = parse_over(over, limits)
     values = load_values(at, limits=limits) if at else {}
@@ -81,9 +112,16 @@ def run(program_text: str, over: str, at: list[str], points: int = DEFAULT_POINT
         raise ShapeError(f"plot needs a scalar output ({exc.message})") from None
     data = PlotData(name, out_name, xs, f.reshape(points), der[name].reshape(points),
                     program=program_text)
-    data.undefined = _undefined(xs, f, data.df)
-    data.jumps = _jumps(xs, data.df)
-    data.steps = _jumps(xs, data.f)  # the same test on the function: poles and steps
+    data.undefined = _undefined(xs, data.f, data.df)
+    found = plot_features.find(xs, data.f, data.df)
+    data.kinks, data.poles, data.steps = found.kinks, found.poles, found.steps
+    data.jumps = sorted(found.kinks + found.poles + found.steps)
+    data.ylim, data.clipped = found.ylim, found.clipped
+    if given is not None:
+        data.ylim, data.ylim_given = given, True
+        values = np.concatenate([data.f, data.df])
+        values = values[np.isfinite(values)]
+        data.clipped = bool(np.any((values < given[0]) | (values > given[1])))
     return data
 
 
@@ -101,34 +139,6 @@ def _undefined(xs: np.ndarray, f: np.ndarray, df: np.ndarray) -> list[tuple[floa
             i = j + 1
         else:
             i += 1
-    return out
-
-
-def _jumps(xs: np.ndarray, df: np.ndarray) -> list[tuple[float, float]]:
-    """Neighbouring grid points between which `df` (the derivative, or the function)
-    changes by more than JUMP_SHARE of its range, and by ISOLATION times more than the
-    changes just around: a jump between them, not a steep but smooth stretch. Two big
-    changes in a row are one jump with the convention's value on the grid point between."""
-    finite = np.isfinite(df)
-    if finite.sum() < 3:
-        return []
-    span = float(np.ptp(df[finite]))
-    if span == 0:
-        return []
-    with np.errstate(invalid="ignore"):
-        step = np.where(finite[:-1] & finite[1:], np.abs(np.diff(df)), 0.0)
-    big = step > JUMP_SHARE * span
-    out = []
-    i = 0
-    while i < len(step):
-        if not big[i]:
-            i += 1
-            continue
-        j = i + 1 if i + 1 < len(step) and big[i + 1] else i
-        around = [step[k] for k in (i - 1, j + 1) if 0 <= k < len(step)]
-        if step[i: j + 1].max() > ISOLATION * max(around, default=0.0):
-            out += [(float(xs[k]), float(xs[k + 1])) for k in range(i, j + 1)]
-        i = j + 1
     return out
 
 

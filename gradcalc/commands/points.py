@@ -47,6 +47,13 @@ class PointsResult:
     paths: int = 1
     passes: int = 1
     warnings: list[str] = field(default_factory=list)
+    offset: int = 0  # rows of the whole table before this chunk's first
+    errors: bool | None = None  # the whole table has unreadable rows (None: this chunk's)
+
+    @property
+    def has_errors(self) -> bool:
+        """Whether the output carries an error column: some row of the table is bad."""
+        return bool(self.table.bad) if self.errors is None else self.errors
 
     @property
     def count(self) -> int:
@@ -68,8 +75,10 @@ def sample_rows(count: int, size: int = CHECK_SAMPLE) -> list[int]:
     return sorted({round(i * (count - 1) / (size - 1)) for i in range(size)})
 
 
-def run(job: Job, table: Table, progress: Progress = no_progress) -> PointsResult:
-    """The job (grad or jacobian, with --points) on every point of `table`."""
+def run(job: Job, table: Table, progress: Progress = no_progress,
+        sample: list[int] | None = None) -> PointsResult:
+    """The job (grad or jacobian, with --points) on every point of `table`; the check (if
+    on) looks at the rows `sample` of it (None: `sample_rows` of its rows read)."""
     from gradcalc.language.parse import parse
 
     if job.command not in ("grad", "jacobian", "hessian"):
@@ -96,7 +105,8 @@ def run(job: Job, table: Table, progress: Progress = no_progress) -> PointsResul
                           paths=paths, passes=passes)
     result.warnings = _warnings(result)
     if job.check:
-        result.checks = _check_sample(job, program, values, names, of, result, progress)
+        result.checks = _check_sample(job, program, values, names, of, result, progress,
+                                      sample)
     return result
 
 
@@ -159,14 +169,15 @@ def _warnings(result: PointsResult) -> list[str]:
 
 
 def _check_sample(job: Job, program: Program, values: dict[str, np.ndarray], names: list[str],
-                  of: str, result: PointsResult, progress: Progress) -> list[tuple[int, Any]]:
+                  of: str, result: PointsResult, progress: Progress,
+                  sample: list[int] | None = None) -> list[tuple[int, Any]]:
     from gradcalc.backends.numeric import as_function
     from gradcalc.engine.tape import no_grad
     from gradcalc.verify.check import check_derivative  # imports sympy: only when checking
 
     kind = check_kind(job.command, result.weights)
     good = [k for k in range(result.count) if k not in result.table.bad]
-    rows = [good[i] for i in sample_rows(len(good))]
+    rows = [good[i] for i in sample_rows(len(good))] if sample is None else sample
     checks = []
     for done, row in enumerate(rows):
         progress("checking a sample", done, len(rows))

@@ -53,13 +53,48 @@ def read_table(source: TextIO, where: str = "--points",
     """A CSV table: a header row of input names (`x`, or `x[0]`, `x[1]` for a vector's
     elements), then one point per row. Blank lines are skipped. `reads`: the names the
     program reads (other columns are carried through as text); None: every column."""
+    head = read_header(source, where, reads)
+    text = source.read()
+    if not text.strip():
+        raise GradcalcError(f"{where}: no points: the table has a header row but no rows",
+                            kind="value")
+    return head.table(read_rows(text, head.columns, head.inputs, head.lines + 1))
+
+
+@dataclass(frozen=True)
+class Header:
+    """A table's header row read once: its columns, which are inputs, and each input
+    name's columns and per-point shape; every chunk of the table is read against it."""
+
+    columns: list[str]
+    inputs: list[int]
+    layout: dict[str, tuple[list[int], tuple[int, ...]]]
+    lines: int  # lines of the file up to the header row (blank lines before it included)
+
+    def table(self, rows: Rows) -> Table:
+        """The rows read against this header, as a Table."""
+        data = rows.data
+        values = {name: data[:, cols].reshape((data.shape[0],) + shape)
+                  for name, (cols, shape) in self.layout.items()}
+        return Table(self.columns, data, values, self.inputs, rows)
+
+
+def read_header(source: TextIO, where: str = "--points",
+                reads: set[str] | None = None) -> Header:
+    """The header row of a CSV table (after any blank lines), checked: see `read_table`."""
     header_line, skipped = source.readline(), 1
     while header_line and not header_line.strip():
         header_line, skipped = source.readline(), skipped + 1
     if not header_line:
         raise GradcalcError(f"{where}: the table is empty; the first row names the inputs, "
                             "e.g. 'x,y'", kind="usage")
-    columns = [c.strip() for c in next(csv.reader([header_line.lstrip("\ufeff")]))]
+    return header_of([c.strip() for c in next(csv.reader([header_line.lstrip("\ufeff")]))],
+                     where, reads, skipped)
+
+
+def header_of(columns: list[str], where: str = "--points", reads: set[str] | None = None,
+              lines: int = 1) -> Header:
+    """A Header from the column names (of a CSV header row or a Parquet schema)."""
     for column in columns:
         if not column.isprintable():  # it would be written back: never a terminal sequence
             raise GradcalcError(f"{where}: header column {column!r} is not an input name "
@@ -68,16 +103,7 @@ def read_table(source: TextIO, where: str = "--points",
     if not inputs:
         raise GradcalcError(f"{where}: no column names an input the program reads "
                             f"({', '.join(sorted(reads or ())) or 'none'})", kind="usage")
-    layout = _layout([columns[k] for k in inputs], where)
-    text = source.read()
-    if not text.strip():
-        raise GradcalcError(f"{where}: no points: the table has a header row but no rows",
-                            kind="value")
-    rows = read_rows(text, columns, inputs, skipped + 1)
-    data = rows.data
-    values = {name: data[:, cols].reshape((data.shape[0],) + shape)
-              for name, (cols, shape) in layout.items()}
-    return Table(columns, data, values, inputs, rows)
+    return Header(columns, inputs, _layout([columns[k] for k in inputs], where), lines)
 
 
 def _name(column: str) -> str | None:

@@ -189,6 +189,15 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     _accumulate_leaves(result, create_graph)
 
 
+def tensor_backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None,
+                    create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's .grad."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = tensor_backward  # the method lives here: tensor.py does not import autograd
+
+
 def _accumulate_leaves(result: dict, create_graph: bool) -> None:
     """Add each swept cotangent into its leaf's (or retained tensor's) .grad."""
     for node, g in result.items():

@@ -84,13 +84,21 @@ def normalize_axis(axis: Any, nd: int) -> tuple[int, ...] | None:
     if axis is None:
         return None
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out = []
-    for a in axes:
-        a = int(value(a))
-        if not -nd <= a < max(nd, 1):
-            raise IndexError(f"axis {a} is out of range for an array of {nd} dimensions")
-        out.append(a % nd if nd else 0)
+    if not axes:  # PyTorch: an empty dim list reduces over every dim
+        return None
+    out = [dim_index(a, nd) for a in axes]
     return tuple(sorted(set(out))) if nd else None  # a 0-d tensor: dim 0 is all of it
+
+
+def dim_index(dim: Any, nd: int) -> int:
+    """`dim` as a non-negative axis of an `nd`-dimensional tensor, or PyTorch's IndexError
+    (a 0-d tensor accepts 0 and -1)."""
+    d = int(value(dim))
+    top = max(nd, 1)
+    if not -top <= d < top:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-top}, "
+                         f"{top - 1}], but got {d})")
+    return d % top if nd else 0
 
 
 def count(x: Any, axis: tuple[int, ...] | None) -> int:
@@ -106,7 +114,7 @@ def swap_last(x: Any) -> Any:
 
 def unsqueeze(x: Any, dim: int) -> Any:
     s = list(shape(x))
-    dim = dim % (len(s) + 1)
+    dim = dim_index(dim, len(s) + 1)
     return fn.reshape(x, tuple(s[:dim]) + (1,) + tuple(s[dim:]))
 
 
@@ -132,11 +140,19 @@ def zeros(*sizes: Any) -> np.ndarray:
 
 
 def shape_args(args: tuple, current: tuple[int, ...]) -> tuple[int, ...]:
-    """A shape given as numbers or one sequence, with -1 inferred from `current`."""
+    """A shape given as numbers or one sequence, with -1 inferred from `current`; PyTorch's
+    RuntimeError for two -1s or a size that does not fit."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
-    dims = [int(a) for a in args]
+    dims = [int(value(a)) for a in args]
+    size = math.prod(current)
+    if dims.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = math.prod(d for d in dims if d != -1)
+    if any(d < -1 for d in dims) or (-1 in dims and (known == 0 or size % known)) or (
+            -1 not in dims and known != size):
+        raise RuntimeError(f"shape '[{', '.join(map(str, dims))}]' is invalid for input of "
+                           f"size {size}")
     if -1 in dims:
-        known = int(np.prod([d for d in dims if d != -1]))
-        dims[dims.index(-1)] = int(np.prod(current)) // max(known, 1)
+        dims[dims.index(-1)] = size // known
     return tuple(dims)

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import elementary, extended, rules, selecting
 from gradcalc.engine import forwards as fw
 from gradcalc.engine import reductions as red
-from gradcalc.engine import rules, selecting
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
 from gradcalc.engine.shapes import (
@@ -47,7 +47,9 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 
 
 def _clamp(prim: Prim, x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-    """Clip to [min, max]; either bound may be None (PyTorch's clamp)."""
+    """Clip to [min, max]; either bound may be None, not both (PyTorch's clamp)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply(prim, x, -np.inf if min is None else min, np.inf if max is None else max)
 
 
@@ -169,6 +171,8 @@ def _entries() -> list[Prim]:
           el("cot"), domain=(0.3, 2.8), rule="−g·(1 + cot²x)"),
         U("cbrt", fw.cbrt, lambda g, ans, x: g / (3.0 * ans * ans), tw.piecewise(tw.cbrt),
           kinks="cbrt'(0) = inf (the derivative of x**(1/3))", rule="g / (3·cbrt(x)²)"),
+        # asec acsc acot, sech csch coth, asinh acosh atanh, logb (log to a base)
+        *elementary.entries(),
         U("sinh", np.sinh, lambda g, ans, x: g * fn.cosh(x), el("sinh"), rule="g·cosh(x)"),
         U("cosh", np.cosh, lambda g, ans, x: g * fn.sinh(x), el("cosh"), rule="g·sinh(x)"),
         U("tanh", np.tanh, lambda g, ans, x: g * (1.0 - ans * ans), el("tanh"),
@@ -322,9 +326,10 @@ def outer(a: Any, b: Any) -> Any:
     return fn.mul(unsqueeze(a, -1), unsqueeze(b, -2))
 
 
-for _prim in _entries():
+for _prim in (*_entries(), *extended.entries()):
     register(_prim)
 del _prim
+extended.attach()
 # the Tensor methods max/min follow PyTorch (a (values, indices) pair along a dim; the
 # table's max/min, which the language uses, split ties instead); argmax/argmin beside them
 Tensor.max, Tensor.min = selecting.extreme(largest=True), selecting.extreme(largest=False)

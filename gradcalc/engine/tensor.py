@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import tape
+from gradcalc.engine.indexing import steps, unwrap_index
 from gradcalc.engine.primitive import PRIMITIVES, Traced, apply, fn
 from gradcalc.engine.printing import tensor_repr
-from gradcalc.engine.shapes import shape_args, unsqueeze, value
+from gradcalc.engine.shapes import value
 from gradcalc.engine.tape import Node, leaf_node
 
 LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -54,23 +55,12 @@ def _short(data: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _unwrap_index(index: Any) -> Any:
-    if isinstance(index, tuple):
-        return tuple(_unwrap_index(i) for i in index)
-    if isinstance(index, Tensor):
-        v = index.value
-        return v if v.dtype == bool else v.astype(np.int64)
-    if isinstance(index, list):
-        v = np.asarray(_plain(index))
-        return v if v.dtype == bool else v.astype(np.int64)
-    return index
-
-
 class Tensor(Traced):
     """An n-dimensional float64 array that can record the operations applied to it.
 
     `value` is its NumPy array and `node` the tape node that made it (a leaf's own node
-    when it requires grad; None for a constant)."""
+    when it requires grad; None for a constant). `backward` comes from
+    gradcalc/engine/autograd.py, which sits above this module."""
 
     __slots__ = ("grad", "_retain_grad", "__weakref__")
     __array_ufunc__ = None  # NumPy defers to our reflected operators
@@ -396,93 +386,20 @@ class Tensor(Traced):
 
     # indexing -------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> Tensor:
-        return fn.getitem(self, _unwrap_index(index))
+        out: Any = self
+        for step in steps(unwrap_index(index if isinstance(index, tuple) else (index,))):
+            out = fn.getitem(out, step)
+        return out
 
     def __setitem__(self, index: Any, v: Any) -> None:
         """`t[index] = v`, differentiable in `v` (and in the rest of `t`)."""
         self._check_inplace()
         if isinstance(v, (list, tuple)):
             v = as_array(v)
-        result = to_tensor(fn.index_put(self, _unwrap_index(index), v))
+        result = to_tensor(fn.index_put(self, unwrap_index(index), v))
         self.value = result.value
         if tape.grad_enabled():
             self.node = result.node
-
-    # reductions and shape -------------------------------------------------------------
-    def sum(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return to_tensor(fn.sum(self, dim, keepdim))
-
-    def mean(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return to_tensor(fn.mean(self, dim, keepdim))
-
-    def prod(self, dim: Any = None, keepdim: bool = False) -> Tensor:
-        return to_tensor(fn.prod(self, dim, keepdim))
-
-    def norm(self) -> Tensor:
-        """The 2-norm of all elements."""
-        return to_tensor(fn.norm(self))
-
-    def _view(self, new_shape: tuple[int, ...]) -> Tensor:
-        """A reshape that is recorded even to the same shape: PyTorch's view is a new,
-        non-leaf tensor."""
-        if tuple(new_shape) == self.shape:
-            return to_tensor(apply(PRIMITIVES["reshape"], self, new_shape=self.shape))
-        return to_tensor(fn.reshape(self, new_shape))
-
-    def reshape(self, *new_shape: Any) -> Tensor:
-        return self._view(shape_args(new_shape, self.shape))
-
-    view = reshape
-
-    def flatten(self) -> Tensor:
-        return self if self.ndim == 1 else self.reshape(-1)
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        return to_tensor(unsqueeze(self, dim))
-
-    def squeeze(self, dim: int | None = None) -> Tensor:
-        s = self.shape
-        if dim is None:
-            new = tuple(d for d in s if d != 1)
-        else:
-            dim = dim % max(len(s), 1)
-            new = s[:dim] + s[dim + 1:] if s and s[dim] == 1 else s
-        return self._view(new)
-
-    def t(self) -> Tensor:
-        if self.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                               f"{self.ndim}D")
-        return self._view(self.shape) if self.ndim < 2 else to_tensor(fn.transpose(self))
-
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
-        axes = list(range(self.ndim))
-        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
-        return to_tensor(fn.transpose(self, axes))
-
-    def permute(self, *dims: Any) -> Tensor:
-        axes = shape_args(dims, self.shape)
-        if len(axes) != self.ndim:
-            raise RuntimeError(
-                "permute(sparse_coo): number of dimensions in the tensor input does not match "
-                "the length of the desired ordering of dimensions i.e. input.dim() = "
-                f"{self.ndim} is not equal to len(dims) = {len(axes)}")
-        return to_tensor(fn.transpose(self, axes))
-
-    def expand(self, *new_shape: Any) -> Tensor:
-        shape = shape_args(new_shape, self.shape)
-        return self._view(shape) if shape == self.shape else to_tensor(
-            fn.broadcast_to(self, shape))
-
-    def dot(self, other: Any) -> Tensor:
-        return fn.matmul(self, other)
-
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
-        """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's .grad."""
-        from gradcalc.engine.autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def lift(v: Any, node: Node | None) -> Tensor:

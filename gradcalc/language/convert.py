@@ -12,6 +12,7 @@ import ast
 import math
 
 from gradcalc.errors import ParseError
+from gradcalc.language.names import instead
 from gradcalc.language.program import (
     Assign,
     Binary,
@@ -307,8 +308,9 @@ class Converter:
             )
         if f.id not in self.functions:
             raise ParseError(
-                f"{quote(f.id)} at {pos} is not a function gradcalc knows; functions: "
-                + ", ".join(sorted(self.functions))
+                f"{quote(f.id)} at {pos} is not a function gradcalc knows; "
+                + instead(f.id, self.functions)
+                + "functions: " + ", ".join(sorted(self.functions))
                 + (f" (for a product, write {f.id}*(...))" if len(f.id) == 1 else "")
             )
         args = tuple(self.expr(a) for a in e.args)
@@ -324,6 +326,8 @@ class Converter:
             if len(args) != 1:
                 raise ParseError(f"{f.id}() at {pos} takes one array before axis=")
             args += (self.expr(k.value),)  # the axis is the second argument
+        if f.id == "log" and len(args) == 2 and not e.keywords and "logb" in self.functions:
+            return Call("logb", args, pos)  # log(x, b): the log to base b
         return Call(f.id, args, pos)
 
     def index_items(self, s: ast.expr) -> tuple[Expr | Slice, ...]:

@@ -25,6 +25,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from gradcalc.errors import ParseError
+from gradcalc.language import applying
+from gradcalc.language.forms import Trap
 from gradcalc.language.program import Pos
 from gradcalc.language.text import SUPERSCRIPTS, LineIndex, escape, quote
 
@@ -35,7 +37,8 @@ CONSTANT_SPELLINGS = {"π": "pi"}
 _STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
 #: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
 #: call or definition, `π`, `√`); text without one is left alone without tokenizing it
-_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]")
+_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]"
+                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class Rewritten:
     inputs: tuple[str, ...] = ()
     #: the tokens of `text` when nothing was rewritten (for the next stage to reuse)
     tokens: list[tokenize.TokenInfo] | None = None
+    #: the conventional readings taken where another reading exists (forms.Trap)
+    traps: tuple[Trap, ...] = ()
 
 
 @dataclass
@@ -77,7 +82,7 @@ def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
     rewriter.complete = complete
     result = rewriter.run()
     if result.tokens is not None:
-        result = Rewritten(result.text, result.origin, result.inputs, tokens)
+        result = Rewritten(result.text, result.origin, result.inputs, tokens, result.traps)
     return result
 
 
@@ -113,6 +118,7 @@ class _Pass:
         self.strs = [t.string for t in tokens] + [""]
         self.types = [t.type for t in tokens] + [tokenize.ENDMARKER]
         self.match = _matching(tokens)
+        self.closers = {v: k for k, v in self.match.items()}
         self.edits: list[_Edit] = []
         self.inputs: list[str] = []
         #: token index -> what it ends bare ("exponent" or "radicand")
@@ -120,6 +126,20 @@ class _Pass:
         #: token indices after which no `*` goes (the power in `sin**2(x)`)
         self.no_product: set[int] = set()
         self.complete = False
+        self.traps: list[Trap] = []
+        self._assigned: frozenset[str] | None = None
+
+    @property
+    def assigned(self) -> frozenset[str]:
+        if self._assigned is None:
+            self._assigned = applying.assigned_names(self)
+        return self._assigned
+
+    def spelled(self, i: int) -> str:
+        """A function's name as the table spells it (`ln` is `log`)."""
+        word = self.s(i)
+        return ALIASES[word] if word in ALIASES and word not in self.functions - set(
+            ALIASES) else word
 
     # token classes --------------------------------------------------------------------
     def s(self, i: int) -> str:
@@ -164,6 +184,10 @@ class _Pass:
                 if word in special:
                     self.spelling(i)
                     self.function_power(i)
+                elif word.startswith("log_"):
+                    applying.log_base(self, i)
+                elif i not in self.no_product and strs[i + 1] in ("(", "**"):
+                    applying.split(self, i)
             elif t == root:
                 self.root(i)
             if (t == number or t == name) and i not in self.no_product \
@@ -185,8 +209,9 @@ class _Pass:
             self.edit(self.starts[i], self.ends[i], ALIASES[word])
         if self.is_function(i) and (self.is_name(i + 1) or self.kind(i + 1) == tokenize.NUMBER
                                     or self.is_root(i + 1)):
-            raise self.error(i, f"{quote(word)} needs parentheses: write "
-                             f"{word}({self.s(i + 1)}) rather than {word} {self.s(i + 1)}")
+            if self.is_function(i + 1) or not applying.bare_call(self, i, self.spelled(i)):
+                raise self.error(i, f"{quote(word)} needs parentheses: write "
+                                 f"{word}({self.s(i + 1)}) rather than {word} {self.s(i + 1)}")
 
     def definition(self, i: int) -> None:
         """`f(x, y) = ...` at a statement's start: `f = ...`, with inputs x, y."""
@@ -207,12 +232,8 @@ class _Pass:
         if not self.is_function(i) or self.s(i + 1) != "**":
             return
         word, power = self.s(i), self.s(i + 2)
-        if power in ("-", "+"):
-            raise self.error(i, f"{word}^{power}{self.s(i + 3)}(...) is ambiguous: write "
-                             f"a{word}(x) for the inverse function or 1/{word}(x) for the "
-                             "reciprocal" if word in ("sin", "cos", "tan") else
-                             f"{word}^{power}{self.s(i + 3)}(...) is ambiguous: write "
-                             f"{word}(x)^{power}{self.s(i + 3)}")
+        if applying.function_power(self, i, word):
+            return
         if self.kind(i + 2) != tokenize.NUMBER:
             return
         close = self.match.get(i + 3) if self.s(i + 3) == "(" else None
@@ -221,7 +242,7 @@ class _Pass:
                 raise self.error(i, f"write {word}({self.s(i + 3)})^{power} rather than "
                                  f"{word}^{power} {self.s(i + 3)}")
             return
-        self.edit(self.starts[i], self.ends[i + 2], f"({word}", self.starts[i])
+        self.edit(self.starts[i], self.ends[i + 2], f"({self.spelled(i)}", self.starts[i])
         self.edit(self.ends[close], self.ends[close], f"**{power})", self.starts[i + 2])
         self.no_product.add(i + 2)
 
@@ -279,8 +300,43 @@ class _Pass:
             return  # a name followed by `(` is a call, unless it ends a bare exponent or
             # a product with a number (`2x(x+1)`)
         if left in self.bare and self.ends[left] == self.starts[right]:
-            raise self.ambiguous(left, right)
+            if self.s(right) != "(" or self.bare[left] != "exponent" or right not in self.match:
+                raise self.ambiguous(left, right)
+            self.power_then_bracket(left, right)
+        elif self.s(left - 1) == "/" and self.ends[left] == self.starts[right] and (
+                self.kind(left) == tokenize.NUMBER):
+            self.division_then_product(left, right)
         self.edit(self.starts[right], self.starts[right], "*")
+
+    def power_then_bracket(self, left: int, right: int) -> None:
+        """`x**x(1+ln x)`: a product, as WeBWorK reads it (recorded: the other reading
+        puts the bracket in the exponent)."""
+        power = left - 1 if self.s(left - 1) == "**" else left - 2
+        base = power - 1
+        if self.s(base) == ")" and base in self.closers:
+            base = self.closers[base]
+        close = self.match[right]
+        b, e, g = (applying.span(self, base, power - 1), applying.span(self, power + 1, left),
+                   applying.span(self, right, close))
+        applying.record(self, "power then parenthesis", base, close, f"{b}**{e}*{g}",
+                        f"{b}**({e}*{g})")
+
+    def division_then_product(self, left: int, right: int) -> None:
+        """`1/2x`, `1/2√x`: (1/2)·x, as Python's precedence says (recorded: the other
+        reading divides by the product)."""
+        num = left - 2
+        if self.s(num) == ")" and num in self.closers:
+            num = self.closers[num]
+        if num < 0 or not (self.kind(num) in (tokenize.NUMBER, tokenize.NAME)
+                           or self.s(num) == "("):
+            return
+        end = self.match.get(right, right)
+        if self.is_root(right):
+            end = self.match.get(right + 1, right + 1)
+        n, d, r = (applying.span(self, num, left - 2), self.s(left),
+                   applying.span(self, right, end))
+        applying.record(self, "division then product", num, end, f"({n}/{d})*{r}",
+                        f"{n}/({d}*{r})")
 
     def ambiguous(self, left: int, right: int) -> ParseError:
         a, b = self.s(left), self.s(right)
@@ -310,7 +366,7 @@ class _Pass:
         out.append(self.text[cursor:])
         origin.extend(range(cursor, len(self.text) + 1))
         reuse = self.toks if not self.edits and self.complete else None
-        return Rewritten("".join(out), origin, tuple(self.inputs), reuse)
+        return Rewritten("".join(out), origin, tuple(self.inputs), reuse, tuple(self.traps))
 
 
 def _matching(tokens: list[tokenize.TokenInfo]) -> dict[int, int]:

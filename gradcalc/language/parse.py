@@ -19,6 +19,7 @@ from collections.abc import Collection
 
 from gradcalc.errors import LimitError, ParseError
 from gradcalc.language.convert import Converter
+from gradcalc.language.forms import Trap, prepare
 from gradcalc.language.notation import rewrite, superscript_test
 from gradcalc.language.program import Program
 from gradcalc.language.statements import split_statements
@@ -107,9 +108,23 @@ def parse(
     """Parse a gradcalc program; raise ParseError (bad text) or LimitError (too big).
 
     `functions`: the callable names (default: the keys of ops.FUNCTIONS). `notation`:
-    read student notation (`2x`, `sin²(x)`, `f(x) = ...`); False reads the plain
-    language only (the two agree on every program the plain language accepts).
+    read student notation (`2x`, `sin²(x)`, `f(x) = ...`, LaTeX, `|x|`); False reads the
+    plain language only (the two agree on every program the plain language accepts).
     """
+    return parse_with_traps(text, functions=functions, limits=limits, notation=notation)[0]
+
+
+def parse_with_traps(
+    text: str,
+    *,
+    functions: Collection[str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    notation: bool = True,
+) -> tuple[Program, tuple[Trap, ...]]:
+    """`parse`, and the conventional readings it took where another reading of the same
+    text exists (`sin x^2` as sin(x²), `1/2x` as (1/2)·x, `sin^-1 x` as asin(x): see
+    gradcalc/language/forms.py `Trap`), in the order of the text, so a caller can show
+    "read as ..." and judge the other reading too (each `Trap.other` parses alone)."""
     if functions is None:
         from gradcalc.engine.ops import FUNCTIONS
 
@@ -122,13 +137,17 @@ def parse(
     normalized, norm_origin = normalize_with_origin(original)
     lines = LineIndex(original)
     if notation:
+        normalized, step = prepare(normalized, functions, lambda k: lines.pos(norm_origin[k]),
+                                   limits.max_depth)
+        norm_origin = [norm_origin[k] for k in step]
         student = rewrite(normalized, functions, lambda k: lines.pos(norm_origin[k]),
                           superscript_test(original, norm_origin))
         rewritten, inputs, tokens = student.text, student.inputs, student.tokens
+        traps = student.traps
         if tokens is None:
             norm_origin = [norm_origin[k] for k in student.origin]
     else:
-        rewritten, inputs, tokens = normalized, (), None
+        rewritten, inputs, tokens, traps = normalized, (), None, ()
     parsed, split_origin = split_statements(rewritten, tokens)
     where = Where(original, parsed, [norm_origin[k] for k in split_origin])
     found = long_literal(parsed, limits.max_literal_digits)
@@ -148,4 +167,4 @@ def parse(
         raise LimitError(
             f"program nests too deeply (limit {limits.max_depth} levels)"
         ) from None
-    return Program(body, source=text, inputs=inputs)
+    return Program(body, source=text, inputs=inputs), traps

@@ -1,9 +1,11 @@
 """Value literals for --at, --weights and --expect, read through an ast whitelist.
 
 A value is a number, `pi`, `E` (or `e`), `nan`, `inf`, a nested list, `ones(n)`,
-`ones(n, m)`, `zeros(...)`, `sqrt exp log sin cos tan` of a value, or arithmetic
+`ones(n, m)`, `zeros(...)`, a function of a value (`sqrt exp log sin cos tan`, `abs`,
+the other trig and hyperbolic functions and their inverses, `log(x, b)`), or arithmetic
 `+ - * / **` (and unary minus) of those, computed in float64 with NumPy broadcasting.
-Student notation reads as in programs (`2pi`, `√2`, `π/4`, `e^2`); names may be Greek.
+Student notation reads as in programs (`2pi`, `√2`, `π/4`, `e^2`, `|-2|`, `\\frac{\\pi}{4}`,
+`sin 2`); names may be Greek.
 Overflow (`1e999`, `10**10**10`), division by zero, invalid
 operations, ragged or empty arrays, booleans and anything else are errors (kind "value").
 Hexadecimal, octal and binary literals are rejected, as in programs.
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.errors import GradcalcError, LimitError
+from gradcalc.language.forms import prepare
 from gradcalc.language.notation import rewrite
 from gradcalc.language.parse import LineIndex, long_literal, normalize, quote
 from gradcalc.language.program import Pos
@@ -34,6 +37,20 @@ _RESERVED = frozenset(_CONSTANTS) - {"e"}
 #: functions of a value, besides ones() and zeros()
 _VALUE_FUNCTIONS = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin,
                     "cos": np.cos, "tan": np.tan}
+#: the other functions a value may use (`x=|-2|`, `x=\sec(\pi/3)`, `x=arcsin(1/2)`)
+_MORE_FUNCTIONS = {
+    "abs": np.abs, "cbrt": np.cbrt, "log2": np.log2, "log10": np.log10,
+    "sec": lambda x: 1 / np.cos(x), "csc": lambda x: 1 / np.sin(x),
+    "cot": lambda x: 1 / np.tan(x), "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x),
+    "coth": lambda x: 1 / np.tanh(x), "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "asec": lambda x: np.arccos(1 / x),
+    "acsc": lambda x: np.arcsin(1 / x), "acot": lambda x: np.arctan(1 / x),
+    **{name: f for names, f in (("asin arcsin", np.arcsin), ("acos arccos", np.arccos),
+                                ("atan arctan", np.arctan)) for name in names.split()},
+}
+_MORE_FUNCTIONS.update({"arc" + k[1:]: _MORE_FUNCTIONS[k] for k in (
+    "asec", "acsc", "acot", "asinh", "acosh", "atanh")})
 _GREEK = "".join(sorted(GREEK_NAMES))
 _OPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
         ast.Div: np.divide, ast.Pow: np.power}
@@ -144,9 +161,10 @@ def _normalized(text: str, option: str, limits: Limits) -> str:
 
 def _notation(value: str, option: str, text: str) -> str:
     """A value's student notation (`2pi`, `√2`) rewritten, as in programs."""
+    names = ["ones", "zeros", *_VALUE_FUNCTIONS, *_MORE_FUNCTIONS]
     try:
-        return rewrite(value, ["ones", "zeros", *_VALUE_FUNCTIONS], lambda k: Pos(1, k + 1)
-                       ).text
+        value, _ = prepare(value, names, lambda k: Pos(1, k + 1))
+        return rewrite(value, names, lambda k: Pos(1, k + 1)).text
     except GradcalcError as e:
         raise _error(option, text, e.message) from None
 
@@ -245,6 +263,11 @@ class _Evaluator:
             name = node.func.id if isinstance(node.func, ast.Name) else None
             if name in _VALUE_FUNCTIONS and len(node.args) == 1 and not node.keywords:
                 return np.asarray(_VALUE_FUNCTIONS[name](self.evaluate(node.args[0])))
+            if name in _MORE_FUNCTIONS and len(node.args) == 1 and not node.keywords:
+                return np.asarray(_MORE_FUNCTIONS[name](self.evaluate(node.args[0])))
+            if name == "log" and len(node.args) == 2 and not node.keywords:  # log(x, base)
+                x, base = (self.evaluate(a) for a in node.args)
+                return np.asarray(np.log(x) / np.log(base))
             return self.filled(node)
         segment = self.segment(node) or type(node).__name__
         raise _Bad(f"{quote(segment)} is not allowed in a value; a value is made of "

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.commands.derivatives import Result
+from gradcalc.render.labels import derivative_label
 from gradcalc.render.numbers import jsonable, literal, number
-from gradcalc.render.terminal import derivative_label
 
 # --------------------------------------------------------------------------- formulas
 
@@ -28,11 +28,41 @@ def extras_json(result: Result) -> dict[str, Any]:
 
 
 def extras_plain(result: Result) -> list[str]:
-    """--plain: each formula on a line (LaTeX with --latex), after the numbers."""
-    if result.formulas is None:
-        return []
-    latex = bool(result.view.get("latex"))
-    return [f.latex if latex and f.latex else f.text for f in result.formulas.items.values()]
+    """--plain: each formula on a line (LaTeX with --latex), after the numbers; then with
+    --explain the tape and each sweep as tab-separated rows (explanation_plain)."""
+    lines = []
+    if result.formulas is not None:
+        latex = bool(result.view.get("latex"))
+        lines += [f.latex if latex and f.latex else f.text
+                  for f in result.formulas.items.values()]
+    if result.explain is not None and result.view.get("explain", True):
+        lines += explanation_plain(result.explain)
+    return lines
+
+
+def explanation_plain(ex: Any) -> list[str]:
+    """The tape and the sweeps as plain columns, one tab-separated row per line, each
+    starting with what it is, so `awk -F'\t' '$1 == "tape"'` picks a table:
+        tape   STEP  OPERATION  SOURCE  INPUTS  NAME  VALUE
+        sweep  SWEEP  STEP  COTANGENT  RULE  FLOWS (to:value;...)
+        label  SWEEP  what seeded it
+        note   text
+    Every step is listed (no repeated block is cut) and values are given in full."""
+    lines = ["\t".join(["tape", str(s.id), s.op, s.text, ",".join(map(str, s.inputs)),
+                         s.name or "", literal(np.asarray(s.value))]) for s in ex.steps]
+    for k, sweep in enumerate(ex.sweeps, start=1):
+        lines.append(f"label\t{k}\t{sweep.label}")
+        for step in reversed(ex.steps):
+            if step.id not in sweep.cotangent:
+                continue
+            rule = "input: its gradient" if step.op == "input" else step.rule
+            flows = ";".join(f"{p}:{literal(np.asarray(v))}"
+                             for p, v in sweep.flows.get(step.id, []))
+            lines.append("\t".join(["sweep", str(k), str(step.id),
+                                     literal(np.asarray(sweep.cotangent[step.id])), rule,
+                                     flows]))
+    lines += [f"note\t{note}" for note in ex.notes]
+    return lines
 
 
 def show_formulas(result: Result, console: Any) -> None:

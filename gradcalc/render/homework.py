@@ -30,6 +30,7 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
             "expected": v.expected, "counterexample": counter, "feedback": v.feedback,
             "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
             "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
+            "expected_latex": v.expected_latex, "read": v.read, "note": v.note,
             "score": v.score, "entries": v.entries, "misconception": v.misconception,
             **({"branch": v.branch} if v.branch is not None else {})}
 
@@ -57,13 +58,20 @@ def row_text(row: Row, fmt: str) -> str:
     return f"{row.ident}\t{text}\n"
 
 
+def read_text(v: Verdict) -> str:
+    """How both sides were read, in one line."""
+    return f"read as {v.read['function']} and {v.read['answer']}" if v.read else ""
+
+
 def plain(v: Verdict) -> str:
-    """One line: the verdict, then what explains it."""
+    """One line: the verdict, then what explains it, then how both sides were read."""
+    read = f"; {read_text(v)}" if v.read else ""
     if v.verdict == "correct":
-        return f"correct ({v.method})" + (f": {v.feedback}" if v.feedback else "")
+        return f"correct ({v.method})" + (f": {v.feedback}" if v.feedback else "") + read
     if v.verdict == "undetermined":
-        return f"undetermined: {v.reason}"
-    return "incorrect" + (f": {v.feedback}" if v.feedback else "") + f"; expected {v.expected}"
+        return f"undetermined: {v.reason}" + read
+    return ("incorrect" + (f": {v.feedback}" if v.feedback else "")
+            + f"; expected {v.expected}" + read)
 
 
 def _where(at: dict[str, Any]) -> str:
@@ -85,6 +93,8 @@ def show(v: Verdict, console: Any) -> None:
     table.add_column(style="bold")
     table.add_column()
     table.add_row("verdict", Text(f"{_MARK[v.verdict]} {v.verdict}", style=_STYLE[v.verdict]))
+    if v.read:
+        table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}"))
     if v.counterexample is not None:
         method = "numeric: a counterexample"
     elif v.method == "symbolic":
@@ -173,22 +183,33 @@ class Progress:
             self.bar.stop()
 
 
-def write_class(file: str, fmt: str, settings: Any, limits: Any, out: Any, err: Any) -> int:
-    """A class file judged row by row and written to `out` as it goes (JSON or plain
-    lines), or as a table at the end (rich, with a progress bar on a long file); the
-    exit code: 0 only when every row is correct."""
-    from gradcalc.commands import check as checking
+def write_class(file: str, fmt: str, settings: Any, limits: Any, out: Any, err: Any,
+                jobs: int = 1, chunk_rows: int | None = None) -> int:
+    """A class file judged row by row (in chunks on `jobs` processes: the same answers, in
+    order) and written to `out` as it goes (JSON or plain lines), or as a table at the end
+    (rich, with a progress bar on a long file); the exit code: 0 only when every row is
+    correct."""
+    from functools import partial
 
-    rows, width = checking.load_class(file)
-    summary, done = checking.Summary(), []
-    progress = Progress(len(rows) if fmt == "rich" else 0)
+    from gradcalc.commands import classes
+    from gradcalc.commands.check import Summary
+    from gradcalc.commands.parallel import ordered_map
+
+    width, rows = classes.open_class(file)
+    size = chunk_rows or classes.CLASS_CHUNK_ROWS
+    summary, done = Summary(), []
+    progress = Progress(_count(file) if fmt == "rich" and file != "-" else 0)
     try:
-        for row in checking.run_class(rows, width, settings, limits):
-            summary.add(row)
-            done.append(row)
-            progress.advance()
+        for chunk in ordered_map(partial(classes.judge_chunk, width, settings, limits),
+                                 classes.chunks(rows, size if jobs > 1 else 1), jobs):
+            for row in chunk:
+                summary.add(row)
+                progress.advance()
+                if fmt == "rich":
+                    done.append(row)
+                else:
+                    out.write(row_text(row, fmt))
             if fmt != "rich":
-                out.write(row_text(row, fmt))
                 out.flush()
     finally:
         progress.close()
@@ -199,3 +220,12 @@ def write_class(file: str, fmt: str, settings: Any, limits: Any, out: Any, err: 
     elif fmt == "plain":
         err.write(summary_line(summary) + "\n")
     return 0 if summary.all_correct else 1
+
+
+def _count(file: str) -> int:
+    """A class file's lines (for the progress bar's total): 0 if it cannot be read."""
+    try:
+        with open(file, "rb") as fh:
+            return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return 0

@@ -1,11 +1,15 @@
 """Drawing a PlotData: in the terminal with plotext (imported here only, so no other
-command pays for it), or to an SVG/PNG file with matplotlib (the `plot` extra)."""
+command pays for it), or to an SVG/PNG file with matplotlib (the `plot` extra). Both draw
+within the plot's y-range (values beyond it cut off), poles as vertical asymptotes, and
+the function and its derivative with different marks, so they differ without colour."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from gradcalc.commands.plot import PlotData, segments
 from gradcalc.errors import GradcalcError
@@ -16,39 +20,71 @@ def to_json(data: PlotData) -> dict:
 
     return {"input": data.name, "output": data.output, "x": jsonable(data.xs),
             "f": jsonable(data.f), "df": jsonable(data.df),
-            "jumps": [list(j) for j in data.jumps], "steps": [list(j) for j in data.steps],
-            "undefined": [list(u) for u in data.undefined]}
+            "jumps": [list(j) for j in data.jumps], "kinks": [list(j) for j in data.kinks],
+            "poles": [list(j) for j in data.poles], "steps": [list(j) for j in data.steps],
+            "undefined": [list(u) for u in data.undefined],
+            "ylim": list(data.ylim), "clipped": data.clipped}
 
 
 def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
+def _value_at(xs: np.ndarray, ys: np.ndarray, x: float) -> float:
+    return float(ys[int(np.argmin(np.abs(xs - x)))])
+
+
 def notes(data: PlotData) -> list[str]:
-    """What the picture shows in words: kinks, jumps and undefined stretches."""
-    lines = [f"{data.output}({data.name}) and d{data.output}/d{data.name} on "
-             f"[{_fmt(data.xs[0])}, {_fmt(data.xs[-1])}], {len(data.xs)} points"]
-    steps = _merged(data.steps)
-    h = 1.5 * float(data.xs[1] - data.xs[0]) if len(data.xs) > 1 else 0.0
-    for a, b in _merged(data.jumps):
-        if any(a <= d and c <= b for c, d in steps):  # the function jumps there too
-            lines.append(f"the function and its derivative jump between {data.name} = "
-                         f"{_fmt(a)} and {_fmt(b)} (a pole or a step)")
-        elif any(c - h <= b and a <= d + h for c, d in data.undefined):
-            lines.append(f"the derivative jumps between {data.name} = {_fmt(a)} and "
-                         f"{_fmt(b)}, beside where it is undefined (a pole)")
+    """What the picture shows in words: poles, steps, kinks, undefined stretches, and the
+    y-range when it clips."""
+    x, y, dy = data.name, data.output, f"d{data.output}/d{data.name}"
+    lines = [f"{y}({x}) and {dy} on [{_fmt(data.xs[0])}, {_fmt(data.xs[-1])}], "
+             f"{len(data.xs)} points"]
+    found = [(a, b, "pole") for a, b in _merged(data.poles)] \
+        + [(a, b, "step") for a, b in _merged(data.steps)] \
+        + [(a, b, "kink") for a, b in _merged(data.kinks)]
+    for a, b, kind in sorted(found):
+        where = f"at {x} = {_fmt(a)}" if a == b else f"between {x} = {_fmt(a)} and {_fmt(b)}"
+        if kind == "pole":
+            lines.append(f"a pole {where}: {y} and {dy} grow without bound (the asymptote "
+                         "is drawn │)")
+        elif kind == "step":
+            lines.append(f"a step {where}: {y} jumps from {_fmt(_value_at(data.xs, data.f, a))}"
+                         f" to {_fmt(_value_at(data.xs, data.f, b))}, which {dy} on either "
+                         "side misses")
         else:
-            lines.append(f"the derivative jumps between {data.name} = {_fmt(a)} and "
-                         f"{_fmt(b)} (a kink: the function is continuous there)")
-    for a, b in steps:
-        if not any(c <= b and a <= d for c, d in _merged(data.jumps)):
-            lines.append(f"the function jumps between {data.name} = {_fmt(a)} and "
-                         f"{_fmt(b)} (a step, which the derivative on either side misses)")
+            lines.append(f"a kink {where}: {dy} jumps from "
+                         f"{_fmt(_value_at(data.xs, data.df, a))} to "
+                         f"{_fmt(_value_at(data.xs, data.df, b))} while {y} is continuous")
     for a, b in data.undefined:
-        where = f"at {data.name} = {_fmt(a)}" if a == b else \
-            f"on {data.name} = {_fmt(a)} … {_fmt(b)}"
+        where = f"at {x} = {_fmt(a)}" if a == b else f"on {x} = {_fmt(a)} … {_fmt(b)}"
         lines.append(f"undefined {where} (nan or inf)")
+    if data.clipped:
+        why = "--ylim" if data.ylim_given else "chosen away from the poles"
+        lines.append(f"y-axis {_fmt(data.ylim[0])} … {_fmt(data.ylim[1])} ({why}): values "
+                     "beyond it are cut off")
     return lines
+
+
+def asymptotes(data: PlotData) -> list[float]:
+    """Where each pole's vertical asymptote is drawn: the middle of its interval."""
+    return [(a + b) / 2 for a, b in _merged(data.poles)]
+
+
+def clip(ys: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The curve inside [low, high]: a value beyond it next to one inside is moved to the
+    edge (the curve runs off the frame there), the others become gaps."""
+    out = np.array(ys, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        beyond = np.isfinite(out) & ((out < low) | (out > high))
+    inside = np.isfinite(out) & ~beyond
+    beside = np.zeros_like(beyond)
+    beside[1:] |= inside[:-1]
+    beside[:-1] |= inside[1:]
+    edge = beyond & beside
+    out[edge] = np.clip(out[edge], low, high)
+    out[beyond & ~edge] = np.nan
+    return out
 
 
 def _merged(jumps: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -73,12 +109,17 @@ def terminal(data: PlotData, width: int, height: int, color: bool) -> str:
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("clear")
-    for label, ys, breaks, color_name in (
-            (f"{data.output}", data.f, [], "blue"),
-            (f"d{data.output}/d{data.name}", data.df, data.jumps, "red")):
-        for k, (x, y) in enumerate(segments(data.xs, ys, breaks)):
-            plt.plot(x.tolist(), y.tolist(), marker="braille", color=color_name,
+    low, high = data.ylim
+    # the two curves differ in their marks, not only in colour: a braille line and dots
+    for label, ys, breaks, color_name, marker in (
+            (f"{data.output}", data.f, data.breaks, "blue", "braille"),
+            (f"d{data.output}/d{data.name}", data.df, data.jumps, "red", "dot")):
+        for k, (x, y) in enumerate(segments(data.xs, clip(ys, low, high), breaks)):
+            plt.plot(x.tolist(), y.tolist(), marker=marker, color=color_name,
                      label=label if k == 0 else None)
+    for x in asymptotes(data):
+        plt.vline(x, "gray")
+    plt.ylim(low, high)
     plt.xlabel(data.name)
     text = plt.build()
     if not color:
@@ -101,15 +142,22 @@ def save(data: PlotData, path: str) -> None:
         raise GradcalcError("--save needs matplotlib: pip install 'gradcalc[plot]'",
                             kind="usage") from None
     fig, ax = pyplot.subplots(figsize=(7, 4))
+    low, high = data.ylim
     try:
-        for label, ys, breaks, style in ((data.output, data.f, [], "C0-"),
+        # told apart without colour too: a solid line and a dashed one
+        for label, ys, breaks, style in ((data.output, data.f, data.breaks, "C0-"),
                                          (f"d{data.output}/d{data.name}", data.df,
-                                          data.jumps, "C3-")):
-            for k, (x, y) in enumerate(segments(data.xs, ys, breaks)):
+                                          data.jumps, "C3--")):
+            for k, (x, y) in enumerate(segments(data.xs, clip(ys, low, high), breaks)):
                 ax.plot(x, y, style, label=label if k == 0 else None)
+        for k, x in enumerate(asymptotes(data)):
+            ax.axvline(x, color="0.4", linestyle=":", linewidth=1,
+                       label="asymptote" if k == 0 else None)
         for a, b in data.undefined:
             ax.axvspan(a, b, color="0.9", label=None)
         ax.set_xlabel(data.name)
+        pad = 0.03 * (high - low)
+        ax.set_ylim(low - pad, high + pad)
         ax.axhline(0, color="0.6", linewidth=0.5)
         ax.legend()
         ax.set_title(data.program if len(data.program) < 60 else data.program[:59] + "…")

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def header(result: PointsResult) -> list[str]:
             sb = block.shape[1 + len(sa):]
             cols += [f"d2{y}/d{a}{i}d{b}{j}" for i in _index_suffix(sa)
                      for j in _index_suffix(sb)]
-        return cols + (["error"] if result.table.bad else [])
+        return cols + (["error"] if result.has_errors else [])
     for name in result.names:
         in_shape = result.derivative[name].shape[1 + (len(out_shape) if jacobian else 0):]
         if jacobian:
@@ -50,7 +51,7 @@ def header(result: PointsResult) -> list[str]:
                      for b in _index_suffix(in_shape)]
         else:
             cols += [f"d{y}/d{name}{b}" for b in _index_suffix(in_shape)]
-    return cols + (["error"] if result.table.bad else [])
+    return cols + (["error"] if result.has_errors else [])
 
 
 def _matrix(result: PointsResult, with_inputs: bool) -> np.ndarray:
@@ -61,16 +62,17 @@ def _matrix(result: PointsResult, with_inputs: bool) -> np.ndarray:
 
 
 def csv_lines(result: PointsResult, progress: Progress = no_progress,
-              header_row: bool = True, sep: str = ",") -> Iterator[str]:
+              header_row: bool = True, sep: str = ",", first: bool = True) -> Iterator[str]:
     """CSV text, a chunk of rows at a time: a header, then one row per point (without the
-    header, the point's columns and the output: --plain's derivative rows)."""
-    if header_row:
+    header, the point's columns and the output: --plain's derivative rows). `first`: this
+    is the table's first chunk (the one that writes the header row)."""
+    if header_row and first:
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(header(result))
         yield buffer.getvalue()
-        if not result.table.plain:
-            yield from _text_rows(result, progress)
-            return
+    if header_row and (not result.table.plain or result.has_errors):
+        yield from _text_rows(result, progress)
+        return
     matrix = _matrix(result, with_inputs=header_row)
     total = matrix.shape[0]
     fmt = float.__repr__ if bool(np.isfinite(matrix).all()) else exact
@@ -107,7 +109,7 @@ def _text_rows(result: PointsResult, progress: Progress) -> Iterator[str]:
                 cells[col] = _safe(rows.extra[k][j])
             writer.writerow(cells + [number(v) for v in outputs[k]]
                             + [number(v) for v in results[k]]
-                            + ([""] if rows.bad else []))
+                            + ([""] if result.has_errors else []))
         yield buffer.getvalue()
         progress("writing", min(start + CHUNK, result.count), result.count)
 
@@ -115,7 +117,7 @@ def _text_rows(result: PointsResult, progress: Progress) -> Iterator[str]:
 def json_lines(result: PointsResult, progress: Progress = no_progress) -> Iterator[str]:
     """One JSON object per point; the sampled points carry their check, the others null."""
     checks = dict(result.checks)
-    rows, bad = result.table.rows, result.table.bad
+    rows, bad, first = result.table.rows, result.table.bad, result.offset + 1
     out_shape = list(result.output.shape[1:])
     weights = None if result.weights is None else jsonable(result.weights)
     total = result.count
@@ -127,13 +129,13 @@ def json_lines(result: PointsResult, progress: Progress = no_progress) -> Iterat
         lines = []
         for j in range(stop - start):
             if start + j in bad:
-                lines.append(json.dumps({"point": start + j + 1, **_columns(result, start + j),
+                lines.append(json.dumps({"point": first + start + j, **_columns(result, start + j),
                                          "error": {"kind": "value",
                                                    "message": rows.reason(start + j)}}) + "\n")
                 continue
             check = checks.get(start + j)
             lines.append(json.dumps({
-                "point": start + j + 1,
+                "point": first + start + j,
                 "at": {k: v[j] for k, v in ats.items()}, **_columns(result, start + j),
                 "command": result.command,
                 "output": {"name": result.output_name, "shape": out_shape, "value": outs[j]},
@@ -161,16 +163,21 @@ def _columns(result: PointsResult, k: int) -> dict[str, dict[str, str]]:
 
 def check_note(result: PointsResult) -> str:
     """The sample's check in a line (plus a line per sampled row that did not pass)."""
-    if not result.checks:
+    return sample_note(result.checks, result.count)
+
+
+def sample_note(checks: list[tuple[int, Any]], count: int) -> str:
+    """The check of the sampled rows (indices in the whole table) of `count` points."""
+    if not checks:
         return "check: skipped (--no-check)"
-    statuses = [c.status for _, c in result.checks]
-    rows = ", ".join(str(i + 1) for i, _ in result.checks)
+    statuses = [c.status for _, c in checks]
+    rows = ", ".join(str(i + 1) for i, _ in checks)
     worst = "fail" if "fail" in statuses else "pass" if "pass" in statuses else "skipped"
-    methods = sorted({c.method for _, c in result.checks if c.method != "none"})
+    methods = sorted({c.method for _, c in checks if c.method != "none"})
     how = f" ({', '.join(methods)})" if methods else ""
-    line = (f"check: {worst}{how} on a sample of {len(result.checks)} of "
-            f"{plural(result.count, 'point')} (row{'s' if len(result.checks) > 1 else ''} "
+    line = (f"check: {worst}{how} on a sample of {len(checks)} of "
+            f"{plural(count, 'point')} (row{'s' if len(checks) > 1 else ''} "
             f"{rows})")
-    details = [f"row {i + 1}: {c.status}: {c.detail}" for i, c in result.checks
+    details = [f"row {i + 1}: {c.status}: {c.detail}" for i, c in checks
                if c.detail and c.status != "pass"]
     return "\n".join([line, *details])

@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcalc.commands.derivatives import Result
 from gradcalc.render.digits import Numbers, scale_of
+from gradcalc.render.labels import derivative_label
 from gradcalc.render.matrix import labelled_rows
 
 #: a progress bar is shown (on a terminal) for tables of at least this many points
@@ -129,18 +130,6 @@ def _derivative_rows(result: Result, numbers: Numbers) -> list[tuple[str, str]]:
     if matrix.values.size > SHOW_MAX_ENTRIES:
         return [(label, _summary(matrix.values, numbers))]
     return [(label, "\n".join(labelled_rows(matrix, numbers)))]
-
-
-def derivative_label(result: Result, name: str) -> str:
-    y = result.output_name
-    if result.command == "hessian":
-        a, _, b = name.partition(",")
-        return f"∂²{y}/∂{a}∂{b or a}"
-    if result.command == "jacobian":
-        return f"∂{y}/∂{name}"
-    if result.weights is not None:
-        return f"wᵀ·∂{y}/∂{name}"
-    return f"∂{y}/∂{name}"
 
 
 #: the terminal rendering shows arrays up to this many entries in full; larger ones are

@@ -56,7 +56,10 @@ def judge_antiderivative(function: str, answer: str, wrt: list[str] | None, kind
     a_names = [n for n in free_names(a_side.program) if n != EULER]
     constants = [n for n in a_names if n not in f_names and n != x]
     expected = _integral(f_side, f_names, x, limits)
-    base = {"expected": expected + " + C", "kind": "antiderivative", "wrt": (x,)}
+    base = {"expected": expected + " + C", "kind": "antiderivative", "wrt": (x,),
+            "read": {"function": f"f({x}) = {f_side.entries[0].text}",
+                     "answer": f"F({x}) = {a_side.entries[0].text}"},
+            "expected_latex": None}
     said = _constant_rule(constants, kind.constant)
     if said:
         return Verdict("incorrect", "symbolic", feedback=said, score=0.0, **base)

@@ -80,8 +80,11 @@ def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
                                 kind="input")
     order = kind.order
     pts, labels = curve_points(side, x, y, settings, limits)
+    said = f"d{y}/d{x}" if order == 1 else f"d^2{y}/d{x}^2"
     base: dict[str, Any] = {"expected": _expected(side, x, y, order, limits),
-                            "kind": "implicit", "wrt": (x,)}
+                            "kind": "implicit", "wrt": (x,), "read": {
+                                "function": f"{left} = {right}",
+                                "answer": f"{said} = {a_side.entries[0].text}"}}
     if not len(pts[x]):
         return Verdict("undetermined", "numeric", reason=(
             f"no point of the curve was found where d{y}/d{x} exists"), score=None, **base)

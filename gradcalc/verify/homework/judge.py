@@ -21,7 +21,7 @@ import numpy as np
 
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework import credit, higher, proof
+from gradcalc.verify.homework import credit, higher, proof, reading, student
 from gradcalc.verify.homework.feedback import Evidence, recognise
 from gradcalc.verify.homework.problem import Problem
 from gradcalc.verify.homework.sample import ROUNDS, candidates, evaluate, kinked, on_kink
@@ -55,6 +55,12 @@ class Verdict:
     score: float | None = None  # the share of right entries, in [0, 1]
     misconception: dict[str, str] | None = None  # {"rule": ..., "at": ...}
     branch: str | None = None  # implicit differentiation: the branches judged on
+    #: the true derivative as LaTeX (None when there is no formula)
+    expected_latex: str | None = None
+    #: how each side was read, in the student's notation: {"function": ..., "answer": ...}
+    read: dict[str, str] | None = None
+    #: the other reading of a notation trap, when it would change the verdict
+    note: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -154,7 +160,7 @@ def _shape_problem(problem: Problem) -> str | None:
 # --------------------------------------------------------------------------- symbolic side
 
 #: the function's symbolic side per (source, inputs, wrt): a class checks few functions
-_CACHE: dict[tuple, tuple[list, list, str]] = {}
+_CACHE: dict[tuple, tuple[list, list, str, str | None]] = {}
 CACHE_SIZE = 512
 
 
@@ -167,9 +173,9 @@ def forget_formulas() -> int:
 
 
 def _function_side(problem: Problem, point: dict[str, float], limits: Limits
-                   ) -> tuple[list, list, str]:
-    """(function exprs, derivative exprs, the derivative's text); ([], [], reason) when
-    sympy cannot follow within the budget."""
+                   ) -> tuple[list, list, str, str | None]:
+    """(function exprs, derivative exprs, the derivative's text and LaTeX, in its shortest
+    form found); ([], [], reason, None) when sympy cannot follow within the budget."""
     key = (problem.function.program.source, problem.inputs, problem.wrt, problem.paths,
            problem.pinned)
     if key in _CACHE and problem.function.straight:
@@ -178,12 +184,13 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(problem.function, problem.inputs, point, limits)
             d = proof.derivatives(f, problem.wrt, problem.paths, problem.pinned)
-            text = proof.grid_text(d, problem.shape, problem.inputs)
-        result = (f, d, text)
+            text, tex = student.grid(d, problem.shape, problem.inputs,
+                                     min(student.SIMPLIFY_SECONDS, limits.check_seconds / 4))
+        result = (f, d, text, tex)
     except Timeout:
-        result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s)")
+        result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s)", None)
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        result = ([], [], f"(no formula: {type(exc).__name__})")
+        result = ([], [], f"(no formula: {type(exc).__name__})", None)
     if len(_CACHE) >= CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = result
@@ -210,9 +217,10 @@ def judge(problem: Problem, settings: Settings = Settings(),
     found = _sample(problem, settings, limits)
     ev = found.evidence()
     first = {n: (v[0] if v else 0.5) for n, v in found.points.items()}
-    f_exprs, d_exprs, expected = _function_side(problem, first, limits)
+    f_exprs, d_exprs, expected, tex = _function_side(problem, first, limits)
     base: dict[str, Any] = {"expected": expected, "kind": problem.kind, "wrt": problem.wrt,
-                            "points": _points(ev.points)}
+                            "points": _points(ev.points), "expected_latex": tex,
+                            "read": reading.read_as(problem)}
     shape = _shape_problem(problem)
     if shape:
         return Verdict("incorrect", "symbolic", feedback=shape, score=0.0, **base)

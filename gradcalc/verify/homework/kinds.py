@@ -189,4 +189,6 @@ def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
     problem = order.read(function, answer, wrt, kind, limits)
     if problem.pinned and len(problem.pinned) == len(problem.inputs):
         settings = replace(settings, samples=1)
-    return judge(problem, settings, limits)
+    verdict = judge(problem, settings, limits)
+    verdict.read = order.relabel(verdict.read, problem)
+    return verdict

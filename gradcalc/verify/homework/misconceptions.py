@@ -37,7 +37,6 @@ from gradcalc.language.program import (
     Program,
     Unary,
 )
-from gradcalc.language.unparse import unparse
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: formulas with more steps than this are not searched (each search sweeps the tape once
@@ -133,8 +132,10 @@ class Step:
 
 
 def step_text(expr: Expr) -> str:
-    """A step's formula as typed in the language (powers as ^)."""
-    return unparse(expr).replace("**", "^").replace(" * ", "*")
+    """A step's formula in the student's notation (as the feedback prints formulas)."""
+    from gradcalc.verify.homework.student import expression
+
+    return expression(expr)
 
 
 @dataclass(frozen=True)

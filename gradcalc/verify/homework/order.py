@@ -77,3 +77,29 @@ def recognise(problem: Problem, ev: Evidence, wrong: int) -> str | None:
                 + (f"{ordinal(len(path))} derivative" if len(set(path)) == 1 else
                    "mixed partial d^" + f"{len(path)}/" + "".join(f"d{n}" for n in path)))
     return None
+
+
+def relabel(read: dict[str, str] | None, problem: Problem) -> dict[str, str] | None:
+    """How the answer was read, named for what was asked: f''(x), f_xy, Hf, at x = 2."""
+    if not read or "=" not in read["answer"]:
+        return read
+    name = read["function"].split("(")[0] or "f"
+    label, text = read["answer"].split(" = ", 1)
+    if problem.kind == "hessian":
+        label = f"H{name}"
+    elif problem.kind == "partial" and problem.paths:
+        label = f"{name}_" + ("".join(problem.paths[0]) if all(
+            len(n) == 1 for n in problem.paths[0]) else ",".join(problem.paths[0]))
+    elif problem.kind == "higher derivative" and problem.paths:
+        n, w = len(problem.paths[0]), problem.paths[0][0]
+        label = (f"{name}{chr(39) * n}({w})" if n <= 3 and len(problem.inputs) == 1 else
+                 f"d^{n}{name}/d{w}^{n}")
+    pinned = dict(problem.pinned)
+    if pinned and label.endswith(")") and "(" in label and all(
+            n in pinned for n in problem.inputs):
+        head, args = label[:-1].split("(", 1)
+        label = f"{head}({', '.join(f'{pinned.get(n.strip(), n)}' for n in args.split(','))})"
+        label = label.replace(".0,", ",").replace(".0)", ")")
+    elif pinned:
+        label += " at " + ", ".join(f"{n} = {v:g}" for n, v in problem.pinned)
+    return {**read, "answer": f"{label} = {text}"}

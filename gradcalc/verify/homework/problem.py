@@ -29,8 +29,8 @@ from gradcalc.language.program import (
     Stmt,
     While,
 )
-from gradcalc.language.unparse import unparse
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.homework import forms, wording
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,9 @@ class Entry:
         """The entry as typed in the language (powers as ^)."""
         if self.expr is None:
             return "(the program)"
-        return unparse(self.expr).replace("**", "^").replace(" * ", "*")
+        from gradcalc.verify.homework.student import expression
+
+        return expression(self.expr)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     try:
         program = parse(text, limits=limits)
     except GradcalcError as exc:
-        raise GradcalcError(f"the {what}: {exc.message}", kind=exc.kind) from None
+        raise GradcalcError(f"the {what}: {wording.plain(exc.message)}",
+                            kind=exc.kind) from None
     body, last = program.body[:-1], program.body[-1]
     if not isinstance(last, (Assign, ExprStmt)):
         out = program.default_output()
@@ -157,29 +160,37 @@ def _reads(e: object, assigned: set[str], out: list[str]) -> None:
 
 
 def read_problem(function: str, answer: str, wrt: list[str] | None = None,
-                 limits: Limits = DEFAULT_LIMITS) -> Problem:
-    """Both sides read, the inputs chosen and every name of the answer accounted for."""
-    f = read_side(function, "function", 1, limits)
-    a = read_side(answer, "answer", 2, limits)
+                 limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Problem:
+    """Both sides read, the inputs chosen and every name of the answer accounted for.
+
+    The answer's prefix (`f'(x) =`, `∂f/∂y =`, `∇f =`: forms.py) is stripped and must
+    agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
+    option, or a class file's column)."""
+    body, claim = forms.split_prefix(answer)
+    f = read_side(forms.vector(function), "function", 1, limits)
+    a = read_side(forms.vector(body), "answer", 2, limits)
     names = free_names(f.program)
-    chosen = list(dict.fromkeys(wrt or f.program.inputs))
+    typed = list(dict.fromkeys(wrt or ()))
+    declared = list(f.program.inputs)
+    chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
+        or declared
     names = [n for n in names if n != EULER or n in chosen]
-    for n in chosen:
-        if n not in names and n != RESULT_NAME:
-            shown = ", ".join(names) or "none"
-            raise GradcalcError(f"--wrt {quote(n)}: the function does not use it (its inputs: "
-                                f"{shown})", kind="usage")
+    if not names and not chosen:  # a constant: by the answer's variable, else x
+        chosen = [n for n in free_names(a.program) if n != EULER][:1] or ["x"]
+    for n in typed:
+        if n not in names and n != RESULT_NAME and names:
+            raise GradcalcError(f"{wrt_from} {quote(n)}: the function does not use it (its "
+                                f"inputs: {', '.join(names)})", kind="usage")
     for n in names:
         parts = split_name(n, [m for m in names if m != n])
         if parts and n not in chosen:
             raise GradcalcError(f"the function: name {quote(n)} is {' and '.join(parts)} "
                                 f"written together; did you mean {'*'.join(parts)}?",
                                 kind="parse")
-    if not names:
-        raise GradcalcError("the function has no inputs (no free names to differentiate by)",
-                            kind="input")
     wrt_names = chosen or names
     inputs = tuple(wrt_names + [n for n in names if n not in wrt_names])
+    if claim is not None:
+        _agrees(claim, tuple(wrt_names), inputs, bool(typed), wrt_from)
     _check_answer_names(a, inputs)
     n = len(wrt_names)
     if f.shape:
@@ -187,6 +198,45 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     else:
         kind, shape = ("derivative", ()) if n == 1 else ("gradient", (n,))
     return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
+
+
+def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:
+    """The variable an answer's prefix names, when nothing typed says which: `∂f/∂y =`
+    picks y, `dy/dt = 0` gives a constant its variable. A prime's `(x)` only names the
+    argument: `f'(x)` of a function of t alone is its derivative."""
+    if claim is None or not claim.wrt:
+        return []
+    v = claim.wrt[0]
+    if v in pool or not pool:
+        return [v]
+    if claim.kind == "derivative" and "(" in claim.prefix and not claim.prefix.startswith(
+            ("d", "∂")) and len(pool) == 1:
+        return pool
+    raise GradcalcError(f"the answer is written as {claim.describe()}, but the function has "
+                        f"no variable {v} (its variables: {', '.join(pool)})", kind="input")
+
+
+def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
+            typed: bool, wrt_from: str) -> None:
+    """An error when the answer's prefix claims another derivative than the one asked."""
+    asked = (f"the derivative with respect to {wrt[0]}" if len(wrt) == 1 else
+             f"the derivatives with respect to {', '.join(wrt)}")
+    if typed:
+        asked += f" ({wrt_from} {', '.join(wrt)})"
+    if claim.order != 1:
+        raise GradcalcError(f"the answer is written as {claim.prefix}, a derivative of order "
+                            f"{claim.order}; the check asks for {asked}", kind="input")
+    prime = claim.kind == "derivative" and not claim.prefix.startswith(("d", "∂"))
+    if claim.wrt and claim.wrt[0] not in wrt and not (prime and len(inputs) == 1):
+        raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
+                            f"asks for {asked}", kind="input")
+    if claim.wrt and len(wrt) > 1:
+        raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
+                            f"asks for {asked}: write the gradient as [d/d{wrt[0]}, ...], "
+                            f"or choose one variable", kind="input")
+    if claim.kind == "gradient" and len(wrt) == 1 and len(inputs) > 1:
+        raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
+                            f"asks for {asked} only", kind="input")
 
 
 def _check_answer_names(answer: Side, inputs: tuple[str, ...]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
@@ -23,12 +23,16 @@ from gradcalc.backends.symbolic import as_expr, symbolic_output
 from gradcalc.language.program import EULER, RESULT_NAME
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework.problem import Side
+
+if TYPE_CHECKING:  # a type only: problem.py reaches this module through student.py
+    from gradcalc.verify.homework.problem import Side
 
 #: a decimal read back exactly when its shortest form has a denominator up to this
 MAX_DENOMINATOR = 10**6
 #: multiples of π and e, and square roots, read back with denominators up to this
 MAX_SPECIAL_DENOMINATOR = 100
+#: logarithms read back exactly (ln(3), 2·ln(2), 1/ln(10))
+LOG_BASES = (2, 3, 5, 6, 7, 10)
 #: digits of the arithmetic that confirms a numeric mismatch
 CONFIRM_DIGITS = 30
 
@@ -50,11 +54,19 @@ def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
 
 
 def _special(v: float) -> Any:
-    """v as a small multiple of π or e, or a square root of a small fraction, or None."""
+    """v as a small multiple of π or e or of a small integer's logarithm, or a square root
+    of a small fraction, or None."""
     for const, value in ((sp.pi, math.pi), (sp.E, math.e)):
         r = Fraction(v / value).limit_denominator(MAX_SPECIAL_DENOMINATOR)
         if r and float(r) * value == v:
             return sp.Rational(r.numerator, r.denominator) * const
+    for base in LOG_BASES:
+        r = Fraction(v / math.log(base)).limit_denominator(MAX_SPECIAL_DENOMINATOR)
+        if r and float(r) * math.log(base) == v:
+            return sp.Rational(r.numerator, r.denominator) * sp.log(base)
+        r = Fraction(v * math.log(base)).limit_denominator(MAX_SPECIAL_DENOMINATOR)
+        if r and float(r) / math.log(base) == v:
+            return sp.Rational(r.numerator, r.denominator) / sp.log(base)
     if v > 0:
         r = Fraction(v * v).limit_denominator(MAX_SPECIAL_DENOMINATOR)
         if r and math.sqrt(float(r)) == v:

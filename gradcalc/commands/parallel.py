@@ -1,0 +1,99 @@
+"""--jobs: the one way gradcalc uses every core. A command hands `ordered_map` a function
+from one chunk of rows to that chunk's answers, and an iterator of chunks; the chunks go
+to N worker processes, a few at a time (so memory stays bounded however long the input),
+and the answers come back in input order, the same whatever N is.
+
+Workers come from a fork server (a clean process that has imported the chunk function's
+module once, so each worker starts with gradcalc and NumPy loaded): forking this process
+itself is unsafe once a library with its own threads (polars, the progress bar) runs. A
+worker's error (a GradcalcError or any other) is carried back and raised in the parent,
+where the command line reports it as it would without --jobs; a worker killed from
+outside ends the run with a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from gradcalc.errors import GradcalcError, failure
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: chunks in flight per worker: one being answered, one queued
+IN_FLIGHT = 2
+#: most worker processes (--jobs)
+MAX_JOBS = 256
+
+
+def job_count(text: str | int | None) -> int:
+    """--jobs N or auto (every core this process may use) as a number of processes."""
+    if text is None:
+        return 1
+    if isinstance(text, int):
+        n = text
+    elif text.strip().lower() == "auto":
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
+    else:
+        try:
+            n = int(text)
+        except ValueError:
+            raise GradcalcError(f"--jobs takes a number of processes or auto, not {text!r}",
+                                kind="usage") from None
+    if not 1 <= n <= MAX_JOBS:
+        raise GradcalcError(f"--jobs takes 1 to {MAX_JOBS} processes (or auto), not {n}",
+                            kind="usage")
+    return n
+
+
+def _guarded(fn: Callable[[T], R], item: T) -> tuple[bool, Any]:
+    """fn(item) in a worker; an exception comes back as (kind, message): exceptions with
+    keyword arguments (GradcalcError's kind) do not survive pickling."""
+    try:
+        return True, fn(item)
+    except BaseException as exc:  # noqa: BLE001 - reported in the parent
+        return False, failure(exc) if isinstance(exc, Exception) else ("internal", repr(exc))
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1) -> Iterator[R]:
+    """fn over the items in `jobs` processes (1: in this one), the answers in input order;
+    at most `IN_FLIGHT` items per worker are read ahead."""
+    if jobs <= 1:
+        yield from map(fn, items)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    from functools import partial
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        module = getattr(getattr(fn, "func", fn), "__module__", None)
+        context.set_forkserver_preload([m for m in ("numpy", module) if m])
+    pool = ProcessPoolExecutor(jobs, mp_context=context)
+    task = partial(_guarded, fn)
+    source = iter(items)
+    pending: deque[Any] = deque(pool.submit(task, item)
+                                for _, item in zip(range(jobs * IN_FLIGHT), source))
+    try:
+        while pending:
+            try:
+                ok, value = pending.popleft().result()
+            except BrokenProcessPool:
+                raise GradcalcError("a worker process ended unexpectedly (killed, or out of "
+                                    "memory); no output was completed; try fewer --jobs or "
+                                    "a smaller --chunk-rows", kind="internal") from None
+            if not ok:
+                kind, message = value
+                raise GradcalcError(message, kind=kind)
+            for item in source:
+                pending.append(pool.submit(task, item))
+                break
+            yield value
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,77 @@
+"""The elementary functions of a calculus course beyond the core table: the inverse
+reciprocal trig functions, the reciprocal and inverse hyperbolic functions, and the log to
+a base. gradcalc/engine/table.py registers `entries()` with its own.
+
+Each entry is elementwise; its VJP is written with the registry's functions (`fn`) so a
+second derivative goes through the tape too. Conventions (sympy's, so the check agrees):
+acot(x) = atan(1/x), in (-π/2, π/2], which jumps at 0 (acot(0) = π/2); asec and acsc are
+defined for |x| >= 1. `logb(x, b)` = ln(x) / ln(b) is what `log(x, b)`, `log_b(x)` and
+`log_{b} x` read as (gradcalc/language/convert.py); `log` alone is the natural log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gradcalc.engine import twins as tw
+from gradcalc.engine.primitive import Prim, fn
+from gradcalc.engine.shapes import unb
+
+
+def _unary(name: str, forward: Any, vjp: Any, sym: Any, **kw: Any) -> Prim:
+    aliases = kw.pop("aliases", ())
+    return Prim(name, forward, (vjp,), sym, elementwise=True, arity=(1, 1), aliases=aliases,
+                methods=(name, *aliases), **kw)
+
+
+def _asec(x: Any) -> Any:
+    return np.arccos(1.0 / np.asarray(x, dtype=np.float64))
+
+
+def _acsc(x: Any) -> Any:
+    return np.arcsin(1.0 / np.asarray(x, dtype=np.float64))
+
+
+def _acot(x: Any) -> Any:
+    # atan(1/x): 1/0 is inf, so acot(0) = π/2 (sympy's acot(0))
+    with np.errstate(divide="ignore"):
+        return np.arctan(1.0 / np.asarray(x, dtype=np.float64))
+
+
+def _logb(x: Any, b: Any) -> Any:
+    return np.log(x) / np.log(b)
+
+
+def entries() -> list[Prim]:
+    U, el = _unary, tw.elementwise
+    return [
+        U("asec", _asec, lambda g, ans, x: g / (fn.abs(x) * fn.sqrt(x * x - 1.0)), el("asec"),
+          aliases=("arcsec",), domain=(1.2, 3.0), kinks="defined for |x| >= 1",
+          rule="g / (|x|·sqrt(x² − 1))"),
+        U("acsc", _acsc, lambda g, ans, x: -g / (fn.abs(x) * fn.sqrt(x * x - 1.0)), el("acsc"),
+          aliases=("arccsc",), domain=(1.2, 3.0), kinks="defined for |x| >= 1",
+          rule="−g / (|x|·sqrt(x² − 1))"),
+        U("acot", _acot, lambda g, ans, x: -g / (1.0 + x * x), el("acot"),
+          aliases=("arccot",), kinks="jumps at 0: acot(x) = atan(1/x), acot(0) = π/2",
+          rule="−g / (1 + x²)"),
+        U("sech", lambda x: 1.0 / np.cosh(x), lambda g, ans, x: -g * ans * fn.tanh(x),
+          el("sech"), rule="−g·sech(x)·tanh(x)"),
+        U("csch", lambda x: 1.0 / np.sinh(x), lambda g, ans, x: -g * ans / fn.tanh(x),
+          el("csch"), domain=(0.3, 2.0), rule="−g·csch(x)·coth(x)"),
+        U("coth", lambda x: 1.0 / np.tanh(x), lambda g, ans, x: g * (1.0 - ans * ans),
+          el("coth"), domain=(0.3, 2.0), rule="g·(1 − coth²x)"),
+        U("asinh", np.arcsinh, lambda g, ans, x: g / fn.sqrt(x * x + 1.0), el("asinh"),
+          aliases=("arcsinh",), rule="g / sqrt(x² + 1)"),
+        U("acosh", np.arccosh, lambda g, ans, x: g / fn.sqrt(x * x - 1.0), el("acosh"),
+          aliases=("arccosh",), domain=(1.2, 3.0), kinks="defined for x >= 1",
+          rule="g / sqrt(x² − 1)"),
+        U("atanh", np.arctanh, lambda g, ans, x: g / (1.0 - x * x), el("atanh"),
+          aliases=("arctanh",), domain=(-0.8, 0.8), rule="g / (1 − x²)"),
+        Prim("logb", _logb, (lambda g, ans, x, b: unb(g / (x * fn.log(b)), ans, x),
+                             lambda g, ans, x, b: unb(-g * ans / (b * fn.log(b)), ans, b)),
+             tw.piecewise(lambda s, x, b: s.log(x) / s.log(b)), elementwise=True,
+             arity=(2, 2), methods=("logb",), domain=(1.5, 3.0),
+             rule=("g / (x·ln b)", "−g·log_b(x) / (b·ln b)")),
+    ]

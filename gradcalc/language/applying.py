@@ -1,0 +1,239 @@
+"""Functions applied as students write them, for the notation pass (notation.py): rules
+that take the pass (`_Pass`) and add edits to it, each recording a `Trap` (forms.py) where
+another reading of the same text exists.
+
+- a bare argument: `sin x`, `ln x`, `sin 2x`, `sin x^2`, `cos 3` read as sin(x), ln(x),
+  sin(2x), sin(x²), cos(3): the argument is the factors written together after the name
+  (numbers, names, bracketed groups, each with its power), up to an operator, a space
+  before another function, or the end (`sin x cos x` is sin(x)·cos(x));
+- `sin^2 x`, `cos²x` are (sin x)², `sin^-1 x`, `sin^-1(x)`, `sin^(-1)(x)` are asin(x)
+  (the inverse function, as in calculus books; any other negative power stays an error);
+- `log_2 x`, `log_2(x)`, `log_(10)(x)` (from `log_{10}`) are log(x, 2), the log to base 2;
+- a name that ends in a function's name before `(` is a product: `xcos(x)` is x·cos(x);
+  a one-letter name followed by `e` before `^` is too: `xe^x` is x·e^x (unless the text
+  assigns that name).
+
+These rewrite only token sequences the plain language refuses (a function's name not
+followed by `(`, an unknown function's call), except `xe^x` and `log_2 x`, whose names a
+program could have given values: a name the text assigns is never split.
+"""
+
+from __future__ import annotations
+
+import re
+import tokenize
+from typing import Any
+
+from gradcalc.language.forms import Trap
+from gradcalc.language.names import SPELLINGS
+
+#: `f^-1` is the inverse function of these
+INVERSES = {"sin": "asin", "cos": "acos", "tan": "atan", "sec": "asec", "csc": "acsc",
+            "cot": "acot", "sinh": "asinh", "cosh": "acosh", "tanh": "atanh",
+            "arcsin": "sin", "arccos": "cos", "arctan": "tan"}
+_LOG_BASE = re.compile(r"log_(\d+|[A-Za-z])")
+
+
+def record(p: Any, kind: str, first: int, last: int, read: str, other: str | None) -> None:
+    p.traps.append(Trap(kind, p.text[p.starts[first]:p.ends[last]], read, other,
+                        p.at(p.starts[first])))
+
+
+def span(p: Any, first: int, last: int) -> str:
+    return p.text[p.starts[first]:p.ends[last]]
+
+
+# --------------------------------------------------------------------------- bare arguments
+
+
+def factor_end(p: Any, k: int) -> int | None:
+    """The last token of the factor that starts at k (with its index and power), or None."""
+    if p.kind(k) == tokenize.NUMBER or p.is_value(k):
+        end = k
+        while p.s(end + 1) == "[" and end + 1 in p.match:
+            end = p.match[end + 1]
+    elif p.s(k) == "(" and k in p.match:
+        end = p.match[k]
+    else:
+        return None
+    if p.s(end + 1) == "**":
+        j = end + 2
+        if p.s(j) in ("-", "+"):
+            j += 1
+        if p.s(j) == "(" and j in p.match:
+            return p.match[j]
+        if p.kind(j) == tokenize.NUMBER or p.is_value(j):
+            return j
+    return end
+
+
+def argument(p: Any, j: int) -> tuple[int, list[int]] | None:
+    """A bare argument starting at token j: (its last token, its factors' first tokens)."""
+    firsts: list[int] = []
+    k, end = j, None
+    while True:
+        last = factor_end(p, k)
+        if last is None:
+            break
+        firsts.append(k)
+        end = last
+        k = last + 1
+        if p.s(k) == "(" and p.starts[k] > p.ends[last]:
+            break  # `sin x (x+1)`: a spaced bracket is a product outside
+    return None if end is None else (end, firsts)
+
+
+def bare_call(p: Any, i: int, name: str, start: int | None = None,
+              close: str = "") -> bool:
+    """`name ARG` with ARG bare after token i: `name(` ... `)`; False if no argument."""
+    found = argument(p, i + 1)
+    if found is None:
+        return False
+    end, firsts = found
+    head = p.starts[i] if start is None else start
+    p.edit(head, p.ends[i], f"{name}(", head)
+    p.edit(p.ends[end], p.ends[end], ")" + close, p.ends[end])
+    p.no_product.add(i)
+    arg = span(p, i + 1, end)
+    written = p.text[head:p.ends[end]]
+    if len(firsts) > 1:
+        first_end = firsts[1] - 1
+        p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
+                            f"{name}({span(p, i + 1, first_end)}){close}*"
+                            f"{span(p, firsts[1], end)}", p.at(head)))
+    elif p.s(factor_end_base(p, i + 1) + 1) == "**":
+        base = factor_end_base(p, i + 1)
+        p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
+                            f"{name}({span(p, i + 1, base)}){close}"
+                            f"{p.text[p.ends[base]:p.ends[end]]}", p.at(head)))
+    return True
+
+
+def factor_end_base(p: Any, k: int) -> int:
+    """The last token of a factor's base (before its power)."""
+    end = k
+    if p.s(k) == "(" and k in p.match:
+        return p.match[k]
+    while p.s(end + 1) == "[" and end + 1 in p.match:
+        end = p.match[end + 1]
+    return end
+
+
+# --------------------------------------------------------------------------- powers
+
+
+def function_power(p: Any, i: int, word: str) -> bool:
+    """`sin**2 x`, `sin**-1 x`, `sin**-1(x)`, `sin**(-1)(x)` after token i (a function).
+    True if handled here; the pass handles `sin**2(x)` itself."""
+    j = i + 2
+    inverse = None
+    if p.s(j) == "-" and p.s(j + 1) == "1" and p.kind(j + 1) == tokenize.NUMBER:
+        inverse = j + 1
+    elif (p.s(j) == "(" and p.s(j + 1) == "-" and p.s(j + 2) == "1"
+          and p.s(j + 3) == ")"):
+        inverse = j + 3
+    if inverse is not None:
+        if word not in INVERSES or INVERSES[word] not in p.functions:
+            raise p.error(i, f"{word}^-1 is ambiguous: write {word}(x)^-1 or 1/{word}(x)")
+        name = INVERSES[word]
+        p.no_product.add(inverse)
+        if p.s(inverse + 1) == "(":
+            p.edit(p.starts[i], p.ends[inverse], name)
+            close = p.match.get(inverse + 1, inverse + 1)
+            other = f"1/{word}{span(p, inverse + 1, close)}"
+            record(p, "inverse function", i, close, f"{name}{span(p, inverse + 1, close)}",
+                   other)
+            return True
+        if not bare_call(p, inverse, name, start=p.starts[i]):
+            raise p.error(i, f"{word}^-1 needs what it applies to: write {name}(x)")
+        p.traps[-1:] = [t for t in p.traps[-1:] if t.kind != "function argument"]
+        end = argument(p, inverse + 1)[0]  # type: ignore[index]
+        arg = span(p, inverse + 1, end)
+        record(p, "inverse function", i, end, f"{name}({arg})", f"1/{word}({arg})")
+        return True
+    if p.s(j) in ("-", "+"):
+        raise p.error(i, f"{word}^{p.s(j)}{p.s(j + 1)} x is ambiguous: write "
+                      f"{word}(x)^{p.s(j)}{p.s(j + 1)}")
+    if p.kind(j) != tokenize.NUMBER or p.s(j + 1) == "(":
+        return False
+    found = argument(p, j + 1)
+    if found is None:
+        return False
+    end = found[0]
+    power = p.s(j)
+    p.edit(p.starts[i], p.ends[j], f"({p.spelled(i)}(", p.starts[i])
+    p.edit(p.ends[end], p.ends[end], f")**{power})", p.starts[j])
+    p.no_product.add(j)
+    arg = span(p, j + 1, end)
+    record(p, "function power", i, end, f"{word}({arg})**{power}", None)
+    return True
+
+
+# --------------------------------------------------------------------------- names
+
+
+def log_base(p: Any, i: int) -> None:
+    """`log_2 x`, `log_2(x)`, `log_(10)(x)`: log(x, base)."""
+    word = p.s(i)
+    m = _LOG_BASE.fullmatch(word)
+    if m:
+        base, last = m[1], i
+    elif word == "log_" and p.s(i + 1) == "(" and i + 1 in p.match:
+        last = p.match[i + 1]
+        base = span(p, i + 2, last - 1) if last > i + 2 else ""
+        if not base:
+            return
+    else:
+        return
+    if "log" not in p.functions or (word in p.assigned):
+        return
+    p.no_product.add(last)
+    if p.s(last + 1) == "(" and last + 1 in p.match:
+        close = p.match[last + 1]
+        p.edit(p.starts[i], p.ends[last], "log")
+        p.edit(p.starts[close], p.starts[close], f", {base}")
+        record(p, "log base", i, close, f"log({span(p, last + 2, close - 1)}, {base})", None)
+    elif bare_call(p, last, "log", start=p.starts[i], close=""):
+        edit = p.edits[-1]
+        edit.text = f", {base})"
+        end = argument(p, last + 1)[0]  # type: ignore[index]
+        p.traps[-1:] = [t for t in p.traps[-1:] if t.kind != "function argument"]
+        record(p, "log base", i, end, f"log({span(p, last + 1, end)}, {base})", None)
+
+
+def split(p: Any, i: int) -> None:
+    """`xcos(x)` -> x*cos(x); `xe**x` -> x*e**x (token i a name that is no function)."""
+    word = p.s(i)
+    if word in p.assigned or len(word) < 2:
+        return
+    if p.s(i + 1) == "(":
+        tail = max((f for f in p.functions if word.endswith(f) and len(f) < len(word)),
+                   key=len, default=None)
+        if tail is None:
+            return
+    elif p.s(i + 1) == "**" and word.endswith("e") and len(word) == 2 and word[0].isalpha():
+        tail = "e"
+    else:
+        return
+    head = word[: -len(tail)]
+    if (not head.isidentifier() and not head.isdigit()) or head in ("a", "ar", "arc") \
+            or word in SPELLINGS:
+        return  # `arcsech(x)` is an inverse's name, not arc*sech(x): the error says so
+    p.edit(p.starts[i], p.ends[i], f"{head}*{tail}")
+    p.no_product.add(i)  # `2xcos(x)`: the call stays a call
+    if tail == "e":
+        end = i + 3 if p.s(i + 2) in ("-", "+") else i + 2
+        end = p.match.get(end, end)
+    else:
+        end = p.match.get(i + 1, i + 1)
+    record(p, "split name", i, end, f"{head}*{tail}{p.text[p.ends[i]:p.ends[end]]}", None)
+
+
+def assigned_names(p: Any) -> frozenset[str]:
+    """Names the text assigns (`name =`, `for name`): never split or read as a log."""
+    out = set()
+    for k in range(len(p.toks)):
+        if p.kind(k) == tokenize.NAME and (
+                p.s(k + 1) == "=" or p.s(k - 1) == "for"):
+            out.add(p.s(k))
+    return frozenset(out)

@@ -1,0 +1,271 @@
+"""--points from end to end in chunks: the table's files read a chunk at a time, each
+chunk answered (`commands.stream`) and written (`render.points`, or the columnar writer
+of `render.tabular` where the fast extra is installed), in order, by this process or by
+--jobs workers (`commands.parallel`). Memory is the chunk's, whatever the table's length.
+
+Output goes to standard output (CSV, --plain rows or JSON lines) or to --output FILE.csv
+or FILE.parquet, written beside it under a temporary name and renamed into place only
+when every row is written: a run that fails leaves no file that looks whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gradcalc.commands import parallel, stream
+from gradcalc.commands.jobs import Job
+from gradcalc.commands.points import PointsResult, program_reads
+from gradcalc.errors import GradcalcError
+from gradcalc.render import points as write
+
+
+@dataclass(frozen=True)
+class Format:
+    """How chunks are written: csv, plain or json text, or parquet (arrow tables)."""
+
+    kind: str
+    fast: bool = False  # CSV through the columnar writer (same text, faster)
+
+
+@dataclass
+class Answered:
+    """A chunk's answer: its output, header row and what it adds to the warnings."""
+
+    offset: int
+    rows: int
+    out: Any  # text, or an arrow table for Parquet
+    header: list[str]
+    stats: stream.Stats
+    checks: list = field(default_factory=list)  # (row of the table, CheckResult)
+    of: str = ""  # the output's name
+
+
+@dataclass
+class Outcome:
+    """The run, for the command line: warnings, the check's note, the bad rows' error."""
+
+    totals: stream.Totals
+    warnings: list[str]
+    note: str | None
+    error: str | None
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status == "fail" for _, c in self.totals.checks)
+
+
+def answer(plan: stream.Plan, fmt: Format, piece: stream.Piece) -> Answered:
+    """One chunk computed and written: the function --jobs workers run."""
+    result = stream.compute(plan, piece)
+    first = piece.offset == 0
+    if fmt.kind == "parquet":
+        from gradcalc.render import tabular
+
+        out: Any = tabular.arrow_table(result)
+    elif fmt.kind == "json":
+        out = "".join(write.json_lines(result))
+    elif fmt.fast and result.table.plain and not result.has_errors:
+        from gradcalc.render import tabular
+
+        out = (_header_text(result).encode() if first else b"") + tabular.csv_text(result)
+    else:
+        out = "".join(write.csv_lines(result, header_row=fmt.kind != "plain",
+                                      sep=" " if fmt.kind == "plain" else ",", first=first))
+    checks = [(piece.offset + k, c) for k, c in result.checks]
+    return Answered(piece.offset, result.count, out, write.header(result),
+                    stream.stats(result), checks, result.output_name)
+
+
+def _header_text(result: PointsResult) -> str:
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(write.header(result))
+    return buffer.getvalue()
+
+
+def fast_available() -> bool:
+    """Whether the fast extra (pyarrow) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def run(job: Job, source: str, kind: str, output: str | None = None,
+        chunk_rows: int = stream.DEFAULT_CHUNK_ROWS, jobs: int = 1,
+        progress: Any = None, stdout: Any = None) -> Outcome:
+    """--points over the table at `source` (a file, '-', a glob or a directory), written
+    to `output` or standard output."""
+    if chunk_rows < 1:
+        raise GradcalcError("--chunk-rows takes a number of rows of at least 1", kind="usage")
+    spooled = None
+    if source == "-":  # standard input, to a temporary file: it is scanned, then read
+        spooled = tempfile.NamedTemporaryFile(prefix="gradcalc-", suffix=".csv", delete=False)
+        with spooled:
+            shutil.copyfileobj(sys.stdin.buffer, spooled, 1 << 20)
+        source = spooled.name
+    try:
+        files = stream.sources(source)
+        return _run(job, files, kind, output, chunk_rows, jobs, progress, stdout)
+    finally:
+        if spooled is not None:
+            os.unlink(spooled.name)
+
+
+def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: int,
+         jobs: int, progress: Any, stdout: Any) -> Outcome:
+    reads = program_reads(job)
+    fast = fast_available()
+    if output is not None and output.lower().endswith(stream.PARQUET):
+        if not fast:
+            raise GradcalcError("--output FILE.parquet needs the fast extra: "
+                                "pip install 'gradcalc[fast]'", kind="usage")
+        kind = "parquet"
+    if stream.is_parquet(files):
+        if not fast:
+            raise GradcalcError("reading Parquet needs the fast extra: "
+                                "pip install 'gradcalc[fast]'", kind="usage")
+        from gradcalc.commands import tabular
+
+        header, total = tabular.parquet_header(files, reads)
+        plan = stream.plan(job, header, total, False, chunk_rows)
+        pieces: Iterator[stream.Piece] = tabular.parquet_pieces(files, header, chunk_rows)
+    else:
+        header = stream.csv_header(files, reads)
+        total, plain = stream.scan(files, header)
+        bad = 0
+        if not plain:
+            total, bad = stream.count_bad(files, header, chunk_rows)
+        plan = stream.plan(job, header, total, bad > 0, chunk_rows)
+        if plain and fast and kind != "json" and not _spaced(files):
+            from gradcalc.commands import tabular
+
+            pieces = tabular.csv_pieces(files, header, chunk_rows)
+        else:
+            pieces = stream.csv_pieces(files, header, chunk_rows)
+    fmt = Format(kind, fast=fast and kind == "csv")
+    answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs)
+    totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout)
+    return Outcome(totals, totals.warnings(of, chunk_rows),
+                   write.sample_note(totals.checks, totals.count) if job.check else None,
+                   totals.error())
+
+
+def _spaced(files: list[str]) -> bool:
+    """Whether cells have spaces around them (the columnar reader wants bare numbers)."""
+    with open(files[0], "rb") as fh:
+        start = fh.read(1 << 16)
+    return b" " in start or b"\t" in start
+
+
+def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: stream.Plan,
+           progress: Any, stdout: Any) -> tuple[stream.Totals, str]:
+    """The answers in order to the output; the run's totals and the output's name."""
+    totals = stream.Totals()
+    header: list[str] | None = None
+    of = ""
+    target = None
+    if output is not None:
+        folder = os.path.dirname(os.path.abspath(output))
+        fd, temp = tempfile.mkstemp(prefix=".gradcalc-", suffix=".part", dir=folder)
+        os.close(fd)
+        target = Target(temp, fmt.kind)
+    try:
+        for done in answers:
+            if header is None:
+                header, of = done.header, done.of
+            elif done.header != header:
+                raise GradcalcError(
+                    f"--points: the points' outputs have different shapes: row "
+                    f"{done.offset + 1} has the columns {','.join(done.header)}, row 1 has "
+                    f"{','.join(header)}", kind="shape")
+            if target is not None:
+                target.write(done.out)
+            elif isinstance(done.out, (str, bytes)):
+                emit(stdout, done.out)
+            totals.add(done.rows, done.stats, done.checks)
+            if progress is not None:
+                progress("answering", totals.count, plan.total)
+        if target is not None:
+            target.commit(output or "")
+            target = None
+    finally:
+        if target is not None:
+            target.abandon()
+    return totals, of
+
+
+def emit(stdout: Any, text: str | bytes) -> None:
+    """A chunk to the output stream (which takes text and bytes: the command line's)."""
+    if isinstance(text, bytes) and not getattr(stdout, "takes_bytes", False):
+        if hasattr(stdout, "buffer"):
+            stdout.flush()
+            stdout.buffer.write(text)
+        else:
+            stdout.write(text.decode())
+    else:
+        stdout.write(text)
+    stdout.flush()
+
+
+class Target:
+    """An output file being written under a temporary name beside its final one."""
+
+    def __init__(self, temp: str, kind: str) -> None:
+        self.temp, self.kind = temp, kind
+        self.writer: Any = None
+        self.fh: Any = None if kind == "parquet" else open(temp, "wb")  # noqa: SIM115
+
+    def write(self, out: Any) -> None:
+        if self.kind == "parquet":
+            if self.writer is None:
+                import pyarrow.parquet as pq
+
+                self.writer = pq.ParquetWriter(self.temp, out.schema)
+            self.writer.write_table(out)
+        else:
+            self.fh.write(out if isinstance(out, bytes) else out.encode("utf-8"))
+
+    def commit(self, final: str) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if self.fh is not None:
+            self.fh.close()
+        os.replace(self.temp, final)
+
+    def abandon(self) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+            if self.fh is not None:
+                self.fh.close()
+        finally:
+            if os.path.exists(self.temp):
+                os.unlink(self.temp)
+
+
+class LazyBar:
+    """The progress bar of `render.terminal`, made when the run first reports, once the
+    table's length is known (a short table or a pipe gets none)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.bar is None:
+            from gradcalc.render.terminal import Bar
+
+            self.bar = Bar(total)
+        self.bar(stage, done, total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -1,0 +1,153 @@
+"""How an answer is written around its formula: `f'(x) =`, `dy/dx =`, `∂f/∂y =`, `∇f =`,
+and vectors as `<a, b>`, `⟨a, b⟩` or `(a, b)`.
+
+The prefix before an answer's `=` says what the student claims to have computed: a
+derivative (and by which variable), a partial derivative, a gradient or a Jacobian. It
+is stripped before the formula is parsed, and kept as a `Claim`, so that the problem can
+take its variable from it when nothing else says which (a constant function) and refuse
+it when it contradicts what is asked (`∂f/∂y =` when the check is by x). Only whole
+prefixes of these shapes are taken; any other `name = ...` stays the language's
+assignment, which has the same value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gradcalc.errors import GradcalcError
+
+_NAME = r"[A-Za-z_]\w*"
+_PRIMES = r"(?:'|′|’|″)+"
+#: f'(x), y', f''(x), y'(t)
+_PRIME = re.compile(rf"^(?P<f>{_NAME})\s*(?P<p>{_PRIMES})\s*(?:\(\s*(?P<v>[^()]*)\))?$")
+#: dy/dx, df/dx, d/dx, d/dx(...), d^2y/dx^2, and the same with ∂
+_LEIBNIZ = re.compile(
+    rf"^(?P<d>d|∂)(?:\^?(?P<n>\d))?\s*(?P<f>{_NAME})?\s*/\s*(?P=d)\s*(?P<v>{_NAME}?)"
+    r"(?:\^?(?P<m>\d))?\s*(?P<rest>.*)$", re.S)
+#: f_x, f_{x}, f_x(x, y)
+_SUBSCRIPT = re.compile(rf"^(?P<f>[A-Za-z])_\{{?(?P<v>{_NAME}?)\}}?\s*(?:\([^()]*\))?$")
+#: ∇f, ∇f(x, y), grad f, grad(f), nabla f
+_GRADIENT = re.compile(rf"^(?:∇|grad\b|nabla\b)\s*\(?\s*(?P<f>{_NAME})?\s*\)?\s*"
+                       r"(?:\([^()]*\))?$")
+#: J, Df, J_f, Jf(x, y)
+_JACOBIAN = re.compile(rf"^(?:J|D)(?:_?\{{?(?P<f>{_NAME})\}}?)?\s*(?:\([^()]*\))?$")
+#: vector brackets other than [ ]
+_OPEN = {"<": ">", "⟨": "⟩", "〈": "〉", "(": ")"}
+#: '=' that is not part of ==, <=, >=, !=
+_EQUALS = re.compile(r"(?<![=<>!])=(?!=)")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the prefix says the answer is."""
+
+    prefix: str  # as written, e.g. "∂f/∂y"
+    kind: str  # 'derivative' | 'partial' | 'gradient' | 'jacobian'
+    wrt: tuple[str, ...] = ()  # the variable(s) it names, if any
+    order: int = 1
+
+    def describe(self) -> str:
+        what = {"derivative": "a derivative", "partial": "a partial derivative",
+                "gradient": "the gradient", "jacobian": "the Jacobian"}[self.kind]
+        by = f" with respect to {self.wrt[0]}" if len(self.wrt) == 1 else ""
+        return f"{self.prefix} ({what}{by})"
+
+
+def split_prefix(text: str) -> tuple[str, Claim | None]:
+    """(the formula, the claim) of an answer; the text unchanged and None without a
+    known prefix."""
+    m = _EQUALS.search(text)
+    if not m or "\n" in text[: m.start()] or ";" in text[: m.start()]:
+        return text, None
+    head, body = text[: m.start()].strip(), text[m.end():].strip()
+    claim = _claim(head)
+    if claim is None:
+        return text, None
+    if not body.strip():
+        raise GradcalcError(f"the answer is only {head} =: write the formula after the '='",
+                            kind="parse")
+    return body, claim
+
+
+def _claim(head: str) -> Claim | None:
+    m = _PRIME.match(head)
+    if m:
+        order = sum(2 if c == "″" else 1 for c in m["p"])
+        names = [v.strip() for v in (m["v"] or "").split(",") if v.strip()]
+        return Claim(head, "derivative", tuple(names) if len(names) == 1 else (), order)
+    m = _LEIBNIZ.match(head)
+    if m and (m["v"] or m["d"] == "∂") and _grouped(m["rest"]):
+        order = int(m["n"] or m["m"] or 1)
+        kind = "partial" if m["d"] == "∂" else "derivative"
+        return Claim(head, kind, (m["v"],) if m["v"] else (), order)
+    m = _SUBSCRIPT.match(head)
+    if m and m["v"]:
+        return Claim(head, "partial", (m["v"],))
+    if _GRADIENT.match(head):
+        return Claim(head, "gradient")
+    if _JACOBIAN.match(head) and head not in ("D",):
+        return Claim(head, "jacobian")
+    return None
+
+
+def _grouped(rest: str) -> bool:
+    """After d/dx: nothing, or one bracketed expression (`d/dx(x^2)`, `d/dx [x^2]`)."""
+    rest = rest.strip()
+    if not rest:
+        return True
+    if rest[0] not in "([" or rest[-1] != {"(": ")", "[": "]"}[rest[0]]:
+        return False
+    depth = 0
+    for k, ch in enumerate(rest):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and k != len(rest) - 1:
+            return False
+    return depth == 0
+
+
+def vector(text: str) -> str:
+    """`<a, b>`, `⟨a, b⟩` and `(a, b)` written as the language's list `[a, b]` (also
+    nested, for a Jacobian's rows); other text unchanged."""
+    body = text.strip()
+    if len(body) < 2 or body[0] not in _OPEN:
+        return text
+    close = _match(body, 0)
+    if close != len(body) - 1:
+        return text
+    inner = body[1:-1]
+    items = _top_level_split(inner)
+    if len(items) < 2:
+        return text
+    return "[" + ", ".join(vector(i) for i in items) + "]"
+
+
+def _match(text: str, start: int) -> int | None:
+    """The index of the bracket closing the one at `start` (None if unclosed)."""
+    opener = text[start]
+    closer = _OPEN[opener]
+    depth = 0
+    for k in range(start, len(text)):
+        ch = text[k]
+        if ch in "([{⟨〈" or (ch == "<" and opener == "<"):
+            depth += 1
+        elif ch in ")]}⟩〉" or (ch == ">" and opener == "<" and text[k - 1] != "-"):
+            depth -= 1
+            if depth == 0:
+                return k if ch == closer else None
+    return None
+
+
+def _top_level_split(inner: str) -> list[str]:
+    items, depth, start = [], 0, 0
+    for k, ch in enumerate(inner):
+        if ch in "([{⟨〈":
+            depth += 1
+        elif ch in ")]}⟩〉":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(inner[start:k])
+            start = k + 1
+    items.append(inner[start:])
+    return [i.strip() for i in items]

@@ -1,0 +1,114 @@
+"""--engine dask (render/cluster.py) on a 2-worker LocalCluster: the same bytes as a local
+run, one CSV or partitioned Parquet, and a worker killed mid-run still gives the whole,
+correct output (Dask runs its tasks again) or nothing."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from gradcalc.commands.jobs import Job
+from gradcalc.render import cluster, stream
+from gradcalc.render.numbers import number
+
+distributed = pytest.importorskip("distributed")
+
+PROGRAM = "if a > 0: y = a*b*sin(c)\nelse: y = exp(a*c)/(1 + b**2)"
+
+
+class Out(io.StringIO):
+    takes_bytes = True
+
+    def write(self, text):  # type: ignore[override]
+        return super().write(text.decode() if isinstance(text, bytes) else text)
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=50) as local:
+        yield local.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory):
+    """Eight CSV partitions of 150 rows, one with an unreadable row."""
+    folder = tmp_path_factory.mktemp("parts")
+    rng = np.random.default_rng(3)
+    for k in range(8):
+        rows = rng.normal(size=(150, 3))
+        lines = [",".join(number(v) for v in row) for row in rows]
+        if k == 5:
+            lines[7] = "1,x,2"
+        (folder / f"part-{k}.csv").write_text("a,b,c\n" + "\n".join(lines) + "\n")
+    return folder
+
+
+def job(check=True):
+    return Job(command="grad", program=PROGRAM, at=[], check=check)
+
+
+def local(source, **options):
+    out = Out()
+    outcome = stream.run(job(), str(source), "csv", stdout=out, chunk_rows=64, **options)
+    return out.getvalue(), outcome
+
+
+def test_dask_writes_the_local_runs_bytes(scheduler, parts, tmp_path):
+    expected, here = local(parts)
+    out = Out()
+    there = cluster.run_points(job(), str(parts), chunk_rows=64, scheduler=scheduler,
+                               stdout=out)
+    assert out.getvalue() == expected
+    assert there.note == here.note and there.error == here.error
+    assert there.totals.count == 1200 and there.totals.bad == 1
+    target = tmp_path / "all.csv"
+    cluster.run_points(job(), str(parts / "*.csv"), chunk_rows=50, scheduler=scheduler,
+                       output=str(target))
+    assert target.read_text() == expected
+    assert os.listdir(tmp_path) == ["all.csv"]  # the parts are gone
+
+
+def test_dask_writes_partitioned_parquet(scheduler, parts, tmp_path):
+    pl = pytest.importorskip("polars")
+    expected, _ = local(parts)
+    target = tmp_path / "out.parquet"
+    cluster.run_points(job(check=False), str(parts), scheduler=scheduler, output=str(target))
+    files = sorted(os.listdir(target))
+    assert files == [f"part-{k:05d}.parquet" for k in range(8)]
+    frame = pl.concat([pl.read_parquet(target / f) for f in files])
+    again = pl.read_csv(io.StringIO(expected), infer_schema_length=0)
+    assert frame.height == again.height == 1200
+    column = "dy/da"
+    assert np.array_equal(frame[column].to_numpy(),
+                          again[column].cast(pl.Float64, strict=False).to_numpy(),
+                          equal_nan=True)
+
+
+def test_a_worker_killed_mid_run_still_gives_the_whole_output(scheduler, parts, tmp_path):
+    expected, _ = local(parts)
+    client = distributed.Client(scheduler)
+    pids = list(client.run(os.getpid).values())
+    client.close()
+    killed = []
+
+    def kill_one(stage, done, total):
+        if not killed:  # after the first partition: the others are queued or running
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    target = tmp_path / "all.csv"
+    cluster.run_points(job(), str(parts), chunk_rows=64, scheduler=scheduler,
+                       output=str(target), progress=kill_one)
+    assert killed and target.read_text() == expected
+
+
+def test_unreachable_scheduler_is_a_clear_error(parts):
+    from gradcalc.errors import GradcalcError
+
+    with pytest.raises(GradcalcError, match="cannot reach the Dask scheduler"):
+        cluster.run_points(job(), str(parts), scheduler="tcp://127.0.0.1:9")
