@@ -492,9 +492,15 @@ def check(
     _state["format"] = fmt
     settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
+    kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
+                     limits)
     if file is not None:
         if function is not None or answer is not None:
             raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
+        if not kind.plain:
+            raise GradcalcError("--order, --partial, --at, --implicit, --antiderivative and "
+                                "--shape go with one answer (FUNCTION --answer ANSWER), not "
+                                "--file", kind="usage")
         from gradcalc.render.homework import write_class
 
         if file == "-":
@@ -507,8 +513,6 @@ def check(
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
     _scale_unused({"jobs": jobs}, "--file")
-    kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
-                     limits)
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") else answer,
         checking.split_wrt(wrt), settings, limits, kind=kind))
