@@ -2,8 +2,10 @@
 
     python bench/homework.py            # writes the file, checks it, prints the numbers
     python bench/homework.py --rows 200 # a smaller class
+    python bench/homework.py --class-students 300  # key + 300 students x 33 problems,
+                                                   # grades and report in one command
 
-The class: 25 problems (polynomials, trig, exp/log, product, quotient and chain rules,
+The class: 33 problems (polynomials, trig, exp/log, product, quotient and chain rules,
 domains far from zero, x^x, a gradient and a Jacobian) answered by 40 students, one row
 each; every third answer is wrong in a typical way (chain factor, product rule, sign,
 constant factor, antiderivative). Reported: rows per second, the slowest row, and the
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import os
 import statistics
 import subprocess
 import sys
@@ -23,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradcalc.commands import check as checking
+from gradcalc.commands import classfile
+from gradcalc.commands.headers import parse_table
 from gradcalc.verify.homework import judge as judging
 
 #: (function, right answers, wrong answers)
@@ -53,6 +57,14 @@ PROBLEMS = [
     ("x^2 y + y^3", ["[2x y, x^2 + 3y^2]"], ["[2x y, 3y^2]", "[x^2 + 3y^2, 2x y]"]),
     ("[x y, x + y^2]", ["[[y, x], [1, 2y]]"], ["[[y, 1], [x, 2y]]"]),
     ("3x^4 - 2/x", ["12x^3 + 2/x^2"], ["12x^3 - 2/x^2", "12x^4"]),
+    ("cos(x) sin(x)", ["cos(x)^2 - sin(x)^2", "cos(2x)"], ["-sin(x) cos(x)"]),
+    ("ln(sin(x))", ["cos(x)/sin(x)", "1/tan(x)"], ["1/sin(x)"]),
+    ("e^(x^2)", ["2x e^(x^2)"], ["e^(x^2)", "x^2 e^(x^2 - 1)"]),
+    ("x^3 ln(x)", ["3x^2 ln(x) + x^2"], ["3x^2/x"]),
+    ("1/(1 + x^2)", ["-2x/(1 + x^2)^2"], ["2x/(1 + x^2)^2", "-1/(1 + x^2)^2"]),
+    ("sqrt(1 + x^2)", ["x/sqrt(1 + x^2)"], ["1/(2sqrt(1 + x^2))"]),
+    ("x e^x", ["e^x (x + 1)"], ["e^x"]),
+    ("tanh(2x)", ["2(1 - tanh(2x)^2)"], ["1 - tanh(2x)^2"]),
 ]
 
 
@@ -70,17 +82,120 @@ def class_file(rows: int) -> str:
     return out.getvalue()
 
 
+def spelled(answer: str, variant: int) -> str:
+    """The same answer as different students type it (the text differs, the maths not)."""
+    if answer.startswith("[") or variant == 0:
+        return answer
+    if variant == 1:
+        return answer.replace(" + ", "+")
+    if variant == 2:
+        return f"({answer})"
+    return f"{answer} + 0"
+
+
+def teacher_class(students: int) -> tuple[str, str]:
+    """(key, submissions): every problem once in the key (2 points each), every student
+    answering every problem; a third of the answers wrong, spelled four ways."""
+    key, subs = io.StringIO(), io.StringIO()
+    kw, sw = csv.writer(key, lineterminator="\n"), csv.writer(subs, lineterminator="\n")
+    kw.writerow(["problem", "function", "points"])
+    for p, (function, _, _) in enumerate(PROBLEMS):
+        kw.writerow([f"p{p + 1:02d}", function, 2])
+    sw.writerow(["email", "question", "response", "section"])
+    for st in range(students):
+        for p, (_, right, wrong) in enumerate(PROBLEMS):
+            pool = wrong if (st + p) % 3 == 2 else right
+            answer = spelled(pool[st % len(pool)], (st // len(pool)) % 4)
+            sw.writerow([f"s{st:03d}@uni.edu", f"p{p + 1:02d}", answer, "AB"[st % 2]])
+    return key.getvalue(), subs.getvalue()
+
+
+def measure_class(key_text: str, subs_text: str, memo: bool) -> dict[str, float]:
+    """Key, submissions, every row judged, grades and the report built, in this process."""
+    from gradcalc.commands import classfile, grades
+    from gradcalc.commands.headers import parse_table
+    from gradcalc.commands.key import OPTIONAL, REQUIRED, key_from
+    from gradcalc.render.grades import gradebook_csv
+    from gradcalc.render.report import report_html
+
+    classfile.forget()
+    judging.forget_formulas()
+    started, cpu = time.perf_counter(), time.process_time()
+    key = key_from(parse_table(key_text.encode(), "key", REQUIRED, OPTIONAL, "key"))
+    table = parse_table(subs_text.encode(), "subs", classfile.SUBMISSIONS, (), "subs")
+    tasks = classfile.tasks(table, key, judging.Settings())
+    results = []
+    for task in tasks:
+        if not memo:
+            classfile.forget()
+        results.append(classfile.judge_task(task))
+    book = grades.gradebook(results, key)
+    gradebook_csv(book)
+    report_html(grades.picture(results, key))
+    total, cpu = time.perf_counter() - started, time.process_time() - cpu
+    statuses: dict[str, int] = {}
+    for r in results:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    distinct = len({(t.function, t.answer) for t in tasks})
+    return {"rows": len(tasks), "seconds": total, "rows_per_s": len(tasks) / total,
+            "rows_per_cpu_s": len(tasks) / cpu, "distinct": distinct,
+            **{f"n_{k}": v for k, v in sorted(statuses.items())}}
+
+
+def run_class(students: int, afresh: bool) -> None:
+    """The teacher's whole run on a class of `students` × the problems, in one command."""
+    key_text, subs_text = teacher_class(students)
+    measure_class(*teacher_class(2), memo=True)  # imports, sympy warm-up
+    runs = [("each distinct answer judged once", True)]
+    if afresh:
+        runs.append(("every row judged afresh (no memo)", False))
+    for label, memo in runs:
+        r = measure_class(key_text, subs_text, memo)
+        print(f"class with key, grades and report ({label}): {r['rows']} rows "
+              f"({r['distinct']} distinct answers) in {r['seconds']:.2f} s = "
+              f"{r['rows_per_s']:.0f} rows/s ({r['rows_per_cpu_s']:.0f} per CPU second); "
+              + ", ".join(f"{k[2:]} {v}" for k, v in r.items() if k.startswith("n_")))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "key.csv").write_text(key_text)
+        (folder / "subs.csv").write_text(subs_text)
+        gradcalc = Path(sys.executable).parent / "gradcalc"
+        outputs = []
+        for jobs in ("1", "2"):
+            command = [str(gradcalc), "check", "--key", "key.csv", "--file", "subs.csv",
+                       "--grades", "grades.csv", "--report", "report.html", "--json",
+                       "--jobs", jobs]
+            t, before = time.perf_counter(), os.times()
+            with open(folder / "verdicts.jsonl", "w") as out:
+                subprocess.run(command, stdout=out, cwd=folder, check=False)
+            took, after = time.perf_counter() - t, os.times()
+            cpu = (after.children_user + after.children_system) - (before.children_user +
+                                                                   before.children_system)
+            rows = len(subs_text.splitlines()) - 1
+            outputs.append(((folder / "verdicts.jsonl").read_bytes(),
+                            (folder / "grades.csv").read_bytes()))
+            print(f"installed command ({' '.join(['gradcalc', *command[1:]])}): {rows} rows "
+                  f"in {took:.2f} s = {rows / took:.0f} rows/s, {cpu:.2f} CPU s = "
+                  f"{rows / cpu:.0f} rows per CPU second (start-up included); grades "
+                  f"{(folder / 'grades.csv').stat().st_size:,} B, report "
+                  f"{(folder / 'report.html').stat().st_size:,} B, verdicts "
+                  f"{(folder / 'verdicts.jsonl').stat().st_size:,} B")
+        print("--jobs 2 wrote the same verdicts and grades as --jobs 1:",
+              outputs[0] == outputs[1])
+
+
 def measure(data: bytes, clear_cache: bool) -> dict[str, float]:
-    rows, width = checking.read_class(data, "bench")
-    settings = judging.Settings()
+    table = parse_table(data, "bench", classfile.ONE_FILE, ("wrt",), "bench")
+    rows = classfile.tasks(table, None, judging.Settings())
     times: list[float] = []
     statuses: dict[str, int] = {}
     started = time.perf_counter()
     for row in rows:
         if clear_cache:
             judging.forget_formulas()
+        classfile.forget()  # every row judged (as before the memo of identical answers)
         t = time.perf_counter()
-        result = checking.judge_row(row, width, settings, checking.DEFAULT_LIMITS)
+        result = classfile.judge_task(row)
         times.append(time.perf_counter() - t)
         statuses[result.status] = statuses.get(result.status, 0) + 1
     total = time.perf_counter() - started
@@ -92,7 +207,15 @@ def measure(data: bytes, clear_cache: bool) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=1000)
+    parser.add_argument("--class-students", type=int, default=0, metavar="N",
+                        help="instead: a key and N students answering every problem, with "
+                        "grades and the report (300: 9,900 rows)")
+    parser.add_argument("--afresh", action="store_true",
+                        help="with --class-students: also judge every row afresh (slow)")
     args = parser.parse_args()
+    if args.class_students:
+        run_class(args.class_students, args.afresh)
+        return
     text = class_file(args.rows)
     data = text.encode()
     measure(class_file(len(PROBLEMS)).encode(), clear_cache=True)  # imports, sympy warm-up

@@ -229,6 +229,22 @@ def unsqueeze(input: Any, dim: int) -> Tensor:  # noqa: A002
     return _as_tensor(ops.unsqueeze(input, dim))
 
 
+def graph(t: Tensor) -> Any:
+    """The graph of `t` with each node's value and gradient, as a notebook shows it (SVG
+    through Graphviz where installed, else Mermaid; `str()` is a text table); also
+    `t.graph()`. Drawn by gradcalc.engine.pictures, imported on first use."""
+    from gradcalc.engine.pictures import graph as draw
+
+    return draw(t)
+
+
+def explain(t: Tensor) -> Any:
+    """The tape and the backward sweep of `t` as a table object (HTML in a notebook)."""
+    from gradcalc.engine.pictures import explain as tables
+
+    return tables(t)
+
+
 _FUNCTION_NAMES = list(_library_names())
 for _name, _prim in _library_names().items():
     globals()[_name] = _library_function(_prim)
@@ -260,7 +276,7 @@ __all__ = [
     "conv2d", "conv3d", "conv_transpose1d",
     "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "reshape",
     "flatten", "squeeze", "permute", "swapaxes", "t", "negative", "subtract", "multiply",
-    "divide", "true_divide",
+    "divide", "true_divide", "graph", "explain",
 ]
 __all__ += _FUNCTION_NAMES
 

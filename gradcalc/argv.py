@@ -120,6 +120,13 @@ LatexOpt = Annotated[bool, typer.Option("--latex", help="--symbolic, with the fo
 ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Also the tape (each step, its source text and value) and the backward "
     "sweep that turns it into the derivative.")]
+NamesOpt = Annotated[str, typer.Option(
+    "--names", metavar="gradcalc|torch", help="--graph's node names: gradcalc's operations, "
+    "or PyTorch's grad_fn names (MulBackward0, AccumulateGrad for an input) as torchviz "
+    "shows them.")]
+RowOpt = Annotated[int | None, typer.Option(
+    "--row", metavar="K", min=0, help="--graph --explain of a Jacobian: only row K's sweep "
+    "(from 0; default: every row, each labelled).", show_default=False)]
 ExplainRowOpt = Annotated[int | None, typer.Option(
     "--explain-row", metavar="N", min=1, help="With --points: show the run at row N of the "
     "table (from 1) with --explain, --graph or --symbolic (--explain if none is given).",

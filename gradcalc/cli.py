@@ -40,6 +40,7 @@ from gradcalc.argv import (
     JobsOpt,
     JsonOpt,
     LatexOpt,
+    NamesOpt,
     NoCheckOpt,
     OfOpt,
     OpsOpt,
@@ -49,6 +50,7 @@ from gradcalc.argv import (
     PlainOpt,
     PointsOpt,
     ProgramArg,
+    RowOpt,
     RtolOpt,
     SchedulerOpt,
     SecondsOpt,
@@ -73,10 +75,18 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None) -> dict[str, Any]:
+def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None,
+            names: str = "gradcalc", row: int | None = None) -> dict[str, Any]:
     if graph is not None and graph not in ("dot", "mermaid"):
         raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
-    return {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if names not in ("gradcalc", "torch"):
+        raise GradcalcError(f"--names takes gradcalc or torch, not {names!r}", kind="usage")
+    if graph is None and (names != "gradcalc" or row is not None):
+        raise GradcalcError("--names and --row go with --graph", kind="usage")
+    out = {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
+    if graph is not None:
+        out.update(names=names, row=row)
+    return out
 
 
 def _format(json_out: bool, plain_out: bool) -> str:
@@ -139,7 +149,8 @@ def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
         from gradcalc.render import explain as explained
 
         result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
-                           explain=extras.get("explain"))
+                           explain=extras.get("explain"), names=extras.get("names"),
+                           row=extras.get("row"))
         if extras.get("graph") and fmt != "json":
             sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
             return result.failed
@@ -314,6 +325,8 @@ _PARAMETERS: list[tuple[str, Any, Any]] = [
     ("latex", LatexOpt, False),
     ("explain", ExplainOpt, False),
     ("graph", GraphOpt, None),
+    ("names", NamesOpt, "gradcalc"),
+    ("row", RowOpt, None),
     ("explain_row", ExplainRowOpt, None),
 ]
 
@@ -330,7 +343,8 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
              o["json_out"], o["plain_out"], o["no_check"],
              _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
-             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"]),
+             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"], o["names"],
+                     o["row"]),
              (o["digits"], o["rtol"], o["atol"]),
              {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
              o["explain_row"])
@@ -481,6 +495,27 @@ def check(
     integers: IntegersOpt = False,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
+    key: Annotated[str | None, typer.Option(
+        "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
+        "rtol,atol,points]; --file then holds submissions student,problem,answer.",
+        show_default=False)] = None,
+    grades: Annotated[str | None, typer.Option(
+        "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a "
+        "column per problem and the total (Canvas/Moodle import).", show_default=False)] = None,
+    gradescope: Annotated[str | None, typer.Option(
+        "--gradescope", metavar="FILE.json", help="Write Gradescope's results.json for one "
+        "student's submission.", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option(
+        "--report", metavar="FILE.html", help="Write the class picture: one static HTML "
+        "page.", show_default=False)] = None,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="Print the class picture: per problem, mistakes, students.")]
+    = False,
+    replay: Annotated[str | None, typer.Option(
+        "--replay", metavar="VERDICTS.jsonl", help="Judge saved verdicts again from their "
+        "receipts; exit 1 if any differs.", show_default=False)] = None,
 ) -> None:
     """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION (or its N-th
     derivative, a mixed partial, dy/dx of an equation, an antiderivative)?"""
@@ -494,6 +529,19 @@ def check(
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
     kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
                      limits)
+    if replay is not None:
+        from gradcalc.render.replay import write_replay
+
+        if function is not None or answer is not None or file is not None or key:
+            raise GradcalcError("--replay goes alone: the receipts hold what was judged",
+                                kind="usage")
+
+        raise typer.Exit(write_replay(replay, fmt, limits, sys.stdout, sys.stderr))
+    class_only = [o for o, v in (("--key", key), ("--grades", grades), ("--gradescope",
+                  gradescope), ("--report", report), ("--summary", summary)) if v]
+    if class_only and file is None:
+        raise GradcalcError(f"{class_only[0]} goes with --file (a class's answers)",
+                            kind="usage")
     if file is not None:
         if function is not None or answer is not None:
             raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
@@ -501,20 +549,33 @@ def check(
             raise GradcalcError("--order, --partial, --at, --implicit, --antiderivative and "
                                 "--shape go with one answer (FUNCTION --answer ANSWER), not "
                                 "--file", kind="usage")
-        from gradcalc.render.homework import write_class
+        from gradcalc.render.classrun import ClassJob, write_class
 
         if file == "-":
             stdin_note("the class file (CSV)")
         from gradcalc.commands.parallel import job_count
 
-        raise typer.Exit(write_class(file, fmt, settings, limits, sys.stdout, sys.stderr,
-                                     job_count(jobs), chunk_rows))
+        if engine == "dask":
+            from gradcalc.render.cluster import run_class
+
+            if class_only:
+                raise GradcalcError(f"{class_only[0]} goes without --engine dask",
+                                    kind="usage")
+            raise typer.Exit(run_class(file, fmt, settings, limits, scheduler, sys.stdout,
+                                       sys.stderr))
+        raise typer.Exit(write_class(ClassJob(file, fmt, settings, limits, key, grades,
+                                              gradescope, report, summary, job_count(jobs),
+                                              chunk_rows), sys.stdout, sys.stderr))
     if function is None or answer is None:
         raise GradcalcError("check needs FUNCTION and --answer ANSWER (or --file ANSWERS.csv)",
                             kind="usage")
-    _scale_unused({"jobs": jobs}, "--file")
+    if function == "-" and answer == "-":
+        raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
+                            "input (-)", kind="usage")
+    _scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
     verdict = checking.run(checking.CheckJob(
-        read_program(function), read_program(answer) if answer.startswith("@") else answer,
+        read_program(function), read_program(answer) if answer.startswith("@") or
+        answer == "-" else answer,
         checking.split_wrt(wrt), settings, limits, kind=kind))
     from gradcalc.render import homework as render
 

@@ -89,8 +89,9 @@ def test_a_class_file_one_json_line_per_row(invoke, tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text(CLASS)
     r = invoke("check", "--file", str(path), "--json")
-    lines = [json.loads(line) for line in r.out.splitlines()]
+    *lines, summary = [json.loads(line) for line in r.out.splitlines()]
     assert r.code == 1
+    assert summary["summary"]["rows"] == 6 and summary["summary"]["unreadable"] == 1
     assert [line["id"] for line in lines] == ["ana", "ben", "cy", "dee", "eve", "fay"]
     assert [line.get("verdict") for line in lines] == ["correct", "incorrect", "correct",
                                                         "correct", None, "correct"]
@@ -104,6 +105,8 @@ def test_a_class_file_as_a_table_with_a_summary(invoke, tmp_path):
     r = invoke("check", "--file", str(path))
     assert r.code == 1
     assert "6 rows: 4 correct, 1 incorrect, 0 undetermined, 1 unreadable" in r.out
+    for column in ("student", "function", "answer", "verdict", "score", "feedback"):
+        assert column in r.out.splitlines()[0]
     for ident in ("ana", "ben", "eve"):
         assert ident in r.out
 
@@ -113,13 +116,13 @@ def test_a_class_all_correct_is_exit_0(invoke, tmp_path):
     path.write_text("id,function,answer\n1,x^2,2x\n2,sin(x),cos(x)\n")
     r = invoke("check", "--file", str(path), "--plain")
     assert r.code == 0 and r.out.splitlines() == [
-        "1\tcorrect (symbolic); read as f(x) = x^2 and f'(x) = 2x",
-        "2\tcorrect (symbolic); read as f(x) = sin(x) and f'(x) = cos(x)"]
+        "1\tx^2\t2x\t1/1\tcorrect (symbolic); read as f(x) = x^2 and f'(x) = 2x",
+        "2\tsin(x)\tcos(x)\t1/1\tcorrect (symbolic); read as f(x) = sin(x) and f'(x) = cos(x)"]
 
 
 @pytest.mark.parametrize("text,fragment", [
     ("", "is empty"),
-    ("name,function\n1,x\n", "no column id, answer"),
+    ("name,function\n1,x\n", "no column for the answer"),
     ("id,function,answer\n1,x,1,extra\n", None),
 ])
 def test_a_bad_class_file(invoke, tmp_path, text, fragment):
@@ -127,7 +130,7 @@ def test_a_bad_class_file(invoke, tmp_path, text, fragment):
     path.write_text(text)
     r = invoke("check", "--file", str(path), "--json")
     if fragment is None:  # a bad row: reported in its place
-        assert r.code == 1 and "error" in json.loads(r.out)
+        assert r.code == 1 and "error" in json.loads(r.out.splitlines()[0])
     else:
         assert r.code == 2 and fragment in r.err
 

@@ -112,3 +112,42 @@ def test_unreachable_scheduler_is_a_clear_error(parts):
 
     with pytest.raises(GradcalcError, match="cannot reach the Dask scheduler"):
         cluster.run_points(job(), str(parts), scheduler="tcp://127.0.0.1:9")
+
+
+def test_dask_judges_a_partitioned_class_in_order(scheduler, tmp_path):
+    import json
+    import sys
+    from dataclasses import replace
+    from pathlib import Path
+
+    from gradcalc.limits import DEFAULT_LIMITS
+    from gradcalc.render.classrun import ClassJob, write_class
+    from gradcalc.verify.homework.judge import Settings
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+    from homework import class_file
+
+    # a budget no row reaches: on a busy machine a row could run out of it here and not
+    # there (on Dask's worker threads the alarm that enforces it cannot run)
+    limits = replace(DEFAULT_LIMITS, check_seconds=3600)
+    text = class_file(90).splitlines()
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for k in range(3):
+        (folder / f"part-{k}.csv").write_text("\n".join([text[0]] + text[1 + 30 * k:
+                                                                     31 + 30 * k]) + "\n")
+    whole = tmp_path / "whole.csv"
+    whole.write_text("\n".join(text[:91]) + "\n")
+    expected = io.StringIO()
+    code = write_class(ClassJob(str(whole), "json", Settings(), limits), expected,
+                       io.StringIO())
+    out = Out()
+    assert cluster.run_class(str(folder), "json", Settings(), limits, scheduler, out,
+                             io.StringIO()) == code
+
+    def verdicts(text):  # the expected formula's text may differ (see docs/scaling.md)
+        return [{k: row.get(k) for k in ("id", "verdict", "method", "error", "summary")}
+                for row in map(json.loads, text.splitlines())]
+
+    assert verdicts(out.getvalue()) == verdicts(expected.getvalue())
+    assert len(verdicts(out.getvalue())) == 91

@@ -7,8 +7,9 @@ import pytest
 from docs_examples import ROOT, examples, run
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
-         "docs/homework.md",
-         "docs/security.md", "docs/index.md", "docs/understanding-backward.md"]
+         "docs/homework.md", "docs/teaching-with-gradcalc.md",
+         "docs/security.md", "docs/index.md", "docs/understanding-backward.md",
+         "docs/scaling.md"]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -28,7 +29,7 @@ def test_every_docs_page_is_tested():
     """A page with shell examples is listed here or has a test of its own."""
     own_tests = {"pytorch.md": "test_docs_pytorch.py", "scripting.md": "test_docs_scripting.py",
                  "performance.md": None, "architecture.md": "test_docs_architecture.py",
-                 "commands.md": "test_docs_site.py"}
+                 "commands.md": "test_docs_commands.py", "notebooks.md": "test_notebooks.py"}
     for path in sorted((ROOT / "docs").glob("*.md")):
         rel = f"docs/{path.name}"
         if rel in PAGES:

@@ -141,7 +141,7 @@ def test_an_intermediate_the_output_does_not_use():
 @pytest.mark.parametrize("args, message", [
     (["grad", "b = a*2; c = b**2", "--at", "a=1", "--wrt", "zz"], "assigned names: b, c"),
     (["hessian", "b = a*2; c = b**2", "--at", "a=1", "--wrt", "b"], "inputs only"),
-    (["grad", "y = x", "--points", "-", "--explain"], "--points goes without"),
+    (["grad", "y = x", "--points", "-", "--explain", "--explain-row", "0"], "--explain-row"),
     (["grad", "y = x", "--at", "x=1", "--graph", "png"], "--graph takes dot or mermaid"),
 ])
 def test_refusals(args, message, capsys):
@@ -206,3 +206,14 @@ def test_steps_follow_the_program_not_the_graph():
     """Two statements that do not depend on each other stay in the order they ran."""
     ex = _explain("grad", "c = x*3; b = x + 1; y = b * c", "x=2").explain
     assert [s.text for s in ex.steps] == ["x", "x * 3", "x + 1", "b * c"]
+
+
+def test_rule_text_names_arguments_by_their_steps():
+    """The table writes pow's rule g·y·x^(y−1); in a program whose output is y (or that
+    has its own x), the rule names the arguments by their steps and constants instead."""
+    ex = _explain("grad", "y = x**b", "x=2, b=3").explain
+    (pow_step,) = [s for s in ex.steps if s.op == "pow"]
+    assert pow_step.rule == "g·#2·#1^(#2−1);  g·log(#1)·#1^#2"
+    ex = _explain("grad", "y = sin(x)**2", "x=1").explain
+    rules = {s.op: s.rule for s in ex.steps if s.op != "input"}
+    assert rules == {"sin": "g·cos(#1)", "pow": "g·2·#2^(2−1)"}

@@ -44,6 +44,9 @@ def parse_dot(text: str) -> tuple[dict[str, dict[str, str]], list[tuple[str, str
             continue
         if m := re.fullmatch(rf"(node|edge) ({_ATTRS});", line):
             continue
+        if re.fullmatch(r"subgraph cluster_\d+ \{", line) or line == "}" \
+                or re.fullmatch(rf"label={_STRING};", line):
+            continue  # a Jacobian's rows: one labelled cluster each
         if m := re.fullmatch(rf"({_ID}) -> ({_ID})( {_ATTRS})?;", line):
             edges.append((m.group(1), m.group(2), _attrs(m.group(3))))
             continue
@@ -81,6 +84,9 @@ def parse_mermaid(text: str) -> tuple[dict[str, str], list[tuple[str, str, str |
     for line in lines[1:]:
         assert line.startswith("  "), line
         line = line.strip()
+        if re.fullmatch(rf"subgraph row\d+ \[{_LABEL}\]", line) or line == "end" \
+                or line == "direction LR":
+            continue  # a Jacobian's rows: one labelled subgraph each
         if m := re.fullmatch(rf'({_ID})(\(\[|\[\[|\[)({_LABEL})(\]\)|\]\]|\])', line):
             pair = m.group(2) + m.group(4)
             assert pair in ("([])", "[[]]", "[]"), line
@@ -126,14 +132,15 @@ def test_mermaid_parses(program, at):
 def test_the_graph_of_the_tutorial():
     nodes, edges = parse_dot(_graph("dot", "y = (a+b)*(b+c)", "a=1, b=2, c=3", "--explain"))
     labels = {n: a["label"] for n, a in nodes.items()}
-    assert labels == {"s1": "a = 1", "s2": "b = 2", "s3": "c = 3", "s4": "add: a + b\n= 3",
-                      "s5": "add: b + c\n= 5", "s6": "mul: (a + b) * (b + c)\ny = 15"}
+    assert labels == {"s1": "a = 1\ngrad 5", "s2": "b = 2\ngrad 8", "s3": "c = 3\ngrad 3",
+                      "s4": "add: a + b\n= 3\ngrad 5", "s5": "add: b + c\n= 5\ngrad 3",
+                      "s6": "mul: (a + b) * (b + c)\ny = 15\ngrad 1"}
     assert [(a, b, e["label"]) for a, b, e in edges] == [
         ("s1", "s4", "grad 5"), ("s2", "s4", "grad 5"), ("s2", "s5", "grad 3"),
         ("s3", "s5", "grad 3"), ("s4", "s6", "grad 5"), ("s5", "s6", "grad 3")]
     mnodes, medges = parse_mermaid(_graph("mermaid", "y = (a+b)*(b+c)", "a=1, b=2, c=3",
                                           "--explain"))
-    assert mnodes["s6"] == "mul: (a + b) * (b + c)\ny = 15"
+    assert mnodes["s6"] == "mul: (a + b) * (b + c)\ny = 15\ngrad 1"
     assert len(medges) == 6 and medges[0] == ("s1", "s4", "grad 5")
 
 
@@ -168,3 +175,53 @@ def test_too_many_steps_for_a_graph(capsys):
     assert main(["grad", "y = x; for i in range(1000): y = y + x", "--at", "x=1",
                  "--graph", "dot"]) == 2
     assert "over the 400 a graph shows" in capsys.readouterr().err
+
+
+def test_without_explain_the_nodes_have_no_gradient():
+    nodes, _ = parse_dot(_graph("dot", "y = (a+b)*(b+c)", "a=1, b=2, c=3"))
+    assert nodes["s1"]["label"] == "a = 1" and nodes["s4"]["label"] == "add: a + b\n= 3"
+
+
+def test_torch_names_as_torchviz_draws_them():
+    nodes, _ = parse_mermaid(_graph("mermaid", "y = (a+b)*(b+c)", "a=1, b=2, c=3",
+                                    "--explain", "--names", "torch"))
+    assert nodes["s1"] == "AccumulateGrad: a\na = 1\ngrad 5"
+    assert nodes["s4"] == "AddBackward0: a + b\n= 3\ngrad 5"
+    assert nodes["s6"] == "MulBackward0: (a + b) * (b + c)\ny = 15\ngrad 1"
+    pow_nodes, _ = parse_dot(_graph("dot", "y = sin(x)**2", "x=1", "--names", "torch"))
+    heads = sorted(a["label"].split(":")[0] for a in pow_nodes.values())
+    assert heads == ["AccumulateGrad", "PowBackward0", "SinBackward0"]
+
+
+JACOBIAN = ("k = [m[0]**2, m[0]*m[1]]", "m=[2,4]")
+
+
+def test_a_jacobian_shows_every_rows_sweep_labelled():
+    text = _graph("mermaid", *JACOBIAN, "--explain")
+    nodes, edges = parse_mermaid(text)
+    assert 'subgraph row0 ["row 0 of the Jacobian: one-hot weights [1, 0]"]' in text
+    assert 'subgraph row1 ["row 1 of the Jacobian: one-hot weights [0, 1]"]' in text
+    assert nodes["r0_s1"].endswith("grad [4, 0]") and nodes["r1_s1"].endswith("grad [4, 2]")
+    dot_nodes, _ = parse_dot(_graph("dot", *JACOBIAN, "--explain"))
+    assert {n.split("_")[0] for n in dot_nodes} == {"r0", "r1"}
+
+
+def test_row_picks_one_sweep(capsys):
+    from gradcalc.cli import main
+
+    nodes, _ = parse_mermaid(_graph("mermaid", *JACOBIAN, "--explain", "--row", "1"))
+    assert set(nodes) == {f"r1_s{i}" for i in range(1, 8)}
+    assert main(["jacobian", JACOBIAN[0], "--at", JACOBIAN[1], "--graph", "dot", "--explain",
+                 "--row", "2"]) == 2
+    assert "--row 2: the explanation has rows 0 to 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--names", "torch"], "--names and --row go with --graph"),
+    (["--graph", "dot", "--names", "jax"], "--names takes gradcalc or torch"),
+])
+def test_names_and_row_refusals(extra, message, capsys):
+    from gradcalc.cli import main
+
+    assert main(["grad", "y = x*2", "--at", "x=1", *extra]) == 2
+    assert message in capsys.readouterr().err

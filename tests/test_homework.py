@@ -103,7 +103,7 @@ FEEDBACK = [
     ("x/sin(x)", "1/cos(x)", "not the quotient of the derivatives"),
     ("cos(x)", "sin(x)", "at cos(x): the sign of cos's derivative is wrong"),
     ("1/x", "1/x^2", "the quotient rule's numerator is reversed"),
-    ("5x^2", "5x", "off by a constant factor: the answer is 0.5 times"),
+    ("5x^2", "5x", "off by a constant factor: the answer is 1/2 times"),
     ("x^3", "x^4/4", "antiderivative"),
     ("x^3", "x^3", "the function itself"),
     ("x^3", "3x^3", "the power rule lowers the exponent"),

@@ -38,7 +38,7 @@ CASES = [
     ("2^x", "2^x", "exponential-log-missing", "2^x"),
     ("3^(x^2)", "2x * 3^(x^2)", "exponential-log-missing", "3^(x^2)"),
     ("e^(2x)", "2x e^(2x - 1)", "exponential-as-power", "e^(2x)"),
-    ("exp(x^2)", "x^2 exp(x^2 - 1)", "exponential-as-power", "e^(x^2)"),
+    ("exp(x^2)", "x^2 exp(x^2 - 1)", "exponential-as-power", "exp(x^2)"),
     ("x^x", "x x^(x-1)", "variable-exponent", "x^x"),
     ("5 sin(x)", "cos(x)", "constant-multiple-dropped", "5sin(x)"),
     ("x^2/3", "2x", "constant-multiple-dropped", "x^2/3"),

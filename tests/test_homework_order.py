@@ -49,7 +49,7 @@ def test_nth_derivatives_correct(function, answer, order):
 
 def test_nth_derivative_wrong_and_the_first_derivative_named():
     v = verdict("x^4", "4x^3", order=2)
-    assert v.verdict == "incorrect" and v.expected == "12*x^2"
+    assert v.verdict == "incorrect" and v.expected == "12x^2"
     assert "first derivative" in v.feedback and "second derivative" in v.feedback
     assert verdict("sin(2x)", "-2 sin(2x)", order=2).verdict == "incorrect"
 

@@ -415,8 +415,35 @@ BATCH_CSV = [
          id="CSV header with an ESC sequence"),
 ]
 
+# --------------------------------------------------------------------------- read forms
+# LaTeX, braces and |...| are translated before the whitelist: deep or huge ones meet the
+# same limits, and nothing in them reaches anything but the parser
+
+READING = [
+    grad("|" * 5000 + "x" + "|" * 5000, message=r"'\|' bars in one bracket group",
+         id="5000 nested bars"),
+    grad("|" * 150 + "x" + "|" * 150, message=r"'\|' nests deeper than 100 levels",
+         id="150 nested bars"),
+    grad("\\frac{" * 3000 + "1" + "}{2}" * 3000, message="nests too deeply",
+         id="3000 nested \\frac"),
+    grad("{" * 5000 + "x" + "}" * 5000, message="nests too deeply", id="5000 nested braces"),
+    grad("\\sqrt{" * 4000 + "x" + "}" * 4000, message="nests too deeply",
+         id="4000 nested \\sqrt"),
+    grad("\\frac{x}{2}+" * 8000 + "x", message="nests", id="8000 \\frac terms"),
+    grad("\\input{/etc/passwd}", message=r"the LaTeX command \\input is not one gradcalc",
+         id="\\input"),
+    grad("\\frac{__import__('os').system('touch pwned')}{1}",
+         message="attribute access", id="injection inside \\frac"),
+    grad("|__import__('os')|", message="names starting with '_'", id="injection inside bars"),
+    grad("\\N{LATIN SMALL LETTER X}", message="LaTeX command", id="\\N{...}"),
+    value("x=" + "\\frac{" * 3000 + "1" + "}{2}" * 3000, "nested",
+          id="--at 3000 nested \\frac"),
+    value("x=" + "|" * 3000 + "1" + "|" * 3000, "bars in one bracket group",
+          id="--at 3000 nested bars"),
+]
+
 CORPUS = (INJECTION + SYMPY + LIMITS + PARSE + NAMES_SHAPES + VALUES + DOMAIN + UNICODE
-          + BATCH_CSV)
+          + BATCH_CSV + READING)
 
 #: run again through the installed script in a subprocess (the expensive ones included)
 SUBPROCESS_CASES = [
@@ -441,6 +468,9 @@ SUBPROCESS_CASES = [
     "bidi RLO",
     "import os",
     "jacobian y = x*2 @ x=ones(5000)",
+    "5000 nested bars",
+    "3000 nested \\frac",
+    "injection inside \\frac",
 ]
 
 

@@ -10,6 +10,7 @@ step and what each rule sends to each parent.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,16 +46,19 @@ class Step:
     name: str | None = None  # the name it was assigned to, if any
     line: int | None = None
     col: int | None = None
+    operands: tuple[str, ...] = ()  # per argument: "#3" (a step) or a constant's value
 
     @property
     def rule(self) -> str:
-        """The VJP rule in words (for each recorded argument, when they differ)."""
+        """The VJP rule in words (for each recorded argument, when they differ), its
+        arguments named by their steps (#1) or values, never by letters that the
+        program's own names could be (the table writes g·y·x^(y−1))."""
         prim = PRIMITIVES.get(self.op)
         rule = prim.rule if prim is not None and prim.rule else f"{self.op}'s VJP"
         if isinstance(rule, tuple):
-            return ";  ".join(r for r, used in zip(rule, self.args or (True,) * len(rule))
+            rule = ";  ".join(r for r, used in zip(rule, self.args or (True,) * len(rule))
                               if used)
-        return rule
+        return _named(rule, self.operands)
 
     @property
     def key(self) -> tuple:
@@ -138,6 +142,25 @@ class Explanation:
             out["weights"] = {"jacobian": jsonable(jac), "weights": jsonable(w),
                               "weighted": jsonable(wj), "columns": names}
         return out
+
+
+#: the table's names for a rule's arguments, by position
+_FORMAL = ({"x", "A"}, {"y", "B"})
+
+
+def _named(rule: str, operands: tuple[str, ...]) -> str:
+    """`rule` with its argument letters (x, y; A, B) replaced by the steps or constants
+    they stand for."""
+    if not operands:
+        return rule
+
+    def name(m: re.Match[str]) -> str:
+        for k, letters in enumerate(_FORMAL):
+            if m.group(0) in letters and k < len(operands):
+                return operands[k]
+        return m.group(0)
+
+    return re.sub(r"(?<![A-Za-z_0-9])[xyAB](?![A-Za-z_0-9])", name, rule)
 
 
 def _short(v: Any) -> str:
@@ -256,11 +279,26 @@ def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:
         step = Step(len(steps) + 1, node.prim.name, text,
                     [ids[id(p)] for p in node.parents if p is not None and id(p) in ids],
                     np.asarray(node.saved[1]), tuple(p is not None for p in node.parents),
-                    names.get(id(node)), getattr(pos, "line", None), getattr(pos, "col", None))
+                    names.get(id(node)), getattr(pos, "line", None), getattr(pos, "col", None),
+                    _operands(node, ids))
         ids[id(node)] = step.id
         steps.append(step)
     _inner_texts(steps)
     return steps, ids
+
+
+def _operands(node: Any, ids: dict[int, int]) -> tuple[str, ...]:
+    """Each argument of a node as its step (#3) or, a constant, its value."""
+    values = node.saved[0] if node.saved is not None else ()
+    out = []
+    for k, parent in enumerate(node.parents):
+        if parent is not None and id(parent) in ids:
+            out.append(f"#{ids[id(parent)]}")
+        elif k < len(values) and np.size(values[k]) == 1:
+            out.append(_short(values[k]))
+        else:
+            out.append("c")  # a constant array
+    return tuple(out)
 
 
 def _inner_texts(steps: list[Step]) -> None:

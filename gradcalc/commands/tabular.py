@@ -8,6 +8,7 @@ itself.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,9 @@ from gradcalc.commands.stream import Piece
 from gradcalc.commands.stream import csv_pieces as text_pieces
 from gradcalc.commands.table import Header, header_of
 from gradcalc.errors import GradcalcError
+
+#: bytes of CSV parsed at a time (whole lines)
+BLOCK_BYTES = 1 << 23
 
 
 def _rechunk(batches: Iterator[np.ndarray], chunk_rows: int, offset: int
@@ -52,11 +56,27 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Pi
     schema = {f"c{k}": pl.Float64 for k in range(width)}
 
     def batches(path: str) -> Iterator[np.ndarray]:
-        frame = pl.scan_csv(path, has_header=False, skip_rows=header.lines, schema=schema,
-                            raise_if_empty=False)
-        for batch in frame.collect_batches(chunk_size=chunk_rows):
-            if batch.height:
-                yield batch.to_numpy(order="c").astype(np.float64, copy=False)
+        """Blocks of whole lines parsed one at a time: memory is one block's, whatever
+        the file's length (polars' own streaming reader reads ahead without bound)."""
+        with open(path, "rb") as fh:
+            for _ in range(header.lines):
+                fh.readline()
+            rest = b""
+            while True:
+                block = fh.read(BLOCK_BYTES)
+                data = rest + block
+                if not block:
+                    cut = len(data)
+                else:
+                    cut = data.rfind(b"\n") + 1
+                rest = data[cut:]
+                if cut:
+                    frame = pl.read_csv(io.BytesIO(data[:cut]), has_header=False,
+                                        schema=schema, raise_if_empty=False)
+                    if frame.height:
+                        yield frame.to_numpy(order="c").astype(np.float64, copy=False)
+                if not block:
+                    return
 
     offset = 0
     for n, path in enumerate(files):

@@ -216,6 +216,12 @@ class Tensor(Traced):
 
     float = double  # everything is float64; float() keeps it so
 
+    def graph(self) -> Any:
+        """This tensor's graph with values and gradients, for a notebook (gradcalc.graph)."""
+        from gradcalc.engine.pictures import graph
+
+        return graph(self)
+
     def retain_grad(self) -> None:
         """Keep .grad for this non-leaf tensor after backward (leaves always keep theirs)."""
         if self.node is None:

@@ -48,7 +48,7 @@ def span(p: Any, first: int, last: int) -> str:
 
 def factor_end(p: Any, k: int) -> int | None:
     """The last token of the factor that starts at k (with its index and power), or None."""
-    if p.kind(k) == tokenize.NUMBER or p.is_value(k):
+    if p.kind(k) == tokenize.NUMBER or p.is_value(k) and not p.s(k).startswith("log_"):
         end = k
         while p.s(end + 1) == "[" and end + 1 in p.match:
             end = p.match[end + 1]

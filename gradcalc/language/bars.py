@@ -22,6 +22,8 @@ from gradcalc.language.program import Pos
 from gradcalc.language.text import escape
 
 _OPENERS, _CLOSERS = "([", ")]"
+#: bars in one bracket group: the pairing's cost is bars × depths, so both are bounded
+MAX_BARS = 2_000
 
 
 def translate(text: str, functions: Collection[str], at: Callable[[int], Pos],
@@ -130,18 +132,26 @@ def _pair(ks: list[int], bars: dict[int, tuple[str, int]], text: str,
     adjacent = [bool(i) and not text[ks[i - 1] + 1 : ks[i]].strip() for i in range(n)]
     State = tuple[int, bool]  # (open depth, whether the last bar opened)
     # forward: the states reachable before each bar, with how many ways (capped at 2)
+    if n > MAX_BARS:
+        raise LimitError(f"more than {MAX_BARS:,} '|' bars in one bracket group at "
+                         f"{at(ks[0])} (the limit is {MAX_BARS:,})")
     ways: list[dict[State, int]] = [{(0, False): 1}]
+    too_deep = None  # the first bar where a reading went past the depth limit
     for i in range(n):
         nxt: dict[State, int] = {}
         for (depth, prev_open), count in ways[-1].items():
             for opens in _options(kinds[i], adjacent[i], prev_open, depth):
                 d = depth + (1 if opens else -1)
-                if d > max_depth:
-                    raise LimitError(f"'|' nests deeper than {max_depth} levels at "
-                                     f"{at(ks[i])} (the limit is {max_depth})")
+                if d > max_depth or d > n - 1 - i:
+                    if d > max_depth and too_deep is None:
+                        too_deep = ks[i]
+                    continue  # too deep, or more open than bars left to close them
                 nxt[(d, opens)] = min(nxt.get((d, opens), 0) + count, 2)
         ways.append(nxt)
     total = sum(c for (d, _), c in ways[n].items() if d == 0)
+    if total == 0 and too_deep is not None:
+        raise LimitError(f"'|' nests deeper than {max_depth} levels at {at(too_deep)} "
+                         f"(the limit is {max_depth})")
     if total == 0:
         raise ParseError(f"the '|' at {at(ks[-1])} has no partner: write |...| around the "
                          "value, or abs(...)")

@@ -213,3 +213,63 @@ def _commit(workdir: str, parts: list[str | None], output: str, kind: str) -> No
                 shutil.copyfileobj(fh, out, 1 << 22)
     os.replace(joined, output)
     shutil.rmtree(workdir, ignore_errors=True)
+
+
+def judge_partition(path: str, fmt: str, settings: Any, limits: Any
+                    ) -> tuple[str, Any, list[str]]:
+    """One class file of a partitioned class judged on a worker: its rows' text (JSON or
+    plain lines, in order), its summary and its students."""
+    from gradcalc.commands import classfile
+    from gradcalc.render.classview import row_text
+
+    table = classfile.load(path, None)
+    tasks = classfile.tasks(table, None, settings)
+    summary, out = classfile.Summary(), []
+    for result in classfile.judge_chunk(tasks, limits=limits):
+        summary.add(result)
+        out.append(row_text(result, fmt, False))
+    return "".join(out), summary, list(dict.fromkeys(t.student for t in tasks))
+
+
+def run_class(source: str, fmt: str, settings: Any, limits: Any, scheduler: str | None,
+              stdout: Any, stderr: Any) -> int:
+    """check --file over a partitioned class (a glob or a directory of class files) on a
+    Dask cluster: one task per file, the rows written in order as JSON or plain lines;
+    the exit code as without Dask (0 only when every row is correct)."""
+    from gradcalc.commands.classfile import Summary
+    from gradcalc.render.classview import summary_json, summary_line
+
+    if fmt == "rich":
+        raise GradcalcError("--engine dask writes --json or --plain lines", kind="usage")
+    files = [os.path.abspath(f) for f in chunking.sources(source, "--file")]
+    client, cluster = client_for(scheduler)
+    summary, students = Summary(), {}
+    try:
+        futures = [client.submit(judge_partition, path, fmt, settings, limits, pure=False)
+                   for path in files]
+        for path, future in zip(files, futures):
+            try:
+                text, part, names = future.result()
+            except GradcalcError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever ended the task, reported
+                raise GradcalcError(f"--engine dask: {path} could not be judged: "
+                                    f"{type(exc).__name__}: {exc}", kind="internal") from None
+            stdout.write(text)
+            stdout.flush()
+            for status, n in part.counts.items():
+                summary.counts[status] += n
+            summary.earned += part.earned
+            summary.possible += part.possible
+            students.update(dict.fromkeys(names))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    if fmt == "json":
+        import json
+
+        stdout.write(json.dumps(summary_json(summary, len(students))) + "\n")
+    else:
+        stderr.write(summary_line(summary) + "\n")
+    return 0 if summary.all_correct else 1

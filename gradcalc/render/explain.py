@@ -95,7 +95,8 @@ def graph_text(result: Result, kind: str) -> str:
         raise ValueError("the graph needs the explanation's steps")
     gradients = bool(result.view.get("explain"))
     draw = graph.dot if kind == "dot" else graph.mermaid
-    return draw(result.explain, gradients)
+    return draw(result.explain, gradients, result.view.get("names") or "gradcalc",
+                result.view.get("row"))
 
 
 def show_explanation(result: Result, console: Any) -> None:

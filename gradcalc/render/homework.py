@@ -1,5 +1,5 @@
-"""Homework verdicts for people and scripts: JSON (SPEC §3), a plain line, rich panels and
-a class table with a summary and a progress bar."""
+"""Homework verdicts for people and scripts: JSON (SPEC §3), a plain line, rich panels,
+and the progress bar of a class (whose rows are `gradcalc.render.classview`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from gradcalc.render.numbers import jsonable
 
 if TYPE_CHECKING:
-    from gradcalc.commands.check import Row, Summary
     from gradcalc.verify.homework.judge import Verdict
 
 #: a class file with at least this many rows gets a progress bar (on a terminal)
@@ -32,30 +31,13 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
             "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
             "expected_latex": v.expected_latex, "read": v.read, "note": v.note,
             "score": v.score, "entries": v.entries, "misconception": v.misconception,
-            **({"branch": v.branch} if v.branch is not None else {})}
-
-
-def row_json(row: Row) -> dict[str, Any]:
-    """A class row: {"id": ..., "line": N, ...the verdict} or {"id", "line", "error"}."""
-    head = {"id": row.ident, "line": row.line}
-    if row.error is not None:
-        kind, message = row.error
-        return {**head, "error": {"kind": kind, "message": message}}
-    assert row.verdict is not None
-    return {**head, **verdict_json(row.verdict)}
+            **({"branch": v.branch} if v.branch is not None else {}),
+            **({"receipt": v.receipt} if v.receipt is not None else {})}
 
 
 def verdict_text(v: Verdict, fmt: str) -> str:
     """One verdict as a JSON line or a plain line."""
     return (json.dumps(verdict_json(v)) if fmt == "json" else plain(v)) + "\n"
-
-
-def row_text(row: Row, fmt: str) -> str:
-    """One class row as a JSON line, or `id<TAB>verdict ...` (plain)."""
-    if fmt == "json":
-        return json.dumps(row_json(row)) + "\n"
-    text = plain(row.verdict) if row.verdict else f"unreadable: {row.error[1]}"  # type: ignore
-    return f"{row.ident}\t{text}\n"
 
 
 def read_text(v: Verdict) -> str:
@@ -129,38 +111,6 @@ def entries_text(v: Verdict) -> str:
     return f"{marks}  ({right} of {len(v.entries)} right)"
 
 
-def show_class(rows: list[Row], summary: Summary, console: Any) -> None:
-    """The class as a table (id, verdict, what explains it) and a summary line."""
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(show_edge=False, header_style="bold")
-    for name in ("id", "verdict", "feedback / expected"):
-        table.add_column(name, overflow="fold")
-    for row in rows:
-        status = row.status
-        if row.error is not None:
-            note = row.error[1]
-        elif row.verdict is not None and row.verdict.verdict == "incorrect":
-            note = (row.verdict.feedback + "; " if row.verdict.feedback else "") + \
-                f"expected {row.verdict.expected}"
-        elif row.verdict is not None and row.verdict.verdict == "undetermined":
-            note = row.verdict.reason or ""
-        else:
-            note = ""
-        table.add_row(Text(row.ident), Text(f"{_MARK[status]} {status}", style=_STYLE[status]),
-                      Text(note))
-    console.print(table)
-    console.print(summary_line(summary))
-
-
-def summary_line(summary: Summary) -> str:
-    c = summary.counts
-    return (f"{summary.rows} row{'s' * (summary.rows != 1)}: {c['correct']} correct, "
-            f"{c['incorrect']} incorrect, {c['undetermined']} undetermined, "
-            f"{c['unreadable']} unreadable")
-
-
 class Progress:
     """A progress bar on stderr while a long class file is judged (terminals only)."""
 
@@ -181,51 +131,3 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def write_class(file: str, fmt: str, settings: Any, limits: Any, out: Any, err: Any,
-                jobs: int = 1, chunk_rows: int | None = None) -> int:
-    """A class file judged row by row (in chunks on `jobs` processes: the same answers, in
-    order) and written to `out` as it goes (JSON or plain lines), or as a table at the end
-    (rich, with a progress bar on a long file); the exit code: 0 only when every row is
-    correct."""
-    from functools import partial
-
-    from gradcalc.commands import classes
-    from gradcalc.commands.check import Summary
-    from gradcalc.commands.parallel import ordered_map
-
-    width, rows = classes.open_class(file)
-    size = chunk_rows or classes.CLASS_CHUNK_ROWS
-    summary, done = Summary(), []
-    progress = Progress(_count(file) if fmt == "rich" and file != "-" else 0)
-    try:
-        for chunk in ordered_map(partial(classes.judge_chunk, width, settings, limits),
-                                 classes.chunks(rows, size if jobs > 1 else 1), jobs):
-            for row in chunk:
-                summary.add(row)
-                progress.advance()
-                if fmt == "rich":
-                    done.append(row)
-                else:
-                    out.write(row_text(row, fmt))
-            if fmt != "rich":
-                out.flush()
-    finally:
-        progress.close()
-    if fmt == "rich":
-        from gradcalc.render.terminal import draw
-
-        draw(lambda console: show_class(done, summary, console))
-    elif fmt == "plain":
-        err.write(summary_line(summary) + "\n")
-    return 0 if summary.all_correct else 1
-
-
-def _count(file: str) -> int:
-    """A class file's lines (for the progress bar's total): 0 if it cannot be read."""
-    try:
-        with open(file, "rb") as fh:
-            return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
-    except OSError:
-        return 0

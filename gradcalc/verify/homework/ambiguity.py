@@ -35,8 +35,9 @@ class Trap:
 _FACTOR = r"(?:\d+(?:\.\d+)?|√?[A-Za-zπθ]\w*(?:\([^()]*\))?|√?\([^()]*\))(?:\^(?:\w+|\([^()]*\)))?"
 #: a quotient whose denominator is followed at once by another factor: 1/2x, 1/x(x+1)
 _QUOTIENT = re.compile(rf"/\s*(?P<run>{_FACTOR}(?:{_FACTOR})+)")
-#: a power by a fraction written without parentheses: x^1/2, x^-3/2
-_POWER_FRACTION = re.compile(r"\^(?P<p>-?\d+)/(?P<q>\d+)(?![\d.])")
+#: a root-like power by a fraction written without parentheses: x^1/2, x^-3/2, x^1/3
+#: (x^2/4 is x²/4 to everyone: only 1 over anything, or odd over 2, is a trap)
+_POWER_FRACTION = re.compile(r"\^(?P<p>-?(?:1/\d+|[3579]/2))(?![\d.])")
 #: a function applied without parentheses to a power: sin x^2
 _BARE_CALL = re.compile(r"\b(?P<f>sin|cos|tan|sec|csc|cot|ln|log|exp|sinh|cosh|tanh)"
                         r"\s+(?P<x>[A-Za-z0-9]\w*)\^(?P<p>\w+|\([^()]*\))")
@@ -65,8 +66,8 @@ def traps(text: str) -> Iterator[Trap]:
         yield Trap(_splice(text, s, e, "*".join(parts)), _splice(text, s, e, f"({run})"))
     for m in _POWER_FRACTION.finditer(text):
         s, e = m.start(), m.end()
-        yield Trap(_splice(text, s, e, f"^({m['p']})/{m['q']}"),
-                   _splice(text, s, e, f"^({m['p']}/{m['q']})"))
+        p, q = m["p"].split("/")
+        yield Trap(_splice(text, s, e, f"^({p})/{q}"), _splice(text, s, e, f"^({p}/{q})"))
     for m in _BARE_CALL.finditer(text):
         f, x, p = m["f"], m["x"], m["p"]
         yield Trap(_splice(text, m.start(), m.end(), f"{f}({x}^{p})"),

@@ -33,6 +33,7 @@ from gradcalc.verify.homework.feedback import same
 from gradcalc.verify.homework.judge import Settings, Verdict, judge
 from gradcalc.verify.homework.problem import free_names, read_problem, read_side
 from gradcalc.verify.homework.sample import evaluate
+from gradcalc.verify.homework.student import formula
 
 if TYPE_CHECKING:
     from gradcalc.verify.homework.kinds import Kind
@@ -156,7 +157,7 @@ def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:
             F = sp.integrate(f, proof.symbol(x))
             if F.has(sp.Integral):
                 return "(no closed form found)"
-            return proof.text(sp.simplify(F) if sp.count_ops(F) > 8 else F, tuple(names))
+            return formula(sp.simplify(F) if sp.count_ops(F) > 8 else F, tuple(names))
     except Timeout:
         return f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on

@@ -43,9 +43,17 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _number(v: float) -> str:
-    if not np.isfinite(v) or abs(v - round(v)) > 1e-9:
-        return f"{v:g}"
-    return str(int(round(v)))
+    """A number as the student would write it: 3, 1/2, π, ln(3), √2; else 6 digits."""
+    if np.isfinite(v) and abs(v - round(v)) <= 1e-9:
+        return str(int(round(v)))
+    if np.isfinite(v):
+        from gradcalc.verify.homework.proof import exact_number
+        from gradcalc.verify.homework.student import formula
+
+        near = exact_number(float(v))
+        if not near.is_Float:
+            return formula(near)
+    return f"{v:g}"
 
 
 def recognise(problem: Problem, ev: Evidence, wrong: int,
@@ -62,9 +70,7 @@ def recognise(problem: Problem, ev: Evidence, wrong: int,
     row, col = divmod(wrong, n)
     a, d, f = ev.answer[wrong], ev.expected[wrong], ev.function[row]
     if problem.paths is not None:
-        from gradcalc.verify.homework import order
-
-        return order.recognise(problem, ev, wrong) or _constant_term(a, d), None
+        return _lower_order(problem, ev, wrong) or _constant_term(a, d), None
     for check in (_order, _another_variable):
         said = check(problem, ev, wrong)
         if said:
@@ -137,3 +143,18 @@ def _constant_term(a: np.ndarray, d: np.ndarray) -> str | None:
         return (f"the answer differs from the derivative by a constant ({_number(gap[0])}): "
                 "a term is missing or extra")
     return None
+
+
+def _lower_order(problem: Problem, ev: Evidence, wrong: int) -> str | None:
+    """A higher or mixed derivative's answer that is the first derivative instead."""
+    assert problem.paths is not None
+    path = problem.paths[wrong % len(problem.paths)]
+    first = ev.partials[wrong // len(problem.paths)][path[0]]
+    if len(path) < 2 or not same(ev.answer[wrong], first) or same(first, ev.expected[wrong]):
+        return None
+    asked = (f"{ORDINALS.get(len(path), f'{len(path)}th')} derivative" if len(set(path)) == 1
+             else "mixed partial f_" + "".join(path))
+    return f"this is the first derivative d/d{path[0]}; the question asks for the {asked}"
+
+
+ORDINALS = {2: "second", 3: "third"}

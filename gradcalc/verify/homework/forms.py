@@ -117,7 +117,7 @@ def vector(text: str) -> str:
     if close != len(body) - 1:
         return text
     inner = body[1:-1]
-    items = _top_level_split(inner)
+    items = _top_level_split(inner, angle=body[0] == "<")
     if len(items) < 2:
         return text
     return "[" + ", ".join(vector(i) for i in items) + "]"
@@ -139,12 +139,14 @@ def _match(text: str, start: int) -> int | None:
     return None
 
 
-def _top_level_split(inner: str) -> list[str]:
+def _top_level_split(inner: str, angle: bool = False) -> list[str]:
+    """Split at commas outside brackets (and outside < > inside a `<a, b>` vector)."""
+    opening, closing = "([{⟨〈" + "<" * angle, ")]}⟩〉" + ">" * angle
     items, depth, start = [], 0, 0
     for k, ch in enumerate(inner):
-        if ch in "([{⟨〈":
+        if ch in opening:
             depth += 1
-        elif ch in ")]}⟩〉":
+        elif ch in closing:
             depth -= 1
         elif ch == "," and depth == 0:
             items.append(inner[start:k])

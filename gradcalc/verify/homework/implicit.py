@@ -30,6 +30,7 @@ from gradcalc.verify.homework import higher, proof
 from gradcalc.verify.homework.judge import Settings, Verdict
 from gradcalc.verify.homework.problem import Side, free_names, read_side
 from gradcalc.verify.homework.sample import evaluate
+from gradcalc.verify.homework.student import formula
 
 if TYPE_CHECKING:
     from gradcalc.verify.homework.kinds import Kind
@@ -236,7 +237,7 @@ def _expected(side: Side, x: str, y: str, order: int, limits: Limits) -> str:
             p = -sp.diff(h, X) / sp.diff(h, Y)
             if order == 2:
                 p = sp.diff(p, X) + sp.diff(p, Y) * p
-            return proof.text(sp.simplify(p), (x, y))
+            return formula(sp.simplify(p), (x, y))
     except Timeout:
         return f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on

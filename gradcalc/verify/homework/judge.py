@@ -61,6 +61,10 @@ class Verdict:
     read: dict[str, str] | None = None
     #: the other reading of a notation trap, when it would change the verdict
     note: str | None = None
+    #: both sides at each point: {"expected": [[entries] per point], "answer": [...]}
+    values: dict[str, list[list[float]]] = field(default_factory=dict)
+    #: what decided it, to judge it again (set by the command that ran it)
+    receipt: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -220,7 +224,7 @@ def judge(problem: Problem, settings: Settings = Settings(),
     f_exprs, d_exprs, expected, tex = _function_side(problem, first, limits)
     base: dict[str, Any] = {"expected": expected, "kind": problem.kind, "wrt": problem.wrt,
                             "points": _points(ev.points), "expected_latex": tex,
-                            "read": reading.read_as(problem)}
+                            "read": reading.read_as(problem), "values": _values(ev)}
     shape = _shape_problem(problem)
     if shape:
         return Verdict("incorrect", "symbolic", feedback=shape, score=0.0, **base)
@@ -288,6 +292,13 @@ def _counterexample(ev: Evidence, d_exprs: list, a_exprs: list, settings: Settin
 def _points(points: dict[str, np.ndarray]) -> list[dict[str, float]]:
     count = len(next(iter(points.values()))) if points else 0
     return [{n: float(v[k]) for n, v in points.items()} for k in range(count)]
+
+
+def _values(ev: Evidence) -> dict[str, list[list[float]]]:
+    """Both sides' entries at each point (a receipt's numbers)."""
+    count = len(ev.answer[0]) if ev.answer else 0
+    return {side: [[float(e[k]) for e in entries] for k in range(count)]
+            for side, entries in (("expected", ev.expected), ("answer", ev.answer))}
 
 
 def _at(problem: Problem, ev: Evidence, k: int) -> dict[str, Any]:

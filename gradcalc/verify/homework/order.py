@@ -13,23 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from gradcalc.errors import GradcalcError
 from gradcalc.language.parse import quote
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.feedback import Evidence, same
 from gradcalc.verify.homework.problem import Problem, read_problem
 
 if TYPE_CHECKING:
     from gradcalc.verify.homework.kinds import Kind
-
-ORDINALS = {2: "second", 3: "third"}
-
-
-def ordinal(n: int) -> str:
-    return ORDINALS.get(n, f"{n}th")
-
 
 def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
          limits: Limits = DEFAULT_LIMITS) -> Problem:
@@ -63,20 +53,6 @@ def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
     w = problem.wrt
     return replace(problem, paths=tuple((a, b) for a in w for b in w), kind="hessian",
                    shape=(len(w), len(w)))
-
-
-def recognise(problem: Problem, ev: Evidence, wrong: int) -> str | None:
-    """A higher-order answer that is the first derivative instead."""
-    if problem.paths is None:
-        return None
-    path = problem.paths[wrong % len(problem.paths)]
-    first: np.ndarray = ev.partials[wrong // len(problem.paths)][path[0]]
-    if len(path) > 1 and same(ev.answer[wrong], first) and not same(
-            first, ev.expected[wrong]):
-        return (f"this is the first derivative d/d{path[0]}; the question asks for the "
-                + (f"{ordinal(len(path))} derivative" if len(set(path)) == 1 else
-                   "mixed partial d^" + f"{len(path)}/" + "".join(f"d{n}" for n in path)))
-    return None
 
 
 def relabel(read: dict[str, str] | None, problem: Problem) -> dict[str, str] | None:

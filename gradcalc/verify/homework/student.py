@@ -219,17 +219,20 @@ def latex(expr: Any) -> str:
 
 def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
              inputs: tuple[str, ...] = ()) -> Any:
-    """The shortest printed form among the expression and its rewritings (together,
-    cancel, factor, and trigsimp or logcombine where they apply), tried in that order
-    within `seconds` altogether; the expression itself when nothing shorter is found in
-    time. (sympy's `simplify` is left out: it alone often takes longer.)"""
+    """The shortest printed form among the expression and its rewritings (together and
+    cancel where there are fractions, factor, trigsimp where a trig identity may apply,
+    logcombine where there are several logs), tried in that order within `seconds`
+    altogether; the expression itself when nothing shorter is found in time. (sympy's
+    `simplify` is left out: it alone often takes longer.)"""
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
     best, best_len = expr, len(formula(expr, inputs))
-    routes = [sp.together, sp.cancel, sp.factor]
-    if expr.has(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
+    routes: list[Any] = [sp.factor]
+    if any(p.exp.is_negative for p in expr.atoms(sp.Pow)):  # fractions to combine
+        routes[:0] = [sp.together, sp.cancel]
+    if _trig_identity_possible(expr):
         routes.append(sp.trigsimp)
-    if expr.has(sp.log):
+    if len(expr.atoms(sp.log)) > 1:
         routes.append(lambda e: sp.logcombine(e, force=True))
     try:
         with time_budget(seconds):
@@ -248,6 +251,24 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
     except Timeout:
         pass
     return best
+
+
+_TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)
+
+
+def _trig_identity_possible(expr: Any) -> bool:
+    """Whether trigsimp may find something (a trig function squared, or two trig
+    functions of one argument in one product): it is the slowest route, and usually
+    finds nothing."""
+    if any(p.base.func in _TRIG and p.exp.is_Integer and abs(p.exp) >= 2
+           for p in expr.atoms(sp.Pow)):
+        return True
+    for m in expr.atoms(sp.Mul):
+        args = [f.as_base_exp()[0].args[0] for f in m.args
+                if f.as_base_exp()[0].func in _TRIG]
+        if len(args) != len(set(args)):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- the IR
@@ -328,7 +349,7 @@ def _binary(e: Binary) -> str:
         parts = []
         for f in factors:
             # a quotient as a factor keeps its parentheses: (1/2)·x, not 1/2·x
-            grouped = _prec(f) < 2 or (isinstance(f, Binary) and f.op == "/") or (
+            grouped = _prec(f) < 2 or (isinstance(f, Binary) and f.op in "*/") or (
                 isinstance(f, Num) and "/" in _number(f.value))
             parts.append(f"({expression(f)})" if grouped else expression(f))
         return join_product(parts)
@@ -343,8 +364,10 @@ def _binary(e: Binary) -> str:
 
 
 def _factors(e: Any) -> list[Any]:
+    """The factors of a product along its left spine (a right operand that is itself a
+    product keeps its parentheses: that is how it was read)."""
     if isinstance(e, Binary) and e.op == "*":
-        return _factors(e.left) + _factors(e.right)
+        return [*_factors(e.left), e.right]
     return [e]
 
 
@@ -355,6 +378,6 @@ def _call(e: Call) -> str:
     if e.func == "sqrt" and len(args) == 1:
         return f"√{args[0]}" if _atomic(e.args[0]) and not isinstance(
             e.args[0], Call) else f"√({args[0]})"
-    if e.func == "exp" and len(args) == 1:
-        return f"e^{args[0]}" if isinstance(e.args[0], Name) else f"e^({args[0]})"
+    if e.func == "logb" and len(args) == 2 and isinstance(e.args[1], Num):
+        return f"log_{args[1]}({args[0]})"
     return f"{SPELLED.get(e.func, e.func)}({', '.join(args)})"

@@ -1,0 +1,210 @@
+"""A class: an answer key and the students' submissions (or one file with the function on
+every row), judged row by row.
+
+`tasks` turns the file(s) into Tasks, each carrying everything its judgement needs (the
+texts, the settings, the points), so that `judge_task` is a pure function of one task:
+one row in, one Result out, in input order. A row that cannot be judged (unreadable text,
+a problem not in the key) is answered with its error in its place and the rest go on.
+Identical (function, answer, settings) within a run share one judgement: a class answers
+the same way often, and the judgement is deterministic (seeded). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from gradcalc.commands import check as checking
+from gradcalc.commands.headers import MAX_CELL_CHARS, Table, read_table
+from gradcalc.commands.key import Key
+from gradcalc.commands.receipt import receipt
+from gradcalc.errors import GradcalcError, failure
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.homework.judge import Settings, Verdict
+
+#: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
+ONE_FILE = ("student", "function", "answer")
+SUBMISSIONS = ("student", "problem", "answer")
+STATUSES = ("correct", "incorrect", "undetermined", "unreadable")
+#: judgements kept for answers seen again in the same run
+MEMO_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class Task:
+    """One row to judge, self-contained (it can be sent to another process)."""
+
+    line: int
+    student: str
+    problem: str  # the key's problem name; '' in the one-file form
+    function: str
+    answer: str
+    wrt: str = ""
+    settings: Settings = field(default_factory=Settings)
+    points: float = 1.0
+    extras: tuple[tuple[str, str], ...] = ()
+    error: tuple[str, str] | None = None  # known before judging (a problem not in the key)
+
+
+@dataclass
+class Result:
+    task: Task
+    verdict: Verdict | None = None
+    error: tuple[str, str] | None = None
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        return self.verdict.verdict if self.verdict is not None else "unreadable"
+
+    @property
+    def score(self) -> float:
+        """The share of the problem's points earned, 0 to 1 (a verdict's own partial
+        score where it has one)."""
+        return share(self.verdict)
+
+    @property
+    def earned(self) -> float:
+        return self.score * self.task.points
+
+    @property
+    def receipt(self) -> dict:
+        if self.verdict is not None and self.verdict.receipt is not None:
+            return self.verdict.receipt
+        return receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
+                       self.task.settings)
+
+
+def share(verdict: Verdict | None) -> float:
+    """The share of the points a verdict earns: 1 for correct, 0 for undetermined or
+    unreadable, and for incorrect the verdict's partial score (right entries of a list
+    answer) where it has one, else 0."""
+    if verdict is None or verdict.verdict == "undetermined":
+        return 0.0
+    partial = getattr(verdict, "score", None)
+    if verdict.verdict == "correct":
+        return 1.0
+    return float(partial) if isinstance(partial, (int, float)) else 0.0
+
+
+@dataclass
+class Summary:
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    earned: float = 0.0
+    possible: float = 0.0
+
+    def add(self, result: Result) -> None:
+        self.counts[result.status] += 1
+        self.earned += result.earned
+        self.possible += result.task.points
+
+    @property
+    def rows(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def all_correct(self) -> bool:
+        return self.rows > 0 and self.counts["correct"] == self.rows
+
+
+def split_wrt(text: str | None) -> list[str] | None:
+    if not text or not text.strip():
+        return None
+    from gradcalc.commands.jobs import option_name
+
+    names = [option_name(w, "--wrt") for w in text.replace(";", ",").split(",")]
+    return [n for n in names if n] or None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def load(file: str, key: Key | None) -> Table:
+    """The class file's table: submissions to `key`, or the one-file form without it."""
+    if key is not None:
+        return read_table(file, "submissions file", SUBMISSIONS, (), "the submissions "
+                          "(one row per answer)")
+    return read_table(file, "class file", ONE_FILE, ("wrt",), "a class file")
+
+
+def tasks(table: Table, key: Key | None, settings: Settings) -> list[Task]:
+    """One Task per row, in order; a row's problems (too many cells, not in the key)
+    become its error."""
+    out = []
+    for row in table.rows:
+        student, answer = row.get("student").strip(), row.get("answer")
+        base = Task(row.line, student, row.get("problem").strip(), row.get("function"),
+                    answer, row.get("wrt"), settings, extras=row.extras)
+        if row.overflow:
+            out.append(replace(base, error=("usage", "the row has more cells than the header "
+                                            f"has columns ({len(table.header)})")))
+            continue
+        if key is None:
+            out.append(base)
+            continue
+        try:
+            problem = key.find(base.problem)
+        except GradcalcError as exc:
+            out.append(replace(base, error=(exc.kind, exc.message)))
+            continue
+        own = replace(settings, rtol=settings.rtol if problem.rtol is None else problem.rtol,
+                      atol=settings.atol if problem.atol is None else problem.atol)
+        out.append(replace(base, problem=problem.name, function=problem.function,
+                           wrt=problem.wrt, settings=own, points=problem.points))
+    return out
+
+
+# --------------------------------------------------------------------------- judging
+
+_MEMO: OrderedDict[tuple, Verdict] = OrderedDict()
+
+
+def _judged(task: Task, limits: Limits) -> Verdict:
+    for what, text in (("function", task.function), ("answer", task.answer)):
+        if not text.strip():
+            raise GradcalcError(f"the {what} is empty", kind="parse")
+        if len(text) > MAX_CELL_CHARS:
+            raise GradcalcError(f"the {what} is over {MAX_CELL_CHARS:,} characters",
+                                kind="limit")
+    wrt = split_wrt(task.wrt)
+    memo = (task.function, task.answer, tuple(wrt or ()), task.settings, limits)
+    if memo in _MEMO:
+        _MEMO.move_to_end(memo)
+        return _MEMO[memo]
+    verdict = checking.run(checking.CheckJob(task.function, task.answer, wrt, task.settings,
+                                             limits))
+    _MEMO[memo] = verdict
+    if len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return verdict
+
+
+def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
+    """One row judged: its verdict, or the error that made it unreadable (never raised)."""
+    started = time.perf_counter()
+    out = Result(task, error=task.error)
+    if task.error is None:
+        try:
+            out.verdict = _judged(task, limits)
+        except Exception as exc:  # noqa: BLE001 - one bad row must not end the class
+            out.error = failure(exc)
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+def judge_chunk(chunk: list[Task], limits: Limits = DEFAULT_LIMITS) -> list[Result]:
+    """A chunk of rows judged, in order: the unit a pool of processes can share out."""
+    return [judge_task(task, limits) for task in chunk]
+
+
+def run(all_tasks: Iterable[Task], limits: Limits = DEFAULT_LIMITS) -> Iterator[Result]:
+    """The rows judged in order, one at a time (a pipe gets each as it is ready)."""
+    for task in all_tasks:
+        yield judge_task(task, limits)
+
+
+def forget() -> None:
+    """Empty the memo of judgements (a benchmark's cold start)."""
+    _MEMO.clear()

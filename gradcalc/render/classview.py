@@ -1,0 +1,125 @@
+"""A class's rows for people and scripts: JSON lines (each verdict with its row's columns,
+score and receipt, then one `{"summary": ...}` line), plain tab-separated lines, and a
+rich table of student, problem, answer, verdict, score and feedback."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from gradcalc.render.homework import _MARK, _STYLE, plain, verdict_json
+
+if TYPE_CHECKING:
+    from gradcalc.commands.classfile import Result, Summary
+
+
+def points_text(x: float) -> str:
+    """A score as a person writes it: 2, 1.5, 0.333."""
+    return f"{x:.3g}" if x != int(x) else str(int(x))
+
+
+def row_json(r: Result, keyed: bool) -> dict[str, Any]:
+    """{"id", "line", ["problem"], "answer", "columns", "score", "max_score", ...verdict,
+    "receipt"} or, for an unreadable row, the same with "error" for the verdict."""
+    head: dict[str, Any] = {"id": r.task.student, "line": r.task.line}
+    if keyed:
+        head["problem"] = r.task.problem
+    head["answer"] = r.task.answer
+    head["columns"] = dict(r.task.extras)
+    head["score"] = r.earned
+    head["max_score"] = r.task.points
+    if r.error is not None:
+        kind, message = r.error
+        return {**head, "error": {"kind": kind, "message": message}, "receipt": r.receipt}
+    assert r.verdict is not None
+    return {**head, **verdict_json(r.verdict), "receipt": r.receipt}
+
+
+def summary_json(summary: Summary, students: int) -> dict[str, Any]:
+    return {"summary": {"rows": summary.rows, **summary.counts, "students": students,
+                        "score": summary.earned, "max_score": summary.possible}}
+
+
+def shown(text: str) -> str:
+    """A cell from a file as it may reach a terminal: one line, every other non-printable
+    character (ESC, bidi and zero-width marks) as a \\uXXXX escape."""
+    text = " ".join(text.split())
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                   else f"\\U{ord(c):08x}" for c in text)
+
+
+def note(r: Result) -> str:
+    """What explains a row's verdict: the error, the feedback and the expected derivative,
+    or the reason it is undetermined."""
+    if r.error is not None:
+        return r.error[1]
+    v = r.verdict
+    assert v is not None
+    if v.verdict == "incorrect":
+        return (v.feedback + "; " if v.feedback else "") + f"expected {v.expected}"
+    if v.verdict == "undetermined":
+        return v.reason or ""
+    return ""
+
+
+def answer_read(r: Result) -> str:
+    """The answer as it was read (in the student's notation), else as typed."""
+    read = getattr(r.verdict, "read", None)
+    if isinstance(read, dict) and isinstance(read.get("answer"), str):
+        named, sep, value = read["answer"].partition(" = ")  # f'(x) = ...: the table
+        return value if sep else named                      # names the problem already
+    return r.task.answer
+
+
+def row_plain(r: Result, keyed: bool) -> str:
+    """student, problem (the function in a one-file class), the other columns, answer,
+    score/points and the verdict's line, separated by tabs."""
+    verdict = plain(r.verdict) if r.verdict is not None else f"unreadable: {r.error[1]}"  # type: ignore[index]
+    cells = [r.task.student, r.task.problem if keyed else r.task.function,
+             *(v for _, v in r.task.extras), r.task.answer,
+             f"{points_text(r.earned)}/{points_text(r.task.points)}", verdict]
+    return "\t".join(shown(c) for c in cells) + "\n"
+
+
+def row_text(r: Result, fmt: str, keyed: bool) -> str:
+    if fmt == "json":
+        return json.dumps(row_json(r, keyed)) + "\n"
+    return row_plain(r, keyed)
+
+
+def show_rows(results: list[Result], extra_names: list[str], keyed: bool, console: Any) -> None:
+    """The class as one table: who, which problem, the answer, the verdict, the score and
+    what explains it."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
+                  header_style="bold", expand=True)
+    names = ["student", "problem" if keyed else "function", *extra_names, "answer",
+             "verdict", "score", "feedback"]
+    for name in names:
+        header = Text(shown(name), style="bold")  # a file's column name: never markup
+        if name in ("answer", "feedback"):
+            table.add_column(header, overflow="fold", ratio=2 if name == "feedback" else 1)
+        else:
+            table.add_column(header, no_wrap=name in ("verdict", "score"), overflow="fold")
+    for r in results:
+        status = r.status
+        table.add_row(Text(shown(r.task.student)),
+                      Text(shown(r.task.problem if keyed else r.task.function)),
+                      *(Text(shown(v)) for _, v in r.task.extras), Text(shown(answer_read(r))),
+                      Text(f"{_MARK[status]} {status}", style=_STYLE[status]),
+                      Text(f"{points_text(r.earned)}/{points_text(r.task.points)}"),
+                      Text(shown(note(r))))
+    console.print(table)
+
+
+def summary_line(summary: Summary) -> str:
+    c = summary.counts
+    return (f"{summary.rows} row{'s' * (summary.rows != 1)}: {c['correct']} correct, "
+            f"{c['incorrect']} incorrect, {c['undetermined']} undetermined, "
+            f"{c['unreadable']} unreadable; score {points_text(summary.earned)} of "
+            f"{points_text(summary.possible)}")

@@ -1,0 +1,96 @@
+"""The class picture as one static HTML page: no script, no font, no link off the page.
+
+Per problem: the share of correct, incorrect, undetermined and unreadable answers as a
+bar, and the commonest mistakes with their counts and example answers; then the slowest
+rows and every student's scores. Every text from the files is escaped; styles are inline
+in the page, so it opens from disk in any browser, offline.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from gradcalc.commands.grades import Picture
+from gradcalc.render.classview import points_text
+
+_COLOURS = {"correct": "#2e7d32", "incorrect": "#c62828", "undetermined": "#f9a825",
+            "unreadable": "#6a1b9a"}
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em;
+       padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
+h3 { font-size: 1.05em; margin-bottom: .3em; }
+code { background: #f3f3f3; padding: 0 .2em; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;
+         vertical-align: top; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+.bar { display: flex; height: 1.2em; width: 100%; max-width: 40em; background: #eee;
+       border-radius: 3px; overflow: hidden; }
+.bar span { display: block; height: 100%; }
+.legend span { display: inline-block; margin-right: 1.2em; }
+.swatch { display: inline-block; width: .8em; height: .8em; margin-right: .3em; }
+"""
+
+
+def _bar(counts: dict[str, int]) -> str:
+    total = sum(counts.values()) or 1
+    parts = "".join(
+        f'<span class="{s}" style="width:{100 * n / total:.2f}%;background:{_COLOURS[s]}" '
+        f'title="{s}: {n}"></span>' for s, n in counts.items() if n)
+    legend = "".join(f'<span><i class="swatch" style="background:{_COLOURS[s]}"></i>'
+                     f"{s} {n}</span>" for s, n in counts.items())
+    return f'<div class="bar">{parts}</div><p class="legend">{legend}</p>'
+
+
+def _anchor(k: int) -> str:
+    return f"problem-{k + 1}"
+
+
+def report_html(pic: Picture, title: str = "gradcalc: the class picture") -> str:
+    """The whole page as text."""
+    book = pic.book
+    total = sum(pic.counts.values())
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
+           f"<h1>{escape(title)}</h1>",
+           f"<p>{total} answers from {len(book.students)} students to "
+           f"{len(pic.problems)} problems.</p>", _bar(pic.counts),
+           "<nav><p>Problems: " + ", ".join(
+               f'<a href="#{_anchor(k)}">{escape(p.name)}</a>'
+               for k, p in enumerate(pic.problems)) +
+           ' · <a href="#slowest">slowest rows</a> · <a href="#students">students</a></p>'
+           "</nav>", "<h2>Problems</h2>"]
+    for k, p in enumerate(pic.problems):
+        out.append(f'<section id="{_anchor(k)}"><h3>{escape(p.name)}: '
+                   f"<code>{escape(p.function)}</code></h3>")
+        out.append(_bar(p.counts))
+        if p.mistakes:
+            out.append('<table class="mistakes"><tr><th>mistake</th><th class="n">answers'
+                       "</th><th>example answers</th></tr>")
+            for m in p.mistakes:
+                examples = "<br>".join(f"<code>{escape(e)}</code>" for e in m.examples)
+                out.append(f"<tr><td>{escape(m.label)}</td><td class=\"n\">{m.count}</td>"
+                           f"<td>{examples}</td></tr>")
+            out.append("</table>")
+        else:
+            out.append("<p>No incorrect answers.</p>")
+        out.append("</section>")
+    out += ['<h2 id="slowest">Slowest rows</h2>', "<table><tr><th>line</th><th>student</th>"
+            "<th>problem</th><th>answer</th><th>verdict</th><th class=\"n\">ms</th></tr>"]
+    for r in pic.slowest:
+        out.append(f"<tr><td>{r.task.line}</td><td>{escape(r.task.student)}</td>"
+                   f"<td>{escape(r.task.problem or r.task.function)}</td>"
+                   f"<td><code>{escape(r.task.answer)}</code></td><td>{r.status}</td>"
+                   f'<td class="n">{1000 * r.seconds:.1f}</td></tr>')
+    out.append("</table>")
+    out += ['<h2 id="students">Students</h2>', "<table><tr><th>student</th>" + "".join(
+        f'<th class="n">{escape(p)}</th>' for p in book.problems) +
+        f'<th class="n">total (of {points_text(book.max_total)})</th></tr>']
+    for student, scores in book.students.items():
+        cells = "".join(f'<td class="n">{points_text(round(scores.get(p, 0.0), 3))}</td>'
+                        for p in book.problems)
+        out.append(f"<tr><td>{escape(student)}</td>{cells}"
+                   f'<td class="n">{points_text(round(book.total(student), 3))}</td></tr>')
+    out += ["</table>", "</body>", "</html>"]
+    return "\n".join(out) + "\n"

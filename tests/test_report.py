@@ -1,0 +1,102 @@
+"""The class picture: one static HTML page (parsed here), every problem and every mistake
+in it, nothing fetched from anywhere; and the same tables in the terminal."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+
+KEY = """problem,function
+chain,sin(3x)
+product,x^2 sin(x)
+gradient,x^2 y
+"""
+SUBMISSIONS = """student,problem,answer
+ana,chain,cos(3x)
+ben,chain,cos(3x)
+cy,chain,3cos(3x)
+ana,product,2x cos(x)
+ben,product,2x sin(x) + x^2 cos(x)
+cy,product,"<script>alert(1)</script>"
+ana,gradient,"[x^2, 2x y]"
+ben,gradient,"[2x y, x^2]"
+cy,gradient,"[2x y, x^2]"
+"""
+
+
+class Page(HTMLParser):
+    """Every tag with its attributes, the text, and the ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+@pytest.fixture
+def page(invoke, tmp_path):
+    (tmp_path / "key.csv").write_text(KEY)
+    (tmp_path / "subs.csv").write_text(SUBMISSIONS)
+    out = tmp_path / "report.html"
+    r = invoke("check", "--key", str(tmp_path / "key.csv"), "--file",
+               str(tmp_path / "subs.csv"), "--report", str(out), "--json")
+    assert r.code == 1
+    parsed = Page()
+    parsed.feed(out.read_text())
+    parsed.close()
+    return parsed
+
+
+def test_every_problem_and_mistake_is_in_the_report(page):
+    text = " ".join(page.text)
+    for problem in ("chain", "product", "gradient"):
+        assert problem in text
+    assert "missing the chain rule's factor: the derivative of the inner 3x, which is 3" \
+        in text
+    assert "the derivative of a product is not the product of the derivatives" in text
+    assert "entries 1 and 2 are swapped" in text
+    ids = {a["id"] for _, a in page.tags if "id" in a}
+    assert {"problem-1", "problem-2", "problem-3", "slowest", "students"} <= ids
+
+
+def test_mistakes_have_counts_and_example_answers(page):
+    rows = [t for t, _ in page.tags if t == "tr"]
+    assert rows
+    text = "|".join(s.strip() for s in page.text if s.strip())
+    assert "missing the chain rule's factor: the derivative of the inner 3x, which is 3|2|" \
+           "cos(3x)" in text
+
+
+def test_bars_per_problem_and_no_external_resource(page):
+    bars = [a for t, a in page.tags if t == "div" and a.get("class") == "bar"]
+    assert len(bars) == 4  # the class, then one per problem
+    for tag, attrs in page.tags:
+        assert tag not in ("script", "link", "iframe", "img", "object", "embed")
+        for name in ("src", "href"):
+            if name in attrs:
+                assert attrs[name].startswith("#"), (tag, attrs)
+        assert "http" not in " ".join(str(v) for v in attrs.values())
+        assert "url(" not in attrs.get("style", "")
+
+
+def test_student_text_is_escaped(page):
+    assert ("script", {}) not in page.tags
+    assert "<script>alert(1)</script>" in " ".join(page.text)  # shown, as text
+
+
+def test_summary_prints_the_same_tables_in_the_terminal(invoke, tmp_path):
+    (tmp_path / "key.csv").write_text(KEY)
+    (tmp_path / "subs.csv").write_text(SUBMISSIONS)
+    r = invoke("check", "--key", str(tmp_path / "key.csv"), "--file",
+               str(tmp_path / "subs.csv"), "--summary", "--plain")
+    assert r.code == 1
+    for title in ("Problems", "Most common mistakes", "Students"):
+        assert title in r.err
+    assert "cos(3x)" in r.err and "total (of 3)" in r.err
