@@ -70,6 +70,30 @@ PointsOpt = Annotated[str | None, typer.Option(
     "vectorised passes of --chunk-rows rows.",
     show_default=False)]
 
+# --- kinds of homework problem: check (verify/homework/kinds.py) -----------------------
+OrderOpt = Annotated[int, typer.Option(
+    "--order", min=1, max=10,
+    help="The N-th derivative (with several --wrt and 2: the Hessian, a nested list).")]
+PartialOpt = Annotated[str | None, typer.Option(
+    "--partial", metavar="x,y", help="A mixed partial: d/dx, then d/dy (any length).",
+    show_default=False)]
+ImplicitOpt = Annotated[str | None, typer.Option(
+    "--implicit", metavar="y", help="FUNCTION is an equation F = G; the answer is dy/dx by "
+    "implicit differentiation (may use x and y), judged on points of the curve.",
+    show_default=False)]
+AntiderivativeOpt = Annotated[bool, typer.Option(
+    "--antiderivative", help="ANSWER is an antiderivative of FUNCTION (its derivative is "
+    "FUNCTION), with or without + C.")]
+ConstantOpt = Annotated[str, typer.Option(
+    "--constant", metavar="required|optional|forbidden",
+    help="With --antiderivative: whether the answer's + C is required.")]
+ShapeOpt = Annotated[str | None, typer.Option(
+    "--shape", metavar="'W=3x2, x=2'", help="Tensor inputs and their shapes (backprop "
+    "homework); the answer has the --wrt input's shape.", show_default=False)]
+IntegersOpt = Annotated[bool, typer.Option(
+    "--integers", help="With --shape: draw the inputs as small integers (hand-computed "
+    "homework).")]
+
 # --- scale: chunks, processes, files and a cluster (render/stream.py, commands/parallel.py)
 ChunkRowsOpt = Annotated[int, typer.Option(
     "--chunk-rows", min=1, max=100_000_000, help="Rows read, answered and written at a "

@@ -22,9 +22,11 @@ except ImportError:  # older typer, built on click
     from click.exceptions import ClickException, UsageError
 
 from gradcalc.argv import (
+    AntiderivativeOpt,
     AtolOpt,
     AtOpt,
     ChunkRowsOpt,
+    ConstantOpt,
     DigitsOpt,
     EngineOpt,
     ExpectOpt,
@@ -32,6 +34,8 @@ from gradcalc.argv import (
     ExplainOpt,
     ExplainRowOpt,
     GraphOpt,
+    ImplicitOpt,
+    IntegersOpt,
     IterOpt,
     JobsOpt,
     JsonOpt,
@@ -40,7 +44,9 @@ from gradcalc.argv import (
     NoCheckOpt,
     OfOpt,
     OpsOpt,
+    OrderOpt,
     OutputOpt,
+    PartialOpt,
     PlainOpt,
     PointsOpt,
     ProgramArg,
@@ -48,6 +54,7 @@ from gradcalc.argv import (
     RtolOpt,
     SchedulerOpt,
     SecondsOpt,
+    ShapeOpt,
     SymbolicOpt,
     WeightsOpt,
     WrtOpt,
@@ -478,6 +485,14 @@ def check(
         "--prove", help="Also try sympy's full simplify (slower) before a numeric verdict.")]
     = False,
     check_seconds: SecondsOpt = DEFAULT_LIMITS.check_seconds,
+    order: OrderOpt = 1,
+    partial: PartialOpt = None,
+    at: AtOpt = [],  # noqa: B006 - typer's list option
+    implicit: ImplicitOpt = None,
+    antiderivative: AntiderivativeOpt = False,
+    constant: ConstantOpt = "optional",
+    shape: ShapeOpt = None,
+    integers: IntegersOpt = False,
     jobs: JobsOpt = "1",
     chunk_rows: ChunkRowsOpt = 500,
     engine: EngineOpt = "local",
@@ -502,14 +517,18 @@ def check(
         "--replay", metavar="VERDICTS.jsonl", help="Judge saved verdicts again from their "
         "receipts; exit 1 if any differs.", show_default=False)] = None,
 ) -> None:
-    """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION?"""
+    """Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION (or its N-th
+    derivative, a mixed partial, dy/dx of an equation, an antiderivative)?"""
     from gradcalc.commands import check as checking
     from gradcalc.verify.homework.judge import Settings
+    from gradcalc.verify.homework.kinds import Kind
 
     fmt = _format(json_out, plain_out)
     _state["format"] = fmt
     settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
+    kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
+                     limits)
     if replay is not None:
         from gradcalc.render.replay import write_replay
 
@@ -526,6 +545,10 @@ def check(
     if file is not None:
         if function is not None or answer is not None:
             raise GradcalcError("--file goes without FUNCTION and --answer", kind="usage")
+        if not kind.plain:
+            raise GradcalcError("--order, --partial, --at, --implicit, --antiderivative and "
+                                "--shape go with one answer (FUNCTION --answer ANSWER), not "
+                                "--file", kind="usage")
         from gradcalc.render.classrun import ClassJob, write_class
 
         if file == "-":
@@ -553,7 +576,7 @@ def check(
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") or
         answer == "-" else answer,
-        checking.split_wrt(wrt), settings, limits))
+        checking.split_wrt(wrt), settings, limits, kind=kind))
     from gradcalc.render import homework as render
 
     if fmt == "rich":

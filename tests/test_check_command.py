@@ -96,7 +96,7 @@ def test_a_class_file_one_json_line_per_row(invoke, tmp_path):
     assert [line.get("verdict") for line in lines] == ["correct", "incorrect", "correct",
                                                         "correct", None, "correct"]
     assert lines[4]["error"]["kind"] == "parse" and "never closed" in lines[4]["error"]["message"]
-    assert lines[1]["feedback"].startswith("missing the chain rule's factor")
+    assert lines[1]["feedback"] == "at sin(3x): the chain rule's inner factor 3 is missing"
 
 
 def test_a_class_file_as_a_table_with_a_summary(invoke, tmp_path):

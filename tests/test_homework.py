@@ -95,14 +95,14 @@ def test_a_parameter_is_sampled_but_not_differentiated():
 # --------------------------------------------------------------------------- incorrect
 
 FEEDBACK = [
-    ("sin(3x)", "cos(3x)", "chain rule's factor: the derivative of the inner 3x, which is 3"),
-    ("sin(x^2)", "cos(x^2)", "chain rule's factor: the derivative of the inner x^2"),
-    ("e^(x^2)", "e^(x^2)", "chain rule's factor"),
+    ("sin(3x)", "cos(3x)", "at sin(3x): the chain rule's inner factor 3 is missing"),
+    ("sin(x^2)", "cos(x^2)", "the chain rule's inner factor (the derivative of x^2)"),
+    ("e^(x^2)", "e^(x^2)", "chain rule's inner factor"),
     ("x^2 sin(x)", "2x sin(x)", "a term of the product rule is missing"),
     ("x^2 sin(x)", "2x cos(x)", "not the product of the derivatives"),
     ("x/sin(x)", "1/cos(x)", "not the quotient of the derivatives"),
-    ("cos(x)", "sin(x)", "sign error"),
-    ("1/x", "1/x^2", "sign error"),
+    ("cos(x)", "sin(x)", "at cos(x): the sign of cos's derivative is wrong"),
+    ("1/x", "1/x^2", "the quotient rule's numerator is reversed"),
     ("5x^2", "5x", "off by a constant factor: the answer is 1/2 times"),
     ("x^3", "x^4/4", "antiderivative"),
     ("x^3", "x^3", "the function itself"),

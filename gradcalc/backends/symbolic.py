@@ -270,6 +270,11 @@ class SymbolicBackend:
             return self.where(cond, _value(a), _value(b), pos)
         if func == "dot":
             return self.apply("matmul", [_value(a) for a in args])
+        if func == "outer":  # a column times a row
+            a, b = (_value(x) for x in args)
+            return self.apply("mul", [
+                self.apply("reshape", [a], new_shape=a.num.shape + (1,)),
+                self.apply("reshape", [b], new_shape=b.num.shape[:-1] + (1,) + b.num.shape[-1:])])
         prim = ops.primitive_of(func)
         if prim.axis:
             x = _value(args[0])

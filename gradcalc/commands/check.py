@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework.ambiguity import judged
 from gradcalc.verify.homework.judge import Settings, Verdict
+from gradcalc.verify.homework.kinds import Kind
+from gradcalc.verify.homework.kinds import check as check_kind
 
 
 @dataclass
@@ -23,10 +25,14 @@ class CheckJob:
     limits: Limits = DEFAULT_LIMITS
     #: where wrt came from, as errors name it (the option, or a class file's column)
     wrt_from: str = "--wrt"
+    kind: Kind = field(default_factory=Kind)  # what the problem asks for (kinds.py)
 
 
 def run(job: CheckJob) -> Verdict:
     """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
+    if not job.kind.plain:
+        return check_kind(job.function, job.answer, job.wrt, job.kind, job.settings,
+                          job.limits)
     from gradcalc.commands.receipt import receipt
 
     verdict = judged(job.function, job.answer, job.wrt, job.settings, job.limits,

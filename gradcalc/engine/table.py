@@ -25,7 +25,17 @@ from gradcalc.engine import forwards as fw
 from gradcalc.engine import reductions as red
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Prim, apply, fn, public_function
-from gradcalc.engine.shapes import dims, ndim, normalize_axis, ones, shape, unb, value, zeros
+from gradcalc.engine.shapes import (
+    dims,
+    ndim,
+    normalize_axis,
+    ones,
+    shape,
+    unb,
+    unsqueeze,
+    value,
+    zeros,
+)
 from gradcalc.engine.tape import Zero
 from gradcalc.engine.tensor import Tensor
 
@@ -308,6 +318,14 @@ def dot(a: Any, b: Any) -> Any:
     return fn.matmul(a, b)
 
 
+def outer(a: Any, b: Any) -> Any:
+    """Outer product of two vectors: a column times a row (numpy.outer), a matrix. Over
+    the last axes, so a leading batch axis (the batched backend's) carries through."""
+    if ndim(a) < 1 or ndim(b) < 1:
+        raise ValueError("outer() takes two vectors")
+    return fn.mul(unsqueeze(a, -1), unsqueeze(b, -2))
+
+
 for _prim in (*_entries(), *extended.entries()):
     register(_prim)
 del _prim
@@ -317,7 +335,9 @@ extended.attach()
 Tensor.max, Tensor.min = selecting.extreme(largest=True), selecting.extreme(largest=False)
 Tensor.argmax, Tensor.argmin = selecting.arg(largest=True), selecting.arg(largest=False)
 
-#: language functions that are not primitives: constructors, and dot (matmul's other name)
-FUNCTIONS.update({"dot": (dot, (2, 2)), "ones": (ones, (1, 2)), "zeros": (zeros, (1, 2))})
-NOT_PRIMITIVES = frozenset({"dot", "ones", "zeros"})
-__all__ = ["register", "unregister", "dot", "dims", "NOT_PRIMITIVES"]
+#: language functions that are not primitives: constructors, dot (matmul's other name) and
+#: outer (a product of reshapes)
+FUNCTIONS.update({"dot": (dot, (2, 2)), "ones": (ones, (1, 2)), "zeros": (zeros, (1, 2)),
+                  "outer": (outer, (2, 2))})
+NOT_PRIMITIVES = frozenset({"dot", "ones", "zeros", "outer"})
+__all__ = ["register", "unregister", "dot", "outer", "dims", "NOT_PRIMITIVES"]

@@ -256,6 +256,8 @@ class Converter:
             return ListLit(tuple(self.expr(x) for x in e.elts), pos)
         if isinstance(e, ast.Subscript):
             return Index(self.expr(e.value), self.index_items(e.slice), pos)
+        if isinstance(e, ast.Attribute) and e.attr == "T":  # X.T, the transpose (NumPy's)
+            return Call("transpose", (self.expr(e.value),), pos)
         raise self.reject(e, _EXPR_NAMES.get(type(e), f"expression {type(e).__name__}"))
 
     def number(self, e: ast.Constant, pos: Pos) -> Num:

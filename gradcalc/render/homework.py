@@ -30,6 +30,8 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
             "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
             "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
             "expected_latex": v.expected_latex, "read": v.read, "note": v.note,
+            "score": v.score, "entries": v.entries, "misconception": v.misconception,
+            **({"branch": v.branch} if v.branch is not None else {}),
             **({"receipt": v.receipt} if v.receipt is not None else {})}
 
 
@@ -55,7 +57,7 @@ def plain(v: Verdict) -> str:
 
 
 def _where(at: dict[str, Any]) -> str:
-    return ", ".join(f"{n} = {x:.6g}" for n, x in at.items())
+    return ", ".join(f"{n} = {_value(x)}" for n, x in at.items())
 
 
 def _value(x: Any) -> str:
@@ -85,8 +87,13 @@ def show(v: Verdict, console: Any) -> None:
     if v.counterexample is not None:
         c = v.counterexample
         table.add_row("at", _where(c["at"]))
-        table.add_row("answer", _value(c["answer"]))
-        table.add_row("derivative", _value(c["expected"]))
+        anti = v.kind == "antiderivative"
+        table.add_row("answer′" if anti else "answer", _value(c["answer"]))
+        table.add_row("function" if anti else "derivative", _value(c["expected"]))
+    if v.entries and v.verdict == "incorrect":
+        table.add_row("entries", entries_text(v))
+    if v.branch:
+        table.add_row("branch", v.branch)
     if v.feedback:
         table.add_row("feedback", Text(v.feedback, style="yellow"))
     if v.reason:
@@ -94,6 +101,14 @@ def show(v: Verdict, console: Any) -> None:
     if v.verdict != "correct":
         table.add_row("expected", Text(v.expected))
     console.print(table)
+
+
+def entries_text(v: Verdict) -> str:
+    """Each entry marked right or wrong, and the score: `✓ d/dx  ✗ d/dy  (1 of 2 right)`."""
+    assert v.entries is not None
+    marks = "  ".join(f"{_MARK[e['verdict']]} {e['of'] or e['index']}" for e in v.entries)
+    right = sum(e["verdict"] == "correct" for e in v.entries)
+    return f"{marks}  ({right} of {len(v.entries)} right)"
 
 
 class Progress:

@@ -1,23 +1,24 @@
 """Naming a wrong answer's mistake, from values at the points where both sides are defined.
 
-Each recognised mistake is a relation between the answer A, the true derivative D, the
-function F and parts of F's formula that holds at every valid point: A = -D (sign),
-A = c·D (a constant factor, or a chain-rule factor when c is an inner derivative),
-D = A·u' (a missing chain-rule factor u'), A = u'v or uv' (a term of the product rule),
-A' = F (an antiderivative), A = ∂F/∂y (another variable), swapped entries. The first
-relation that holds is the feedback; none holding is no feedback, never a guess.
+A mistake in applying a rule (the chain, product, quotient, power and exponential rules,
+a sign, a constant multiple) is found by one mechanism: the search for one rule
+misapplied at one step of the function's tape that reproduces the answer
+(misconceptions.py). The other recognised mistakes are relations between the whole
+answer A, the true derivative D and the function F that hold at every valid point:
+swapped entries or a transposed Jacobian, A = ∂F/∂y (another variable), A' = F (an
+antiderivative), A = F, A = -D, A = c·D, A = D + c. None holding is no feedback, never
+a guess.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from gradcalc.language.program import EULER, Binary, Call, ExprStmt, Name, Num, Program, Unary
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.problem import Entry, Problem
+from gradcalc.verify.homework.misconceptions import search
+from gradcalc.verify.homework.problem import Problem
 from gradcalc.verify.homework.sample import evaluate
 
 #: how closely a relation must hold at every point (looser than the verdict's tolerance:
@@ -56,30 +57,39 @@ def _number(v: float) -> str:
 
 
 def recognise(problem: Problem, ev: Evidence, wrong: int,
-              limits: Limits = DEFAULT_LIMITS) -> str | None:
-    """Feedback on the wrong entry `wrong` (row-major index), or None."""
-    n = len(problem.wrt)
+              limits: Limits = DEFAULT_LIMITS) -> tuple[str | None, dict[str, str] | None]:
+    """Feedback on the wrong entry `wrong` (row-major index), or None; and, when the
+    mistake is a rule misapplied at one step, {"rule": ..., "at": ...}.
+
+    Whole-answer relations first (swapped entries, another variable, an antiderivative),
+    then the search for the step that went wrong (misconceptions.py), then what is left:
+    the function itself, the negative, a constant factor, a constant term."""
+    if len(next(iter(ev.points.values()), ())) < 2:
+        return None, None  # one point (every input given with --at) shows no relation
+    n = len(problem.paths or problem.wrt)
     row, col = divmod(wrong, n)
-    w = problem.wrt[col]
     a, d, f = ev.answer[wrong], ev.expected[wrong], ev.function[row]
+    if problem.paths is not None:
+        return _lower_order(problem, ev, wrong) or _constant_term(a, d), None
     for check in (_order, _another_variable):
         said = check(problem, ev, wrong)
         if said:
-            return said
-    if same(a, -d) and not same(d, 0 * d):
-        return "sign error: the answer is the negative of the derivative"
+            return said, None
+    w = problem.wrt[col]
+    if problem.function.straight:
+        found = search(problem.function.entries[row].program, ev.points, w, a, same)
+        if found is not None:
+            return found.message, found.as_json()
     entry = problem.answer.entries[wrong]
     da = evaluate(entry, ev.points, (w,), limits).grad[w]
     if same(da, f):
         return ("the answer is an antiderivative of the function (its derivative is the "
-                "function): differentiate, don't integrate")
-    parts = [_sub(problem, u) for u in _inner(problem, row)]
-    said = _factor(a, d, parts, ev, w, limits)
-    if said:
-        return said
+                "function): differentiate, don't integrate"), None
     if same(a, f) and not same(d, f):
-        return "the answer is the function itself, not its derivative"
-    return _rules(problem, row, a, ev, w, limits) or _constant_term(a, d)
+        return "the answer is the function itself, not its derivative", None
+    if same(a, -d) and not same(d, 0 * d):
+        return "sign error: the answer is the negative of the derivative", None
+    return _factor(a, d) or _constant_term(a, d), None
 
 
 def _order(problem: Problem, ev: Evidence, wrong: int) -> str | None:
@@ -111,47 +121,13 @@ def _another_variable(problem: Problem, ev: Evidence, wrong: int) -> str | None:
     return None
 
 
-def _sub(problem: Problem, expr: object) -> Entry:
-    body = problem.function.program.body[:-1]
-    return Entry(Program((*body, ExprStmt(expr, expr.pos))), expr)  # type: ignore[union-attr]
-
-
-def _inner(problem: Problem, row: int) -> Iterator[object]:
-    """Inner functions of the entry's formula: arguments of calls, bases of constant
-    powers, exponents of constant bases (outermost first)."""
-    top = problem.function.entries[row].expr
-    stack = [top] if top is not None else []
-    while stack:
-        e = stack.pop(0)
-        if isinstance(e, Call):
-            yield from (x for x in e.args if not isinstance(x, (Num, Name)))
-            stack.extend(e.args)
-        elif isinstance(e, Binary):
-            if e.op == "**" and isinstance(e.right, Num) and not isinstance(e.left, (Num, Name)):
-                yield e.left
-            if e.op == "**" and (isinstance(e.left, Num) or (
-                    isinstance(e.left, Name) and e.left.id == EULER)) \
-                    and not isinstance(e.right, (Num, Name)):
-                yield e.right
-            stack += [e.left, e.right]
-        elif isinstance(e, Unary):
-            stack.append(e.operand)
-
-
-def _factor(a: np.ndarray, d: np.ndarray, parts: list[Entry], ev: Evidence, w: str,
-            limits: Limits) -> str | None:
-    """A = c·D, or D = A·u' for an inner u: a constant factor or a chain-rule factor."""
+def _factor(a: np.ndarray, d: np.ndarray) -> str | None:
+    """A = c·D for a constant c (no step of the formula explains it)."""
     with np.errstate(all="ignore"):
         ratio = d / a
     usable = np.isfinite(ratio)
     if usable.sum() < 2:
         return None
-    for entry in parts:
-        du = evaluate(entry, ev.points, (w,), limits).grad[w]
-        if same(d, a * du) and not same(du, du * 0 + 1):
-            return (f"missing the chain rule's factor: the derivative of the inner "
-                    f"{entry.text}" + (f", which is {_number(float(du[0]))}"
-                                       if same(du, np.full_like(du, du[0])) else ""))
     r = ratio[usable]
     if r[0] != 0 and same(r, np.full_like(r, r[0])) and not same(r, np.ones_like(r)):
         if abs(1 / r[0] - 1) < 1e-2:
@@ -161,41 +137,24 @@ def _factor(a: np.ndarray, d: np.ndarray, parts: list[Entry], ev: Evidence, w: s
     return None
 
 
-def _rules(problem: Problem, row: int, a: np.ndarray, ev: Evidence, w: str,
-           limits: Limits) -> str | None:
-    """The product and quotient rules, and the power rule's lowered exponent."""
-    top = problem.function.entries[row].expr
-    while isinstance(top, Unary):
-        top = top.operand
-    if not isinstance(top, Binary) or top.op not in ("*", "/", "**"):
-        return None
-    u = evaluate(_sub(problem, top.left), ev.points, (w,), limits)
-    v = evaluate(_sub(problem, top.right), ev.points, (w,), limits)
-    du, dv = u.grad[w], v.grad[w]
-    if top.op == "*":
-        if same(a, du * dv):
-            return ("the derivative of a product is not the product of the derivatives: "
-                    "(u·v)' = u'·v + u·v'")
-        if same(a, du * v.value) or same(a, u.value * dv):
-            return "a term of the product rule is missing: (u·v)' = u'·v + u·v'"
-    elif top.op == "/":
-        with np.errstate(all="ignore"):
-            if same(a, du / dv):
-                return ("the derivative of a quotient is not the quotient of the derivatives: "
-                        "(u/v)' = (u'·v − u·v')/v²")
-            if same(a, (du * v.value + u.value * dv) / v.value**2):
-                return "sign error in the quotient rule: (u/v)' = (u'·v − u·v')/v²"
-    elif isinstance(top.right, Num):
-        p = top.right.value
-        with np.errstate(all="ignore"):
-            if same(a, p * u.value**p * du):
-                return "the power rule lowers the exponent by one: (u^n)' = n·u^(n−1)·u'"
-    return None
-
-
 def _constant_term(a: np.ndarray, d: np.ndarray) -> str | None:
     gap = a - d
     if same(gap, np.full_like(gap, gap[0])) and not same(gap, 0 * gap):
         return (f"the answer differs from the derivative by a constant ({_number(gap[0])}): "
                 "a term is missing or extra")
     return None
+
+
+def _lower_order(problem: Problem, ev: Evidence, wrong: int) -> str | None:
+    """A higher or mixed derivative's answer that is the first derivative instead."""
+    assert problem.paths is not None
+    path = problem.paths[wrong % len(problem.paths)]
+    first = ev.partials[wrong // len(problem.paths)][path[0]]
+    if len(path) < 2 or not same(ev.answer[wrong], first) or same(first, ev.expected[wrong]):
+        return None
+    asked = (f"{ORDINALS.get(len(path), f'{len(path)}th')} derivative" if len(set(path)) == 1
+             else "mixed partial f_" + "".join(path))
+    return f"this is the first derivative d/d{path[0]}; the question asks for the {asked}"
+
+
+ORDINALS = {2: "second", 3: "third"}

@@ -21,7 +21,7 @@ import numpy as np
 
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework import proof, reading, student
+from gradcalc.verify.homework import credit, higher, proof, reading, student
 from gradcalc.verify.homework.feedback import Evidence, recognise
 from gradcalc.verify.homework.problem import Problem
 from gradcalc.verify.homework.sample import ROUNDS, candidates, evaluate, kinked, on_kink
@@ -50,6 +50,11 @@ class Verdict:
     feedback: str | None = None
     reason: str | None = None
     points: list[dict[str, float]] = field(default_factory=list)
+    #: per entry of a list answer: {"index": [..], "verdict": ...} (credit.py)
+    entries: list[dict[str, Any]] | None = None
+    score: float | None = None  # the share of right entries, in [0, 1]
+    misconception: dict[str, str] | None = None  # {"rule": ..., "at": ...}
+    branch: str | None = None  # implicit differentiation: the branches judged on
     #: the true derivative as LaTeX (None when there is no formula)
     expected_latex: str | None = None
     #: how each side was read, in the student's notation: {"function": ..., "answer": ...}
@@ -97,14 +102,19 @@ def _sample(problem: Problem, settings: Settings, limits: Limits) -> _Found:
     f_entries, a_entries = list(problem.function.entries), list(problem.answer.entries)
     inputs = problem.inputs
     found = _Found({n: [] for n in inputs}, [[] for _ in range(len(f_entries) * len(
-        problem.wrt))], [[] for _ in a_entries], [[] for _ in f_entries],
+        problem.paths or problem.wrt))], [[] for _ in a_entries], [[] for _ in f_entries],
         [{n: [] for n in inputs} for _ in f_entries])
     rng = np.random.default_rng(settings.seed)
     kinky = kinked(f_entries + a_entries)
     for round_no in range(ROUNDS):
         pts = candidates(rng, inputs, round_no, found.points)
+        for n, x in problem.pinned:
+            pts[n] = np.full(len(pts[n]), x)
         found.tried += len(pts[inputs[0]])
         fv = [evaluate(e, pts, inputs, limits) for e in f_entries]
+        if problem.paths:
+            for v, e in zip(fv, f_entries, strict=True):
+                v.grad.update(higher.along(e, pts, problem.paths, limits))
         av = [evaluate(e, pts, (), limits) for e in a_entries]
         arrays = [v.value for v in fv + av] + [g for v in fv for g in v.grad.values()]
         ok = np.logical_and.reduce([np.isfinite(x) for x in arrays])
@@ -125,8 +135,9 @@ def _keep(found: _Found, problem: Problem, pts: dict[str, np.ndarray], fv: list,
         found.function[r].append(float(v.value[k]))
         for n in problem.inputs:
             found.partials[r][n].append(float(v.grad[n][k]))
-        for c, w in enumerate(problem.wrt):
-            found.expected[r * len(problem.wrt) + c].append(float(v.grad[w][k]))
+        for c, w in enumerate(problem.paths or problem.wrt):
+            found.expected[r * len(problem.paths or problem.wrt) + c].append(
+                float(v.grad[w][k]))
     for i, v in enumerate(av):
         found.answer[i].append(float(v.value[k]))
 
@@ -153,8 +164,7 @@ def _shape_problem(problem: Problem) -> str | None:
 # --------------------------------------------------------------------------- symbolic side
 
 #: the function's symbolic side per (source, inputs, wrt): a class checks few functions
-_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]],
-             tuple[list, list, str, str | None]] = {}
+_CACHE: dict[tuple, tuple[list, list, str, str | None]] = {}
 CACHE_SIZE = 512
 
 
@@ -170,13 +180,14 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
                    ) -> tuple[list, list, str, str | None]:
     """(function exprs, derivative exprs, the derivative's text and LaTeX, in its shortest
     form found); ([], [], reason, None) when sympy cannot follow within the budget."""
-    key = (problem.function.program.source, problem.inputs, problem.wrt)
+    key = (problem.function.program.source, problem.inputs, problem.wrt, problem.paths,
+           problem.pinned)
     if key in _CACHE and problem.function.straight:
         return _CACHE[key]
     try:
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(problem.function, problem.inputs, point, limits)
-            d = proof.derivatives(f, problem.wrt)
+            d = proof.derivatives(f, problem.wrt, problem.paths, problem.pinned)
             text, tex = student.grid(d, problem.shape, problem.inputs,
                                      min(student.SIMPLIFY_SECONDS, limits.check_seconds / 4))
         result = (f, d, text, tex)
@@ -195,7 +206,8 @@ def _answer_side(problem: Problem, point: dict[str, float], limits: Limits) -> l
         return []
     try:
         with time_budget(limits.check_seconds):
-            return proof.side_exprs(problem.answer, problem.inputs, point, limits)
+            return proof.pin(proof.side_exprs(problem.answer, problem.inputs, point, limits),
+                             problem.pinned)
     except (Timeout, Exception):  # noqa: BLE001 - no answer formula: numbers decide
         return []
 
@@ -215,14 +227,23 @@ def judge(problem: Problem, settings: Settings = Settings(),
                             "read": reading.read_as(problem), "values": _values(ev)}
     shape = _shape_problem(problem)
     if shape:
-        return Verdict("incorrect", "symbolic", feedback=shape, **base)
+        return Verdict("incorrect", "symbolic", feedback=shape, score=0.0, **base)
     a_exprs = _answer_side(problem, first, limits) if d_exprs else []
     wrong = _counterexample(ev, d_exprs, a_exprs, settings)
     if wrong is not None and wrong[0] is not None:
         k, i = wrong
         shown = _readable(problem, ev, i, settings, limits) or _at(problem, ev, k)
-        return Verdict("incorrect", "numeric", counterexample=shown,
-                       feedback=recognise(problem, ev, i, limits), **base)
+        found_wrong = credit.wrong_entries(ev.points, ev.expected, ev.answer, d_exprs,
+                                           a_exprs, settings.rtol, settings.atol)
+        found_wrong[i] = True
+        entries, score = credit.entries(found_wrong, problem.shape, credit.labels(
+            problem.kind, problem.wrt, problem.paths, problem.shape))
+        said, mistake = recognise(problem, ev, i, limits)
+        return Verdict("incorrect", "numeric", counterexample=shown, feedback=said,
+                       entries=entries, score=score, misconception=mistake, **base)
+    base.update(zip(("entries", "score"), credit.entries(
+        [False] * len(ev.answer), problem.shape, credit.labels(
+            problem.kind, problem.wrt, problem.paths, problem.shape))))
     agreed = found.count - (wrong[1] if wrong else 0)
     enough = agreed >= settings.samples
     full = settings.prove or not enough
@@ -237,6 +258,7 @@ def judge(problem: Problem, settings: Settings = Settings(),
               "difference did not simplify to 0" if agreed else
               f"no point found where both sides are defined real numbers (tried "
               f"{found.tried} candidates)")
+    base.update(entries=None, score=None)
     return Verdict("undetermined", "numeric", reason=reason, **base)
 
 
@@ -299,7 +321,7 @@ def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits
     one or two significant digits, where entry `i` still differs clearly (None: keep the
     drawn point). Points nearest 1 in size are tried first; kinked formulas keep theirs."""
     entries = list(problem.function.entries) + list(problem.answer.entries)
-    if kinked(entries):
+    if kinked(entries) or problem.pinned:
         return None
     count = len(ev.answer[0])
     order = sorted(range(count), key=lambda k: sum(
@@ -309,7 +331,9 @@ def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits
             pt = {n: np.array([float(f"{v[k]:.{digits}g}")]) for n, v in ev.points.items()}
             fv = [evaluate(e, pt, problem.wrt, limits) for e in problem.function.entries]
             av = [evaluate(e, pt, (), limits) for e in problem.answer.entries]
-            d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt]
+            d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt] if not \
+                problem.paths else [higher.along(e, pt, problem.paths, limits)[p] for e in
+                                    problem.function.entries for p in problem.paths]
             a = [v.value for v in av]
             values = np.concatenate([*d, *a, *(v.value for v in fv)])
             if not np.all(np.isfinite(values)):

@@ -70,8 +70,12 @@ class Problem:
     answer: Side
     inputs: tuple[str, ...]  # every free name of the function: wrt first, then parameters
     wrt: tuple[str, ...]  # the inputs differentiated, in the answer's order
-    kind: str  # 'derivative' | 'gradient' | 'jacobian'
+    kind: str  # 'derivative' | 'gradient' | 'jacobian' (kinds.py adds others)
     shape: tuple[int, ...]  # the true derivative's shape: (), (n,) or (m, n)
+    #: higher or mixed derivatives: one path of inputs per column (None: d/d each wrt)
+    paths: tuple[tuple[str, ...], ...] | None = None
+    #: inputs held at given values (`--at`): the answer is judged there only
+    pinned: tuple[tuple[str, float], ...] = ()
 
 
 def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS) -> Side:

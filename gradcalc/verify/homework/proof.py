@@ -100,9 +100,22 @@ def exact(expr: Any) -> Any:
     return expr.xreplace({f: exact_number(float(f)) for f in floats})
 
 
-def derivatives(function: list[Any], wrt: tuple[str, ...]) -> list[Any]:
-    """d f_i / d w_j for every entry and input, row-major."""
-    return [sp.diff(f, symbol(w)) for f in function for w in wrt]
+def derivatives(function: list[Any], wrt: tuple[str, ...],
+                paths: tuple[tuple[str, ...], ...] | None = None,
+                pinned: tuple[tuple[str, float], ...] = ()) -> list[Any]:
+    """d f_i / d w_j for every entry and input, row-major (or along each path: f_xy is
+    ("x", "y")), with the pinned inputs put in afterwards."""
+    columns = paths or tuple((w,) for w in wrt)
+    return pin([sp.diff(f, *(symbol(n) for n in p)) for f in function for p in columns],
+               pinned)
+
+
+def pin(exprs: list[Any], pinned: tuple[tuple[str, float], ...]) -> list[Any]:
+    """The expressions with the pinned inputs replaced by their (exact) values."""
+    if not pinned:
+        return exprs
+    subs = {symbol(n): exact_number(v) for n, v in pinned}
+    return [e.xreplace(subs) if isinstance(e, sp.Basic) else e for e in exprs]
 
 
 # --------------------------------------------------------------------------- text

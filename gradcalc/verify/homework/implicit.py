@@ -1,0 +1,244 @@
+"""Implicit differentiation: dy/dx (or d²y/dx²) of a curve F(x, y) = G(x, y).
+
+`check "x^2 + y^2 = 25" --implicit y --answer "-x/y"`. The equation's one top-level `=`
+splits it; H = F - G is read as a program like any function. The answer may use x and
+y, and is judged only on points of the curve, never off it: seeded values of x, and for
+each several seeded starts of y, are taken to the curve by Newton's method on y, whose
+step H/H_y uses the tape's own derivative. Where H_y is 0 (a vertical tangent, a
+crossing) there is no dy/dx and the point is dropped. The truth at each point is
+dy/dx = -H_x/H_y, and d²y/dx² = -(H_xx + 2·H_xy·y' + H_yy·y'²)/H_y, every partial from
+the tape (higher.py).
+
+Branches: where one x has several points of the curve, each is named by its rank
+(lower, middle, upper). An answer that agrees everywhere is correct on every branch; one
+that agrees on all the points of some branches only (`-x/sqrt(25 - x^2)`, the upper half
+of the circle) is correct there, and the verdict says on which (`branch`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gradcalc.errors import GradcalcError
+from gradcalc.language.parse import quote
+from gradcalc.language.program import EULER
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.homework import higher, proof
+from gradcalc.verify.homework.judge import Settings, Verdict
+from gradcalc.verify.homework.problem import Side, free_names, read_side
+from gradcalc.verify.homework.sample import evaluate
+from gradcalc.verify.homework.student import formula
+
+if TYPE_CHECKING:
+    from gradcalc.verify.homework.kinds import Kind
+
+#: x values drawn per round, starts of y per x, rounds at most, Newton steps at most
+XS, STARTS, ROUNDS, NEWTON_STEPS = 16, 6, 4, 60
+#: a Newton point is on the curve when |H| is below this (relative to H's terms' scale)
+ON_CURVE = 1e-10
+#: at least this many points of a branch agree before a branch-only verdict is correct
+BRANCH_POINTS = 3
+
+
+def split_equation(text: str) -> tuple[str, str]:
+    """The two sides of the equation's one top-level `=` (not ==, <=, >=, !=)."""
+    found = [i for i, c in enumerate(text) if c == "=" and text[i - 1:i] not in "=<>!"
+             and text[i + 1:i + 2] != "="] if "=" in text else []
+    found = [i for i in found if text[i - 1:i] not in ("=", "<", ">", "!") or i == 0]
+    if len(found) != 1:
+        raise GradcalcError("--implicit: the function is an equation with one '=', e.g. "
+                            "'x^2 + y^2 = 25'", kind="usage")
+    i = found[0]
+    left, right = text[:i].strip(), text[i + 1:].strip()
+    if not left or not right:
+        raise GradcalcError("--implicit: the equation needs a left and a right side",
+                            kind="usage")
+    return left, right
+
+
+def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
+                   limits: Limits = DEFAULT_LIMITS) -> Verdict:
+    y = kind.implicit or "y"
+    left, right = split_equation(function)
+    side = read_side(f"({left}) - ({right})", "equation", 0, limits)
+    names = [n for n in free_names(side.program) if n != EULER]
+    if y not in names:
+        raise GradcalcError(f"--implicit {quote(y)}: the equation does not use it (its "
+                            f"names: {', '.join(names)})", kind="usage")
+    others = [n for n in names if n != y]
+    if len(others) != 1:
+        raise GradcalcError(f"--implicit: the equation should have one other variable "
+                            f"besides {y} (it has: {', '.join(others) or 'none'})",
+                            kind="usage")
+    x = others[0]
+    a_side = read_side(answer, "answer", 0, limits)
+    for n in free_names(a_side.program):
+        if n not in (x, y, EULER):
+            raise GradcalcError(f"the answer uses {quote(n)}; it may use {x} and {y}",
+                                kind="input")
+    order = kind.order
+    pts, labels = curve_points(side, x, y, settings, limits)
+    said = f"d{y}/d{x}" if order == 1 else f"d^2{y}/d{x}^2"
+    base: dict[str, Any] = {"expected": _expected(side, x, y, order, limits),
+                            "kind": "implicit", "wrt": (x,), "read": {
+                                "function": f"{left} = {right}",
+                                "answer": f"{said} = {a_side.entries[0].text}"}}
+    if not len(pts[x]):
+        return Verdict("undetermined", "numeric", reason=(
+            f"no point of the curve was found where d{y}/d{x} exists"), score=None, **base)
+    truth = slope(side, pts, x, y, order, limits)
+    with np.errstate(all="ignore"):
+        got = evaluate(a_side.entries[0], pts, (), limits).value
+        ok = np.abs(got - truth) <= settings.atol + settings.rtol * np.maximum(
+            np.abs(got), np.abs(truth))
+    defined = np.isfinite(got)
+    points = [{x: float(a), y: float(b)} for a, b in zip(pts[x], pts[y], strict=True)]
+    base["points"] = [p for p, d in zip(points, defined, strict=True) if d]
+    if not defined.any():
+        return Verdict("undetermined", "numeric", score=None, reason=(
+            "the answer is not a real number at any point found on the curve"), **base)
+    names = sorted(set(labels[defined]), key=_RANK.index)
+    if ok[defined].all():
+        return Verdict("correct", "numeric", score=1.0, branch=_branches(names, True),
+                       **base)
+    right = [b for b in names if (labels == b)[defined].sum() >= BRANCH_POINTS
+             and ok[defined & (labels == b)].all()]
+    if right and len(names) > 1:
+        return Verdict("correct", "numeric", score=1.0, branch=_branches(right, False),
+                       feedback=(f"correct on the {_branches(right, False)} only: elsewhere "
+                                 f"on the curve the answer is not d{y}/d{x}; an answer in "
+                                 f"{x} and {y} holds on every branch"), **base)
+    k = int(np.flatnonzero(defined & ~ok)[0])
+    counter = {"at": points[k], "expected": float(truth[k]), "answer": float(got[k])}
+    return Verdict("incorrect", "numeric", counterexample=counter, score=0.0,
+                   branch=_branches(names, True), feedback=_feedback(got, truth, defined),
+                   **base)
+
+
+_RANK = ["only", "lower", "middle", "upper", "other"]
+
+
+def _branches(names: list[str], every: bool) -> str:
+    if names == ["only"]:
+        return "the one branch sampled"
+    named = [n for n in names if n != "only"]
+    words = " and ".join(named) + " branch" + "es" * (len(named) > 1)
+    return words if not every or len(named) < 2 else f"{words} (every branch sampled)"
+
+
+def _feedback(got: np.ndarray, truth: np.ndarray, defined: np.ndarray) -> str | None:
+    from gradcalc.verify.homework.feedback import same
+
+    a, d = got[defined], truth[defined]
+    if same(a, -d) and not same(d, 0 * d):
+        return "sign error: the answer is the negative of dy/dx (dy/dx = -F_x/F_y)"
+    with np.errstate(all="ignore"):
+        if same(a, 1 / d):
+            return "the answer is dx/dy, the reciprocal of dy/dx (dy/dx = -F_x/F_y)"
+        if same(a, -1 / d):
+            return "the answer is -F_y/F_x: dy/dx = -F_x/F_y, x's partial over y's"
+    return None
+
+
+def curve_points(side: Side, x: str, y: str, settings: Settings, limits: Limits
+                 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Points of H = 0 where H_y ≠ 0 (seeded), and each one's branch name."""
+    from gradcalc.verify.homework.sample import _regions
+
+    rng = np.random.default_rng(settings.seed)
+    entry = side.entries[0]
+    want = 3 * settings.samples
+    xs_all: list[float] = []
+    ys_all: list[float] = []
+    labels: list[str] = []
+    for _ in range(ROUNDS):
+        xs = np.concatenate([rng.uniform(-3, 3, XS // 2), _regions(rng, XS - XS // 2)])
+        starts = np.concatenate([rng.uniform(-3, 3, (XS, STARTS // 2)),
+                                 _regions(rng, XS * (STARTS - STARTS // 2)).reshape(
+                                     XS, -1)], axis=1)
+        X = np.repeat(xs, STARTS)
+        Y = _newton(entry, X, starts.reshape(-1), x, y, limits)
+        for i, x0 in enumerate(xs):
+            found = _distinct(Y[i * STARTS:(i + 1) * STARTS])
+            for r, y0 in enumerate(found):
+                xs_all.append(float(x0))
+                ys_all.append(float(y0))
+                labels.append(_label(r, len(found)))
+        if len(xs_all) >= want:
+            break
+    return ({x: np.asarray(xs_all[:want]), y: np.asarray(ys_all[:want])},
+            np.asarray(labels[:want], dtype=object))
+
+
+def _label(rank: int, count: int) -> str:
+    if count == 1:
+        return "only"
+    if rank == 0:
+        return "lower"
+    if rank == count - 1:
+        return "upper"
+    return "middle"
+
+
+def _distinct(ys: np.ndarray) -> list[float]:
+    out: list[float] = []
+    for v in sorted(float(t) for t in ys[np.isfinite(ys)]):
+        if not out or abs(v - out[-1]) > 1e-6 * (1 + abs(v)):
+            out.append(v)
+    return out
+
+
+def _newton(entry: Any, X: np.ndarray, Y: np.ndarray, x: str, y: str, limits: Limits
+            ) -> np.ndarray:
+    """Newton's method on y for every (x, start) at once; nan where it does not land on
+    the curve or where H_y is 0 there."""
+    Y = Y.astype(np.float64).copy()
+    with np.errstate(all="ignore"):
+        for _ in range(NEWTON_STEPS):
+            v = evaluate(entry, {x: X, y: Y}, (y,), limits)
+            step = v.value / v.grad[y]
+            step[~np.isfinite(step)] = np.nan
+            Y = Y - step
+            if np.all(~np.isfinite(step) | (np.abs(step) <= 1e-15 * (1 + np.abs(Y)))):
+                break
+        v = evaluate(entry, {x: X, y: Y}, (x, y), limits)
+        scale = 1 + np.abs(X) ** 3 + np.abs(Y) ** 3 + np.abs(v.grad[x] * X) + np.abs(
+            v.grad[y] * Y)
+        ok = (np.abs(v.value) <= ON_CURVE * scale) & (np.abs(v.grad[y]) > 1e-8 * (
+            1 + np.abs(v.grad[x]))) & np.isfinite(v.grad[x])
+    return np.where(ok, Y, np.nan)
+
+
+def slope(side: Side, pts: dict[str, np.ndarray], x: str, y: str, order: int,
+          limits: Limits) -> np.ndarray:
+    """dy/dx (order 1) or d²y/dx² (order 2) at points of the curve, from H's partials."""
+    entry = side.entries[0]
+    if order == 1:
+        d = higher.along(entry, pts, ((x,), (y,)), limits)
+        with np.errstate(all="ignore"):
+            return -d[(x,)] / d[(y,)]
+    d = higher.along(entry, pts, ((x,), (y,), (x, x), (x, y), (y, y)), limits)
+    with np.errstate(all="ignore"):
+        p = -d[(x,)] / d[(y,)]
+        return -(d[(x, x)] + 2 * d[(x, y)] * p + d[(y, y)] * p**2) / d[(y,)]
+
+
+def _expected(side: Side, x: str, y: str, order: int, limits: Limits) -> str:
+    """dy/dx (or d²y/dx²) as a formula in x and y, from sympy within the budget."""
+    import sympy as sp
+
+    try:
+        with time_budget(limits.check_seconds):
+            h = proof.side_exprs(side, (x, y), {x: 0.5, y: 0.5}, limits)[0]
+            X, Y = proof.symbol(x), proof.symbol(y)
+            p = -sp.diff(h, X) / sp.diff(h, Y)
+            if order == 2:
+                p = sp.diff(p, X) + sp.diff(p, Y) * p
+            return formula(sp.simplify(p), (x, y))
+    except Timeout:
+        return f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
+    except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
+        return f"(no formula: {type(exc).__name__})"

@@ -1,0 +1,123 @@
+"""gradcalc.verify.homework.implicit: dy/dx and d²y/dx² of curves, judged on points of the
+curve found by Newton's method on the tape's derivative, with the branches reported."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcalc.errors import GradcalcError
+from gradcalc.limits import DEFAULT_LIMITS
+from gradcalc.verify.homework.implicit import curve_points, split_equation
+from gradcalc.verify.homework.judge import Settings
+from gradcalc.verify.homework.kinds import Kind, check
+from gradcalc.verify.homework.problem import read_side
+
+
+def verdict(equation, answer, order=1, y="y"):
+    return check(equation, answer, None, Kind(implicit=y, order=order))
+
+
+CIRCLE = "x^2 + y^2 = 25"
+ELLIPSE = "x^2/4 + y^2/9 = 1"
+FOLIUM = "x^3 + y^3 = 3x y"
+
+
+def test_the_points_lie_on_the_curve_on_both_branches():
+    side = read_side("(x^2 + y^2) - (25)", "equation", 0)
+    pts, labels = curve_points(side, "x", "y", Settings(), DEFAULT_LIMITS)
+    assert len(pts["x"]) >= 8
+    np.testing.assert_allclose(pts["x"] ** 2 + pts["y"] ** 2, 25, rtol=1e-12)
+    assert {"upper", "lower"} <= set(labels)
+    assert all(pts["y"][labels == "upper"] > 0) and all(pts["y"][labels == "lower"] < 0)
+
+
+@pytest.mark.parametrize("equation,answer", [
+    (CIRCLE, "-x/y"),
+    (CIRCLE, "x/(-y)"),
+    (ELLIPSE, "-9x/(4y)"),
+    (ELLIPSE, "-(9/4) x/y"),
+    (FOLIUM, "(y - x^2)/(y^2 - x)"),
+    (FOLIUM, "(x^2 - y)/(x - y^2)"),
+    ("x y = 1", "-y/x"),
+    ("sin(x) + cos(y) = 0.5", "cos(x)/sin(y)"),
+])
+def test_implicit_derivatives_correct_on_every_branch(equation, answer):
+    v = verdict(equation, answer)
+    assert v.verdict == "correct", v
+    assert v.kind == "implicit" and v.feedback is None
+
+
+def test_the_folium_is_judged_on_its_branches():
+    v = verdict(FOLIUM, "(y - x^2)/(y^2 - x)")
+    assert "every branch" in v.branch
+    pts = np.array([[p["x"], p["y"]] for p in v.points])
+    np.testing.assert_allclose(pts[:, 0] ** 3 + pts[:, 1] ** 3, 3 * pts[:, 0] * pts[:, 1],
+                               atol=1e-8)
+
+
+@pytest.mark.parametrize("answer,branch", [
+    ("-x/sqrt(25 - x^2)", "upper branch"),
+    ("x/sqrt(25 - x^2)", "lower branch"),
+])
+def test_an_explicit_answer_is_correct_on_its_branch_and_says_which(answer, branch):
+    v = verdict(CIRCLE, answer)
+    assert v.verdict == "correct" and v.branch == branch
+    assert "only" in v.feedback
+
+
+@pytest.mark.parametrize("equation,answer,fragment", [
+    (CIRCLE, "x/y", "sign error"),
+    (CIRCLE, "-y/x", "reciprocal"),
+    (CIRCLE, "y/x", "-F_y/F_x"),
+    (ELLIPSE, "-4x/(9y)", None),
+    (FOLIUM, "(y - x^2)/(y^2 + x)", None),
+])
+def test_wrong_implicit_derivatives(equation, answer, fragment):
+    v = verdict(equation, answer)
+    assert v.verdict == "incorrect"
+    c = v.counterexample
+    assert set(c["at"]) == {"x", "y"} and c["expected"] != pytest.approx(c["answer"])
+    if fragment:
+        assert fragment in v.feedback
+
+
+def test_second_derivatives():
+    assert verdict(CIRCLE, "-25/y^3", order=2).verdict == "correct"
+    assert verdict(CIRCLE, "-(x^2 + y^2)/y^3", order=2).verdict == "correct"
+    assert verdict(CIRCLE, "-1/y - x^2/y^3", order=2).verdict == "correct"
+    assert verdict(CIRCLE, "-x/y", order=2).verdict == "incorrect"
+    assert verdict(ELLIPSE, "-81/(4 y^3)", order=2).verdict == "correct"
+
+
+def test_the_expected_formula():
+    assert verdict(CIRCLE, "x/y").expected == "-x/y"
+    assert verdict(CIRCLE, "x", order=2).expected in ("(-x^2 - y^2)/y^3", "-(x^2 + y^2)/y^3")
+
+
+def test_another_dependent_name():
+    assert verdict("u^2 + x^2 = 4", "-x/u", y="u").verdict == "correct"
+
+
+def test_a_curve_with_no_real_points_is_undetermined():
+    v = verdict("x^2 + y^2 = -1", "-x/y")
+    assert v.verdict == "undetermined"
+
+
+@pytest.mark.parametrize("text", ["x^2 + y^2", "x = y = 1", "x^2 + y^2 == 25", "= 5"])
+def test_not_one_equation(text):
+    with pytest.raises(GradcalcError) as err:
+        verdict(text, "-x/y")
+    assert err.value.kind == "usage"
+
+
+def test_equation_splitting_leaves_comparisons_alone():
+    assert split_equation("x^2 + y^2 = 25") == ("x^2 + y^2", "25")
+    assert split_equation("where(x <= 1, x, y) = 2") == ("where(x <= 1, x, y)", "2")
+
+
+def test_names_the_answer_may_use():
+    with pytest.raises(GradcalcError):
+        verdict(CIRCLE, "-x/z")
+    with pytest.raises(GradcalcError):
+        verdict("x^2 + y^2 + z^2 = 1", "-x/y")

@@ -1,0 +1,141 @@
+"""gradcalc.verify.homework.tensors: backprop homework, ∂L/∂W of linear, softmax
+cross-entropy and two-layer ReLU losses, right, rewritten and wrong (transposed, unsummed,
+a missing factor), judged entry by entry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcalc.errors import GradcalcError
+from gradcalc.verify.homework.kinds import Kind, check
+from gradcalc.verify.homework.tensors import read_shapes
+
+
+def verdict(function, answer, wrt, shape, **kind):
+    return check(function, answer, [wrt], Kind.read(shape=shape, **kind))
+
+
+LINEAR = ("L = sum((W@x - y)**2)", "W", "W=3x2, x=2, y=3")
+BATCH = ("L = sum((X@W + b - Y)**2)", "X=4x3, W=3x2, b=2, Y=4x2")
+SOFTMAX = "L = -sum(y*log(softmax(W@x)))"
+RELU = "h = relu(W1@x)\nL = sum((W2@h - y)**2)"
+RELU_SHAPES = "W1=4x3, x=3, W2=2x4, y=2"
+
+
+def test_shapes_are_read():
+    assert read_shapes("W=3x2, x=2, s=scalar") == (("W", (3, 2)), ("x", (2,)), ("s", ()))
+    assert read_shapes("A = 2×3×4") == (("A", (2, 3, 4)),)
+    for bad in ("W", "W=3x", "W=0x2", "W=2, W=3", "1W=2"):
+        with pytest.raises(GradcalcError):
+            read_shapes(bad)
+    with pytest.raises(GradcalcError) as err:
+        read_shapes("W=1000x1000")
+    assert err.value.kind == "limit"
+
+
+@pytest.mark.parametrize("answer", [
+    "2*outer(W@x - y, x)",
+    "outer(2*(W@x - y), x)",
+    "2*outer(W@x, x) - 2*outer(y, x)",
+    "r = W@x - y\n2*outer(r, x)",
+])
+def test_linear_correct(answer):
+    function, w, shapes = LINEAR
+    v = verdict(function, answer, w, shapes)
+    assert v.verdict == "correct" and v.score == 1.0 and len(v.entries) == 6
+
+
+@pytest.mark.parametrize("answer,fragment", [
+    ("2*outer(x, W@x - y)", "transposed"),
+    ("outer(W@x - y, x)", "0.5 times the gradient"),
+    ("-2*outer(W@x - y, x)", "sign error"),
+    ("2*(W@x - y)", "shape 3; ∂L/∂W has W's shape 3×2"),
+])
+def test_linear_wrong(answer, fragment):
+    function, w, shapes = LINEAR
+    v = verdict(function, answer, w, shapes)
+    assert v.verdict == "incorrect" and fragment in v.feedback, v.feedback
+    assert v.score == 0.0
+
+
+def test_batched_linear_with_transposes():
+    function, shapes = BATCH
+    assert verdict(function, "2*X.T@(X@W + b - Y)", "W", shapes).verdict == "correct"
+    assert verdict(function, "2*transpose(X)@(X@W + b - Y)", "W", shapes).verdict == "correct"
+    assert verdict(function, "2*((X@W + b - Y).T@X).T", "W", shapes).verdict == "correct"
+    wrong = verdict(function, "2*(X@W + b - Y).T@X", "W", shapes)
+    assert wrong.verdict == "incorrect" and "transposed" in wrong.feedback
+    assert "X.T @ G, not G.T @ X" in wrong.feedback
+
+
+def test_a_missing_sum_over_the_batch():
+    function, shapes = BATCH
+    assert verdict(function, "2*sum(X@W + b - Y, axis=0)", "b", shapes).verdict == "correct"
+    v = verdict(function, "2*(X@W + b - Y)", "b", shapes)
+    assert v.verdict == "incorrect" and "sum them over the batch axis" in v.feedback
+    mean = verdict("L = mean((X@W + b - Y)**2)", "2*X.T@(X@W + b - Y)", "W", shapes)
+    assert mean.verdict == "incorrect" and "8 times" in mean.feedback
+
+
+def test_softmax_cross_entropy():
+    shapes = "W=3x2, x=2, y=3"
+    one_hot = "y=[0, 1, 0]"
+    right = verdict(SOFTMAX, "outer(softmax(W@x) - y, x)", "W", shapes, at=one_hot)
+    assert right.verdict == "correct"
+    again = verdict(SOFTMAX, "outer(exp(W@x)/sum(exp(W@x)) - y, x)", "W", shapes, at=one_hot)
+    assert again.verdict == "correct"
+    transposed = verdict(SOFTMAX, "outer(x, softmax(W@x) - y)", "W", shapes, at=one_hot)
+    assert transposed.verdict == "incorrect" and "transposed" in transposed.feedback
+    sign = verdict(SOFTMAX, "outer(y - softmax(W@x), x)", "W", shapes, at=one_hot)
+    assert sign.verdict == "incorrect" and "sign" in sign.feedback
+
+
+@pytest.mark.parametrize("integers", [False, True])
+def test_two_layer_relu(integers):
+    right = "outer(where(W1@x > 0, 2*W2.T@(W2@h - y), 0), x)"
+    v = verdict(RELU, right, "W1", RELU_SHAPES, integers=integers)
+    assert v.verdict == "correct", v
+    v = verdict(RELU, "outer(2*W2.T@(W2@h - y), x)", "W1", RELU_SHAPES, integers=integers)
+    assert v.verdict == "incorrect" and v.score < 1
+    wrong = [e for e in v.entries if e["verdict"] == "incorrect"]
+    assert wrong and all(len(e["index"]) == 2 for e in wrong)
+    t = verdict(RELU, "outer(x, where(W1@x > 0, 2*W2.T@(W2@h - y), 0))", "W1", RELU_SHAPES,
+                integers=integers)
+    assert t.verdict == "incorrect" and "transposed" in t.feedback
+
+
+def test_integers_are_small_whole_numbers():
+    function, w, shapes = LINEAR
+    v = verdict(function, "2*outer(W@x - y, x)", w, shapes, integers=True)
+    for p in v.points:
+        values = np.concatenate([np.ravel(p[n]) for n in ("W", "x", "y")])
+        assert np.all(values == np.round(values)) and np.all(np.abs(values) <= 3)
+
+
+def test_a_hand_computed_answer_at_given_values():
+    at = "W=[[1, 2], [3, 4], [5, 6]], x=[1, 1], y=[0, 0, 0]"
+    # W@x - y = [3, 7, 11]; 2*outer(r, x)
+    v = verdict(*LINEAR[:1], "[[6, 6], [14, 14], [22, 22]]", "W", LINEAR[2], at=at)
+    assert v.verdict == "correct"
+    v = verdict(*LINEAR[:1], "[[6, 6], [14, 14], [22, 21]]", "W", LINEAR[2], at=at)
+    assert v.verdict == "incorrect" and v.score == pytest.approx(5 / 6)
+    assert v.entries[5] == {"index": [2, 1], "of": "d/dW[2, 1]", "verdict": "incorrect"}
+
+
+@pytest.mark.parametrize("kind,message", [
+    ({"shape": "Q=2"}, "--shape 'Q'"),
+    ({"shape": "W=3x2, x=2, y=3", "at": "x=[1, 2, 3]"}, "--at x"),
+])
+def test_bad_settings(kind, message):
+    with pytest.raises(GradcalcError) as err:
+        check(LINEAR[0], "0", ["W"], Kind.read(**kind))
+    assert message in err.value.message
+
+
+def test_wrt_is_needed_and_the_loss_is_a_number():
+    with pytest.raises(GradcalcError):
+        check(LINEAR[0], "0", None, Kind.read(shape=LINEAR[2]))
+    with pytest.raises(GradcalcError) as err:
+        check("W@x", "0", ["W"], Kind.read(shape="W=3x2, x=2"))
+    assert "not one number" in err.value.message
