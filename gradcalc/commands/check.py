@@ -30,10 +30,15 @@ class CheckJob:
 
 def run(job: CheckJob) -> Verdict:
     """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
-    if not job.kind.plain:
-        return check_kind(job.function, job.answer, job.wrt, job.kind, job.settings,
-                          job.limits)
     from gradcalc.commands.receipt import receipt
+
+    if not job.kind.plain:
+        verdict = check_kind(job.function, job.answer, job.wrt, job.kind, job.settings,
+                             job.limits)
+        if verdict.receipt is None:
+            verdict.receipt = receipt(job.function, job.answer, job.wrt, job.settings,
+                                      verdict, kind=job.kind)
+        return verdict
 
     verdict = judged(job.function, job.answer, job.wrt, job.settings, job.limits,
                      job.wrt_from)

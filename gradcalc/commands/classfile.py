@@ -23,6 +23,7 @@ from gradcalc.commands.receipt import receipt
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework.judge import Settings, Verdict
+from gradcalc.verify.homework.kinds import PLAIN, Kind
 
 #: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
 ONE_FILE = ("student", "function", "answer")
@@ -46,6 +47,7 @@ class Task:
     points: float = 1.0
     extras: tuple[tuple[str, str], ...] = ()
     error: tuple[str, str] | None = None  # known before judging (a problem not in the key)
+    kind: Kind = PLAIN  # what the key's problem asks for
 
 
 @dataclass
@@ -74,7 +76,7 @@ class Result:
         if self.verdict is not None and self.verdict.receipt is not None:
             return self.verdict.receipt
         return receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
-                       self.task.settings)
+                       self.task.settings, kind=self.task.kind)
 
 
 def share(verdict: Verdict | None) -> float:
@@ -152,7 +154,8 @@ def tasks(table: Table, key: Key | None, settings: Settings) -> list[Task]:
         own = replace(settings, rtol=settings.rtol if problem.rtol is None else problem.rtol,
                       atol=settings.atol if problem.atol is None else problem.atol)
         out.append(replace(base, problem=problem.name, function=problem.function,
-                           wrt=problem.wrt, settings=own, points=problem.points))
+                           wrt=problem.wrt, settings=own, points=problem.points,
+                           kind=problem.kind))
     return out
 
 
@@ -169,12 +172,13 @@ def _judged(task: Task, limits: Limits) -> Verdict:
             raise GradcalcError(f"the {what} is over {MAX_CELL_CHARS:,} characters",
                                 kind="limit")
     wrt = split_wrt(task.wrt)
-    memo = (task.function, task.answer, tuple(wrt or ()), task.settings, limits)
+    memo = (task.function, task.answer, tuple(wrt or ()), task.settings, limits, task.kind)
     if memo in _MEMO:
         _MEMO.move_to_end(memo)
         return _MEMO[memo]
     verdict = checking.run(checking.CheckJob(task.function, task.answer, wrt, task.settings,
-                                             limits, wrt_from="the row's wrt"))
+                                             limits, wrt_from="the row's wrt",
+                                             kind=task.kind))
     _MEMO[memo] = verdict
     if len(_MEMO) > MEMO_SIZE:
         _MEMO.popitem(last=False)

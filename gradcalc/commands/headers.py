@@ -36,6 +36,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "atol": ("atol",),
     "points": ("points", "max points", "max score", "max_score"),
     "at": ("at",),
+    "implicit": ("implicit", "dependent"),
+    "constant": ("constant", "plus c", "+c", "+ c"),
 }
 
 

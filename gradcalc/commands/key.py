@@ -1,11 +1,12 @@
 """An answer key: one row per problem, read once, so a class's submissions need only say
 which problem each answer is for.
 
-Columns: `problem,function` and optionally `wrt, order, partial, kind, shape, rtol, atol,
-points, at`; header names as `gradcalc.commands.headers` matches them. A problem's
-`points` is its maximum score (default 1); `rtol`/`atol` replace the command's tolerances
-for that problem. The derivative kinds (`order, partial, kind, shape, at`) are read and
-named in a clear error while the checker does not judge them.
+Columns: `problem,function` and optionally `wrt, order, partial, kind, implicit,
+constant, shape, rtol, atol, points, at`; header names as `gradcalc.commands.headers`
+matches them. A problem's `points` is its maximum score (default 1); `rtol`/`atol` replace
+the command's tolerances for that problem. The kind columns (`gradcalc.commands.key_kinds`)
+say what the problem asks for: the N-th derivative, a mixed partial, a value at a point,
+dy/dx of an equation, an antiderivative, a tensor gradient.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import math
 from dataclasses import dataclass, field
 
 from gradcalc.commands.headers import Table, read_table, source_of
+from gradcalc.commands.key_kinds import KIND_COLUMNS, kind_of
 from gradcalc.errors import GradcalcError
+from gradcalc.verify.homework.kinds import PLAIN, Kind
 
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
-OPTIONAL = ("wrt", "order", "partial", "kind", "shape", "rtol", "atol", "points", "at")
-#: key columns the checker reads today; the others are refused with a clear error
-JUDGED = frozenset({"problem", "function", "wrt", "rtol", "atol", "points"})
+OPTIONAL = ("wrt", "order", "partial", "kind", "shape", "rtol", "atol", "points", "at",
+            "implicit", "constant")
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 
@@ -36,7 +38,7 @@ class Problem:
     atol: float | None = None
     points: float = 1.0
     line: int = 0
-    kinds: dict[str, str] = field(default_factory=dict)  # order/partial/kind/shape/at
+    kind: Kind = PLAIN  # what the problem asks for (the kind columns)
 
 
 @dataclass
@@ -102,24 +104,16 @@ def key_from(table: Table) -> Key:
         if twin is not None:
             raise GradcalcError(f"{where}: problem {name!r} is in the key twice (first on "
                                 f"line {twin.line})", kind="usage")
-        kinds = {c: row.get(c).strip() for c in OPTIONAL if c not in JUDGED and row.get(c)
-                 .strip()}
+        kind = kind_of({c: row.get(c) for c in KIND_COLUMNS}, where)
         points = _number(row.get("points"), "points", where, positive=True)
         problems[name] = Problem(
             name, function, row.get("wrt").strip(),
             _number(row.get("rtol"), "rtol", where), _number(row.get("atol"), "atol", where),
-            1.0 if points is None else points, row.line, kinds)
+            1.0 if points is None else points, row.line, kind)
         seen[name.lower()] = problems[name]
         if len(problems) > MAX_PROBLEMS:
             raise GradcalcError(f"{source} has over {MAX_PROBLEMS:,} problems", kind="limit")
     if not problems:
         raise GradcalcError(f"{source} has no problems: one row per problem under the "
                             "header problem,function", kind="usage")
-    for p in problems.values():
-        if p.kinds:
-            names = ", ".join(f"{c}={v!r}" for c, v in p.kinds.items())
-            raise GradcalcError(
-                f"{source}, line {p.line}: problem {p.name!r} asks for {names}; this "
-                "gradcalc judges derivatives, gradients and Jacobians only (key columns "
-                "problem, function, wrt, rtol, atol, points)", kind="usage")
     return Key(problems, source)

@@ -1,12 +1,12 @@
 """Saved verdicts judged again from their receipts (`check --replay verdicts.jsonl`).
 
 Each JSON line of `check --json` (one answer or a class's rows) carries a receipt: the
-texts, the inputs, the seed, samples and tolerances, the method, and both sides' values
-at every sampled point. Replaying judges the texts again with those settings and reports
-every difference: in the verdict, the method, the score, the points or the values there
-(compared to 1e-12 relative, so a hand-edited number is found). The derivative's printed
-form is not compared: it is simplified within a time bound, so it may read differently
-on a busier machine while being the same derivative. A row
+texts, the inputs, the seed, samples and tolerances, the problem's kind, the method, and
+both sides' values at every sampled point. Replaying judges the texts again with those
+settings and reports every difference: in the verdict, the method, the score, the points
+or the values there (compared to 1e-12 relative, so a hand-edited number is found). The
+derivative's printed form is not compared: it is simplified within a time bound, so it
+may read differently on a busier machine while being the same derivative. A row
 saved as unreadable must still be unreadable, with the same kind of error (a row refused
 before judging, such as a problem not in the key, has nothing to judge again).
 """
@@ -22,7 +22,7 @@ from typing import Any
 from gradcalc.commands import check as checking
 from gradcalc.commands.classfile import share, split_wrt
 from gradcalc.commands.headers import read_bytes
-from gradcalc.commands.receipt import receipt, settings_of
+from gradcalc.commands.receipt import kind_of, receipt, settings_of
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
@@ -102,8 +102,9 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
     try:
         settings = settings_of(rec)
         wrt = split_wrt(",".join(rec["wrt"])) if rec.get("wrt") else None
+        kind = kind_of(rec)
         verdict = checking.run(checking.CheckJob(rec["function"], rec["answer"], wrt,
-                                                 settings, limits))
+                                                 settings, limits, kind=kind))
     except Exception as exc:  # noqa: BLE001 - an error is a result to compare, too
         kind, message = failure(exc)
         was = obj.get("error")
@@ -116,7 +117,8 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
     if "error" in obj:
         out.differences.append(f"verdict: recorded unreadable, now {verdict.verdict}")
         return out
-    now = verdict.receipt or receipt(rec["function"], rec["answer"], wrt, settings, verdict)
+    now = verdict.receipt or receipt(rec["function"], rec["answer"], wrt, settings, verdict,
+                                     kind=kind)
     _differ("verdict", obj.get("verdict"), verdict.verdict, out.differences)
     _differ("method", obj.get("method"), verdict.method, out.differences)
     if rec.get("method") != obj.get("method"):

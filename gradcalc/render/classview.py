@@ -32,7 +32,8 @@ def row_json(r: Result, keyed: bool) -> dict[str, Any]:
         kind, message = r.error
         return {**head, "error": {"kind": kind, "message": message}, "receipt": r.receipt}
     assert r.verdict is not None
-    return {**head, **verdict_json(r.verdict), "receipt": r.receipt}
+    # the row's score is the points earned, not the verdict's own share of right entries
+    return {**head, **verdict_json(r.verdict), "score": r.earned, "receipt": r.receipt}
 
 
 def summary_json(summary: Summary, students: int) -> dict[str, Any]:

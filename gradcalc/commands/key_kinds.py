@@ -1,0 +1,84 @@
+"""What a key's problem asks for, read from its kind columns into a `Kind`.
+
+The columns, as a teacher writes them (an empty cell is the plain first derivative):
+
+- `order`: the N-th derivative, e.g. 2 (with several wrt: the Hessian);
+- `partial`: a mixed partial, the variables in the order differentiated, e.g. `x;y`;
+- `at`: the derivative's value at a point, e.g. `x=2; y=1`;
+- `kind`: `derivative` (the default), `antiderivative` or `implicit`;
+- `implicit`: the dependent variable of an equation, for dy/dx (default `y` when the
+  kind is `implicit`; naming it alone makes the problem implicit);
+- `constant`: an antiderivative's `+ C`: `required`, `optional` (default), `forbidden`;
+- `shape`: tensor inputs, e.g. `W=3x2; x=2`.
+
+Lists in a cell are separated by `;` (or by commas in a quoted cell). Every error names the
+key's line and column in these words, never a command-line option.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gradcalc.errors import GradcalcError
+from gradcalc.verify.homework.kinds import PLAIN, Kind
+
+#: the key's columns read here
+KIND_COLUMNS = ("order", "partial", "at", "kind", "implicit", "constant", "shape")
+KINDS = ("derivative", "antiderivative", "implicit")
+_OPTION = re.compile(r"--(order|partial|at|implicit|antiderivative|constant|shape|"
+                     r"integers)\b")
+_WORD = {"antiderivative": "kind antiderivative", "implicit": "implicit",
+         "integers": "integers"}
+
+
+def teacher_words(message: str) -> str:
+    """An option's message in the key's words: `--order 2` becomes `order 2`."""
+    return _OPTION.sub(lambda m: _WORD.get(m.group(1), m.group(1)), message)
+
+
+def _error(where: str, column: str, message: str) -> GradcalcError:
+    return GradcalcError(f"{where}, column {column}: {teacher_words(message)}", kind="usage")
+
+
+def _list(text: str) -> str:
+    return ",".join(p.strip() for p in text.replace(";", ",").split(","))
+
+
+def kind_of(cells: dict[str, str], where: str) -> Kind:
+    """The Kind of one key row from its kind cells (column -> text); GradcalcError naming
+    WHERE (the key and line) and the column when a cell is wrong."""
+    cells = {c: (cells.get(c) or "").strip() for c in KIND_COLUMNS}
+    if not any(cells.values()):
+        return PLAIN
+    what = cells["kind"].lower() or ("implicit" if cells["implicit"] else "derivative")
+    if what not in KINDS:
+        raise _error(where, "kind", f"{cells['kind']!r} is not a kind of problem: give "
+                     f"{', '.join(KINDS)} (or leave it empty for the derivative)")
+    if cells["implicit"] and what != "implicit":
+        raise _error(where, "implicit", f"{cells['implicit']!r} names an equation's "
+                     f"dependent variable, but the kind is {what}")
+    if cells["constant"] and what != "antiderivative":
+        raise _error(where, "constant", "the + C rule goes with kind antiderivative")
+    for column in ("order", "partial", "at"):
+        if cells[column] and what != "derivative":
+            raise _error(where, column, f"an {what} problem takes no {column}")
+    if cells["shape"] and what == "implicit":
+        raise _error(where, "shape", "an implicit problem takes no shape")
+    fields = {"order": cells["order"], "partial": _list(cells["partial"]),
+              "at": [p for p in cells["at"].split(";") if p.strip()],
+              "implicit": cells["implicit"] or ("y" if what == "implicit" else ""),
+              "constant": cells["constant"].lower(), "shape": _list(cells["shape"])}
+    order = cells["order"]
+    if order and not (order.isdigit() and 1 <= int(order) <= 10):
+        raise _error(where, "order", f"{order!r}: give a whole number from 1 to 10, e.g. 2 "
+                     "for the second derivative")
+    for column, text in fields.items():
+        if text:  # each cell alone first, so an error names its column
+            try:
+                Kind.read(**{column: text})
+            except GradcalcError as exc:
+                raise _error(where, column, exc.message) from None
+    try:
+        return Kind.read(**fields, antiderivative=what == "antiderivative")
+    except GradcalcError as exc:
+        raise GradcalcError(f"{where}: {teacher_words(exc.message)}", kind="usage") from None
