@@ -72,7 +72,7 @@ def test_the_key_is_read_with_points_and_tolerances():
     (b"problem,function,points\np1,x,two\n", "points 'two' is not a number"),
     (b"problem,function\n", "has no problems"),
     (b"problem,function\np1,\n", "the function is empty"),
-    (b"problem,function,order\np1,x^3,2\n", "problem 'p1' asks for order='2'"),
+    (b"problem,function,order\np1,x^3,two\n", "line 2, column order: 'two'"),
     (b"problem,answer\np1,x\n", "no column for the function"),
 ])
 def test_a_bad_key_is_refused(text, fragment):

@@ -57,6 +57,9 @@ def kind_of(cells: dict[str, str], where: str) -> Kind:
     if cells["implicit"] and what != "implicit":
         raise _error(where, "implicit", f"{cells['implicit']!r} names an equation's "
                      f"dependent variable, but the kind is {what}")
+    if cells["implicit"] and not re.fullmatch(r"[^\W\d]\w*", cells["implicit"]):
+        raise _error(where, "implicit", f"{cells['implicit']!r} is not a variable's name: "
+                     "name the dependent variable, e.g. y")
     if cells["constant"] and what != "antiderivative":
         raise _error(where, "constant", "the + C rule goes with kind antiderivative")
     for column in ("order", "partial", "at"):
