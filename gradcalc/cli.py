@@ -499,7 +499,8 @@ def check(
     scheduler: SchedulerOpt = None,
     key: Annotated[str | None, typer.Option(
         "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
-        "rtol,atol,points]; --file then holds submissions student,problem,answer.",
+        "rtol,atol,points] and, for other kinds of problem, order, partial, at, kind, "
+        "implicit, constant, shape; --file then holds submissions student,problem,answer.",
         show_default=False)] = None,
     grades: Annotated[str | None, typer.Option(
         "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a "
