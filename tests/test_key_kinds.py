@@ -156,3 +156,11 @@ def test_a_bad_key_cell_on_the_command_line_is_exit_2_and_writes_nothing(invoke,
                str(tmp_path / "subs.csv"), "--grades", str(tmp_path / "g.csv"))
     assert r.code == 2 and "line 2, column kind" in r.err and "Traceback" not in r.err
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_one_check_of_a_kind_is_replayed_with_its_kind(invoke, tmp_path):
+    r = invoke("check", "x^3", "--answer", "6x", "--order", "2", "--json")
+    assert json.loads(r.out)["receipt"]["kind"] == {"order": 2}
+    (tmp_path / "one.jsonl").write_text(r.out)
+    again = invoke("check", "--replay", str(tmp_path / "one.jsonl"), "--plain")
+    assert again.code == 0 and "1 the same, 0 differ" in again.out + again.err
