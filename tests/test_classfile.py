@@ -126,8 +126,8 @@ def test_plain_and_table_show_student_problem_columns_answer_score(invoke, files
     plain = invoke(*args, "--plain")
     assert plain.out.splitlines()[1].split("\t") == [
         "ana@x.edu", "p2", "Ana", "A", "cos(3x)", "0/1",
-        "incorrect: missing the chain rule's factor: the derivative of the inner 3x, "
-        "which is 3; expected 3cos(3x); read as f(x) = sin(3x) and f'(x) = cos(3x)"]
+        "incorrect: at sin(3x): the chain rule's inner factor 3 is missing; expected "
+        "3cos(3x); read as f(x) = sin(3x) and f'(x) = cos(3x)"]
     assert "7 rows: 3 correct, 2 incorrect, 0 undetermined, 2 unreadable; score 4 of 9" \
         in plain.err
     table = invoke(*args)
