@@ -69,7 +69,7 @@ def test_gradescope_results_json_follows_the_autograder_format(invoke, files):
     assert data["score"] == sum(t["score"] for t in data["tests"]) == 2.0
     assert data["max_score"] == 4.5
     p2 = data["tests"][1]
-    assert p2["status"] == "failed" and "missing the chain rule's factor" in p2["output"]
+    assert p2["status"] == "failed" and "the chain rule's inner factor 3 is missing" in p2["output"]
     assert data["tests"][2]["output"] == "no answer submitted"
 
 

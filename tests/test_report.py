@@ -58,9 +58,8 @@ def test_every_problem_and_mistake_is_in_the_report(page):
     text = " ".join(page.text)
     for problem in ("chain", "product", "gradient"):
         assert problem in text
-    assert "missing the chain rule's factor: the derivative of the inner 3x, which is 3" \
-        in text
-    assert "the derivative of a product is not the product of the derivatives" in text
+    assert "the chain rule's inner factor dropped at sin(3x)" in text
+    assert "the product rule as f′g′ at x^2·sin(x)" in text
     assert "entries 1 and 2 are swapped" in text
     ids = {a["id"] for _, a in page.tags if "id" in a}
     assert {"problem-1", "problem-2", "problem-3", "slowest", "students"} <= ids
@@ -70,8 +69,7 @@ def test_mistakes_have_counts_and_example_answers(page):
     rows = [t for t, _ in page.tags if t == "tr"]
     assert rows
     text = "|".join(s.strip() for s in page.text if s.strip())
-    assert "missing the chain rule's factor: the derivative of the inner 3x, which is 3|2|" \
-           "cos(3x)" in text
+    assert "the chain rule's inner factor dropped at sin(3x)|2|cos(3x)" in text
 
 
 def test_bars_per_problem_and_no_external_resource(page):

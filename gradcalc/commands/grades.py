@@ -69,7 +69,10 @@ def mistake(r: Result) -> str | None:
         return None
     named = getattr(r.verdict, "misconception", None)
     if isinstance(named, dict) and named.get("rule"):
-        return f"{named['rule']}" + (f" at {named['at']}" if named.get("at") else "")
+        from gradcalc.verify.homework.misconceptions import CATALOGUE
+
+        words = {rule.id: rule.name for rule in CATALOGUE}.get(named["rule"], named["rule"])
+        return words + (f" at {named['at']}" if named.get("at") else "")
     return r.verdict.feedback or UNNAMED
 
 
