@@ -107,9 +107,10 @@ def test_a_worker_killed_mid_run_still_gives_the_whole_output(scheduler, parts, 
     assert killed and target.read_text() == expected
 
 
-def test_unreachable_scheduler_is_a_clear_error(parts):
+def test_unreachable_scheduler_is_a_clear_error(parts, monkeypatch):
     from gradcalc.errors import GradcalcError
 
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "2s")  # the default waits 20 s
     with pytest.raises(GradcalcError, match="cannot reach the Dask scheduler"):
         cluster.run_points(job(), str(parts), scheduler="tcp://127.0.0.1:9")
 

@@ -96,6 +96,10 @@ def answer_partition(plan: chunking.Plan, fmt: stream.Format, path: str, offset:
     return Part(totals.count, totals, of, header, text)
 
 
+#: how long a scheduler named by --scheduler is tried before it is called unreachable
+CONNECT_TIMEOUT = "20s"
+
+
 def client_for(scheduler: str | None) -> tuple[Any, Any]:
     """A distributed Client on the scheduler at ADDRESS, or on a new LocalCluster."""
     try:
@@ -105,7 +109,7 @@ def client_for(scheduler: str | None) -> tuple[Any, Any]:
                             "pip install 'gradcalc[dask]'", kind="usage") from None
     if scheduler:
         try:
-            return Client(scheduler, timeout="20s"), None
+            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
         except OSError as exc:
             raise GradcalcError(f"cannot reach the Dask scheduler at {scheduler!r}: {exc}",
                                 kind="usage") from None
