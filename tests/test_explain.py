@@ -183,13 +183,14 @@ def test_values_agree_with_the_answer():
 
 
 def test_postorder_is_an_evaluation_order():
-    from gradcalc.commands.explain import _postorder, trace
+    from gradcalc.commands.explain import trace
+    from gradcalc.engine.tape import postorder
     from gradcalc.limits import DEFAULT_LIMITS
 
     values = {"a": np.array(1.0), "b": np.array(2.0), "c": np.array(3.0)}
     traced = trace(parse("y = (a+b)*(b+c)"), values, ["a", "b", "c"], {}, "y",
                    DEFAULT_LIMITS)
-    order = [n.prim.name if n.prim else "leaf" for n in _postorder(traced.out.node)]
+    order = [n.prim.name if n.prim else "leaf" for n in postorder(traced.out.node)]
     assert order == ["leaf", "leaf", "add", "leaf", "add", "mul"]
 
 

@@ -269,25 +269,9 @@ def _ancestors(root: Any) -> list[Any]:
     if all(getattr(n, "index", -1) >= 0 for n in ops):  # recorded on a tape: its order
         leaves = [n for n in nodes if n.prim is None]
         return leaves + sorted(ops, key=lambda n: n.index)
-    return _postorder(root)
+    from gradcalc.engine.tape import postorder
 
-
-def _postorder(root: Any) -> list[Any]:
-    """Parents before children, first arguments first (an evaluation order), iteratively."""
-    order: list[Any] = []
-    done: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if node is None or id(node) in done:
-            continue
-        if expanded:
-            done.add(id(node))
-            order.append(node)
-            continue
-        stack.append((node, True))
-        stack.extend((p, False) for p in reversed(node.parents) if p is not None)
-    return order
+    return postorder(root)
 
 
 def steps_of(traced: Traced) -> tuple[list[Step], dict[int, int]]:

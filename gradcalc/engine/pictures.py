@@ -46,22 +46,12 @@ class Row:
 
 
 def _nodes(root: Any) -> list[Any]:
-    """The nodes `root` depends on, parents before children (iteratively)."""
-    order: list[Any] = []
-    done: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if node is None or id(node) in done:
-            continue
-        if expanded:
-            done.add(id(node))
-            order.append(node)
-            if len(order) > MAX_NODES:
-                raise ValueError(f"the graph has more than {MAX_NODES} nodes: too many to draw")
-            continue
-        stack.append((node, True))
-        stack.extend((p, False) for p in reversed(node.parents) if p is not None)
+    """The nodes `root` depends on, parents before children."""
+    from gradcalc.engine.tape import postorder
+
+    order = postorder(root)
+    if len(order) > MAX_NODES:
+        raise ValueError(f"the graph has more than {MAX_NODES} nodes: too many to draw")
     return order
 
 

@@ -259,6 +259,25 @@ def topological(roots: Iterable[Node]) -> list[Node]:
     return post
 
 
+def postorder(root: Any) -> list[Any]:
+    """The nodes `root` depends on, parents before children and first arguments first (an
+    evaluation order, for drawing and explaining a graph), iteratively."""
+    order: list[Any] = []
+    done: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node is None or id(node) in done:
+            continue
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((p, False) for p in reversed(node.parents) if p is not None)
+    return order
+
+
 def _on_tape(t: Tape | None, roots: list[Node]) -> int:
     """The index of the latest root when every root is on `t`, else -1."""
     if t is None or not roots:
