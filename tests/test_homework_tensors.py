@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.kinds import Kind, check
-from gradcalc.verify.homework.tensors import read_shapes
+from gradcalc.verify.homework.dispatch import check
+from gradcalc.verify.homework.kinds import Kind, read_shapes
 
 
 def verdict(function, answer, wrt, shape, **kind):

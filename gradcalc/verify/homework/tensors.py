@@ -18,8 +18,7 @@ sum over a batch axis, a missing constant factor, a sign.
 from __future__ import annotations
 
 import math
-import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -32,45 +31,14 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework import credit
 from gradcalc.verify.homework.feedback import same
 from gradcalc.verify.homework.judge import Settings, Verdict
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import free_names
 from gradcalc.verify.homework.sample import KINKED
 
-if TYPE_CHECKING:
-    from gradcalc.verify.homework.kinds import Kind
-
-#: the largest declared tensor (entries), and the most dimensions
-MAX_ENTRIES, MAX_DIMS = 10_000, 4
 #: --integers draws from this range
 INTEGERS = 3
 #: a nudge of the inputs and the jump in the gradient that marks a kink
 NUDGE, JUMP = 1e-7, 1e-4
-
-
-def read_shapes(text: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """'W=3x2, x=2, s=scalar' -> (('W', (3, 2)), ('x', (2,)), ('s', ()))."""
-    out: dict[str, tuple[int, ...]] = {}
-    for piece in [p.strip() for p in text.split(",") if p.strip()]:
-        name, sep, dims = (t.strip() for t in piece.partition("="))
-        if not sep or not re.fullmatch(r"[^\W\d]\w*", name):
-            raise GradcalcError(f"--shape {quote(piece)}: expected NAME=SHAPE, e.g. W=3x2",
-                                kind="usage")
-        if dims.lower() in ("scalar", "()", ""):
-            shape: tuple[int, ...] = ()
-        else:
-            parts = re.split(r"\s*[x×*]\s*", dims.lower())
-            if not all(p.isdigit() and 0 < int(p) for p in parts):
-                raise GradcalcError(f"--shape {quote(piece)}: dimensions are whole numbers "
-                                    "above 0 joined by x, e.g. 3x2", kind="usage")
-            shape = tuple(int(p) for p in parts)
-        if len(shape) > MAX_DIMS or math.prod(shape) > MAX_ENTRIES:
-            raise GradcalcError(f"--shape {quote(piece)}: at most {MAX_DIMS} dimensions and "
-                                f"{MAX_ENTRIES:,} entries", kind="limit")
-        if name in out:
-            raise GradcalcError(f"--shape: {quote(name)} is given twice", kind="usage")
-        out[name] = shape
-    if not out:
-        raise GradcalcError("--shape: give NAME=SHAPE, e.g. 'W=3x2, x=2'", kind="usage")
-    return tuple(out.items())
 
 
 def _program(text: str, what: str, limits: Limits) -> tuple[Program, str]:
