@@ -11,6 +11,7 @@ of a definition `f(x, y) = ...`, else every free name in order of first appearan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gradcalc.errors import GradcalcError
 from gradcalc.language.notation import split_name
@@ -97,6 +98,21 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     return Side(program, entries, shape)
 
 
+@lru_cache(maxsize=512)
+def function_side(text: str, limits: Limits = DEFAULT_LIMITS) -> Side:
+    """The function read as a side, once per text and limits: a class file repeats few
+    functions over many rows (the Side is immutable; a text that cannot be read raises
+    each time)."""
+    return read_side(forms.vector(text), "function", 1, limits)
+
+
+def forget_functions() -> int:
+    """Empty the cache of functions read (a benchmark's cold start); how many were kept."""
+    kept = function_side.cache_info().currsize
+    function_side.cache_clear()
+    return kept
+
+
 def _grid(e: Expr, what: str, max_rank: int) -> tuple[list[Expr], tuple[int, ...]]:
     if not isinstance(e, ListLit):
         return [e], ()
@@ -167,7 +183,7 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
     option, or a class file's column)."""
     body, claim = forms.split_prefix(answer)
-    f = read_side(forms.vector(function), "function", 1, limits)
+    f = function_side(function, limits)
     a = read_side(forms.vector(body), "answer", 2, limits)
     names = free_names(f.program)
     typed = list(dict.fromkeys(wrt or ()))
