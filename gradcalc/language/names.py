@@ -1,5 +1,5 @@
 """What to write instead of a function name gradcalc does not know: the spelling other
-books and languages use for one it has (`arcsech` -> acosh(1/x), `sen` -> sin, `lg` ->
+books and languages use for one it has (`arsech` -> asech, `sen` -> sin, `lg` ->
 log10), else the nearest known name (difflib), so a typo gets its correction."""
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from collections.abc import Collection
 
 #: names from other books, languages and calculators -> what to write in gradcalc
 SPELLINGS = {
-    "asech": "acosh(1/x)", "arcsech": "acosh(1/x)", "arsech": "acosh(1/x)",
-    "acsch": "asinh(1/x)", "arccsch": "asinh(1/x)", "arcsch": "asinh(1/x)",
-    "acoth": "atanh(1/x)", "arccoth": "atanh(1/x)", "arcoth": "atanh(1/x)",
+    "arsech": "asech(x)", "arcsch": "acsch(x)", "arcoth": "acoth(x)",
     "arsinh": "asinh(x)", "arcosh": "acosh(x)", "artanh": "atanh(x)",
     "cosec": "csc(x)", "cotan": "cot(x)", "ctg": "cot(x)", "tg": "tan(x)",
     "sen": "sin(x)", "arcsen": "asin(x)", "lg": "log10(x)", "lb": "log2(x)",

@@ -43,7 +43,7 @@ CONSTANT_SPELLINGS = {"π": "pi"}
 _STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
 #: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
 #: call or definition, `π`, `√`); text without one is left alone without tokenizing it
-_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]"
+_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]|\)\s*\d"
                       r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_")
 
 
@@ -131,6 +131,8 @@ class _Pass:
         self.bare: dict[int, str] = {}
         #: token indices after which no `*` goes (the power in `sin**2(x)`)
         self.no_product: set[int] = set()
+        #: token indices that end a bare argument followed by a bracket (`cos x(x+1)`)
+        self.argument_ends: set[int] = set()
         self.complete = False
         self.traps: list[Trap] = []
         self._assigned: frozenset[str] | None = None
@@ -200,7 +202,8 @@ class _Pass:
                     and strs[i - 1] in ("**", "-", "+"):
                 self.bare_exponent(i)
             if i and (t == name or word == "(" or word == "√") and (
-                    types[i - 1] in (number, name) or strs[i - 1] == ")"):
+                    types[i - 1] in (number, name) or strs[i - 1] == ")") or (
+                    t == number and strs[i - 1] == ")"):
                 self.product(i - 1, i)
         return self.apply()
 
@@ -292,7 +295,8 @@ class _Pass:
     def product(self, left: int, right: int) -> None:
         """Insert `*` between two adjacent tokens that can only mean a product."""
         starts_operand = (self.is_name(right) or self.s(right) == "("
-                          or self.is_root(right))
+                          or self.is_root(right) or self.kind(right) == tokenize.NUMBER
+                          and self.s(left) == ")")  # `(ln 2) 2^t`
         if not starts_operand or left in self.no_product or (
                 self.s(right) == "(" and self.s(right + 1) == ")"):
             return
@@ -301,14 +305,21 @@ class _Pass:
         elif self.is_value(left) and (self.is_name(right) or self.is_root(right)):
             pass
         elif not (self.is_value(left) and self.s(right) == "(" and (
-                left in self.bare or self.kind(left - 1) == tokenize.NUMBER
+                left in self.bare or left in self.argument_ends
+                or self.kind(left - 1) == tokenize.NUMBER
                 and self.ends[left - 1] == self.starts[left])):
             return  # a name followed by `(` is a call, unless it ends a bare exponent or
             # a product with a number (`2x(x+1)`)
         if left in self.bare and self.ends[left] == self.starts[right]:
-            if self.s(right) != "(" or self.bare[left] != "exponent" or right not in self.match:
+            bracket = self.s(right) == "(" and right in self.match
+            if bracket and self.bare[left] == "exponent":
+                self.power_then_bracket(left, right)
+            elif bracket and self.is_value(left):  # `√x(x+1)`: √x times the bracket
+                applying.radicand_then_bracket(self, left, right)
+            elif self.bare[left] == "exponent" and applying.new_factor(self, left, right):
+                applying.power_then_factor(self, left, right)
+            else:
                 raise self.ambiguous(left, right)
-            self.power_then_bracket(left, right)
         elif self.s(left - 1) == "/" and self.ends[left] == self.starts[right] and (
                 self.kind(left) == tokenize.NUMBER):
             self.division_then_product(left, right)
