@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, ParseError
-from gradcalc.language.notation import split_name
+from gradcalc.language.names import split_name
 from gradcalc.language.parse import parse
 from gradcalc.language.values import parse_assignments
 from tests.test_parse import FUNCTIONS, sx

@@ -25,7 +25,7 @@ import tokenize
 from typing import Any
 
 from gradcalc.language.forms import Trap
-from gradcalc.language.names import SPELLINGS
+from gradcalc.language.names import SPELLINGS, applied
 
 #: `f^-1` is the inverse function of these
 INVERSES = {"sin": "asin", "cos": "acos", "tan": "atan", "sec": "asec", "csc": "acsc",
@@ -110,6 +110,10 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, first_end)}){close}*"
                             f"{span(p, firsts[1], end)}", p.at(head)))
+    elif p.s(end + 1) == "/" and (p.kind(end + 2) == tokenize.NUMBER or p.is_value(end + 2)):
+        p.traps.append(Trap("function argument", f"{written}/{p.s(end + 2)}",
+                            f"{name}({arg}){close}/{p.s(end + 2)}",
+                            f"{name}({arg}/{p.s(end + 2)}){close}", p.at(head)))
     elif p.s(factor_end_base(p, i + 1) + 1) == "**":
         base = factor_end_base(p, i + 1)
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
@@ -294,3 +298,15 @@ def radicand_then_bracket(p: Any, left: int, right: int) -> None:
     root, close = left - 1, p.match[right]
     x, g = p.s(left), span(p, right, close)
     record(p, "root then parenthesis", root, close, f"√{x}*{g}", f"√({x}*{g})")
+
+
+def applied_name(p: Any, i: int) -> None:
+    """`sint` as sin(t), for a name the caller listed (it knows t is a variable and sint is
+    none): recorded, with no other reading (the name `sint` has no value)."""
+    call = applied(p.s(i))
+    if call is None:
+        return
+    name, letter = call
+    name = "log" if name == "ln" and "log" in p.functions else name
+    p.edit(p.starts[i], p.ends[i], f"{name}({letter})")
+    record(p, "split name", i, i, f"{name}({letter})", None)

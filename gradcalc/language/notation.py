@@ -9,16 +9,21 @@ sequences no valid program contains, so the meaning of a valid program never cha
   `ln(...)` is `log(...)`; the name `π` is `pi`;
 - `f(x, y) = EXPR` at the start of a statement assigns `f` and declares its inputs;
 - functions without parentheses (`sin x`, `sin 2x`, `cos^2 x`, `sin^-1 x`), `log_2 x`,
-  `xcos(x)`, `xe^x`: applying.py; `x^x(1+ln x)` is a product (WeBWorK's reading);
-- what stays ambiguous is an error that shows the reading to type: `e^2x` (a bare
-  exponent followed at once by a name or number), `√2x`, `√x^2`, `sin^-2 x`.
+  `xcos(x)`, `xe^x`, `x^2e^x`, `cos x(x+1)`, and `sint` where the caller says t is a
+  variable: applying.py; `x^x(1+ln x)` is a product (WeBWorK's reading);
+- a number after a bracket is a product: `(ln 2) 2^t`;
+- what stays ambiguous is an error that shows the reading to type: `e^2x`, `2^3x` (a
+  bare exponent of `e` or a number followed at once by a variable), `√2x`, `√x^2`,
+  `√2(x+1)`, `sin^-2 x`.
 
 Where a reading has another that a reader could take (`sin x^2`, `1/2x`, `sin^-1 x`), it
 is recorded as a `forms.Trap` in `Rewritten.traps` (parse.parse_with_traps returns them).
 The forms before this pass (whitespace, LaTeX, braces, `|...|`) are read by forms.py.
 
-A space ends a bare exponent or radicand: `x^2 y` is x²·y and `√2 x` is √2·x, while
-`x^2y` and `√2x` are refused. A superscript ends itself: `x²y` is x²·y.
+A space ends a bare exponent or radicand: `x^2 y` is x²·y and `√2 x` is √2·x; without
+one, a number exponent ends before a function's name, `e^` or (after a power of a
+variable) any name: `x^2e^x`, `x^3ln x`, `x^2y` (recorded), while `e^2x` and `√2x` are
+refused. A superscript ends itself: `x²y` is x²·y.
 """
 
 from __future__ import annotations
@@ -71,20 +76,24 @@ class _Edit:
 
 
 def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
-            superscript: Callable[[int], bool] = lambda offset: False) -> Rewritten:
+            superscript: Callable[[int], bool] = lambda offset: False,
+            applied: Collection[str] = ()) -> Rewritten:
     """Rewrite student notation in normalised `text`.
 
     `functions`: the callable names; `at(offset)`: the user's position of an offset, for
-    errors; `superscript(offset)`: whether the character there came from a superscript.
-    Text the tokenizer cannot read is rewritten up to that point; ast reports the rest.
+    errors; `superscript(offset)`: whether the character there came from a superscript;
+    `applied`: names to read as a function of one letter (`sint` as sin(t): names.applied),
+    which the caller knows are no variables. Text the tokenizer cannot read is rewritten up
+    to that point; ast reports the rest.
     """
-    if not _TRIGGER.search(text):
+    if not _TRIGGER.search(text) and not (applied and any(a in text for a in applied)):
         return Rewritten(text, list(range(len(text) + 1)))
     tokens, complete = _tokens(text)
     if not tokens:
         return Rewritten(text, list(range(len(text) + 1)))
     rewriter = _Pass(text, [t for t in tokens if not _blank(t)], frozenset(functions), at,
                      superscript)
+    rewriter.applied = frozenset(applied)
     rewriter.complete = complete
     result = rewriter.run()
     if result.tokens is not None:
@@ -135,6 +144,7 @@ class _Pass:
         self.argument_ends: set[int] = set()
         self.complete = False
         self.traps: list[Trap] = []
+        self.applied: frozenset[str] = frozenset()
         self._assigned: frozenset[str] | None = None
 
     @property
@@ -194,6 +204,8 @@ class _Pass:
                     self.function_power(i)
                 elif word.startswith("log_"):
                     applying.log_base(self, i)
+                elif word in self.applied and strs[i + 1] != "(":
+                    applying.applied_name(self, i)
                 elif i not in self.no_product and strs[i + 1] in ("(", "**"):
                     applying.split(self, i)
             elif t == root:
@@ -406,18 +418,3 @@ def superscript_test(original: str, origin: list[int]) -> Callable[[int], bool]:
         k = origin[offset] if offset < len(origin) else len(original)
         return k < len(original) and original[k] in SUPERSCRIPTS
     return test
-
-
-def split_name(name: str, known: Collection[str]) -> list[str] | None:
-    """`xy` -> ['x', 'y'] when `name` is two or more `known` names written together (the
-    reading a student meant by `xy`), else None."""
-    names = sorted((k for k in known if k and k != name), key=len, reverse=True)
-    best: dict[int, list[str]] = {0: []}
-    for i in range(len(name)):
-        if i not in best:
-            continue
-        for k in names:
-            if name.startswith(k, i) and i + len(k) not in best:
-                best[i + len(k)] = [*best[i], k]
-    found = best.get(len(name))
-    return found if found and len(found) > 1 else None
