@@ -138,14 +138,17 @@ class _Walk:
         if isinstance(e, Binary):
             a, b = self.shape(e.left), self.shape(e.right)
             if e.op == "@":
-                return (np.zeros(a) @ np.zeros(b)).shape if a and b else _fail("@")
+                return _matmul_shape(a, b)
             return tuple(np.broadcast_shapes(a, b))
         if isinstance(e, Call) and e.func in ("softmax", "log_softmax") and len(e.args) == 2:
-            return self.shape(e.args[0]) if axis_of(e) is not None else _fail(e.func)
-        if isinstance(e, Call) and e.func in ("sum", "mean") and len(e.args) == 2:
             if axis_of(e) is None:
                 raise Unsupported(e.func)
-            return np.zeros(self.shape(e.args[0])).sum(axis=axis_of(e)).shape
+            return self.shape(e.args[0])
+        if isinstance(e, Call) and e.func in ("sum", "mean") and len(e.args) == 2:
+            a, k = self.shape(e.args[0]), axis_of(e)
+            if k is None or not -len(a) <= k < len(a):
+                raise Unsupported(f"{e.func} along this axis")
+            return a[:k % len(a)] + a[k % len(a) + 1:]
         if isinstance(e, Call) and len(e.args) == 1:
             a = self.shape(e.args[0])
             if e.func in ELEMENTWISE or e.func in ("softmax", "log_softmax"):
@@ -339,8 +342,12 @@ def _short(e: Any) -> str:
     return text(e).replace("@", " @ ")
 
 
-def _fail(what: str) -> Shape:
-    raise Unsupported(what)
+def _matmul_shape(a: Shape, b: Shape) -> Shape:
+    """A @ B's shape (vectors and matrices), computed without the product."""
+    inner = (a[-1] if a else None) == (b[-2] if len(b) == 2 else b[0] if b else None)
+    if not inner or not a or not b or len(a) > 2 or len(b) > 2:
+        raise Unsupported("@ of these shapes")
+    return a[:-1] + b[1:]
 
 
 def _put(e: Any, names: dict[str, Any]) -> Any:
