@@ -278,8 +278,7 @@ def judge(problem: Problem, settings: Settings = Settings(),
         k, i = wrong
         shown = _readable(problem, ev, i, settings, limits) or _at(problem, ev, k)
         found_wrong = credit.wrong_entries(ev.points, ev.expected, ev.answer, d_exprs,
-                                           a_exprs, settings.rtol, settings.atol)
-        found_wrong[i] = True
+                                           a_exprs, settings.rtol, settings.atol, known=i)
         entries, score = credit.entries(found_wrong, problem.shape, credit.labels(
             problem.kind, problem.wrt, problem.paths, problem.shape))
         said, mistake = recognise(problem, ev, i, limits)
