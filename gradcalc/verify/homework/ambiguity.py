@@ -3,8 +3,8 @@
 A trap is text such as `1/2x` (gradcalc, like WeBWorK, reads (1/2)·x; many mean
 1/(2x)), `1/2√x`, `1/x(x + 1)`, `x^1/2` ((x^1)/2, not √x), `sin x^2`, `sin pi/6`
 (sin(π)/6), `x^2y`, `sin^-1 x`. For each one found in a side, both readings are written
-out in full; the one the parser chose is the one read the same as the side, and the other is judged too
-(within the same budget). When the two verdicts differ, the verdict says so:
+out in full; the one the parser chose is the one read the same as the side, and the other
+is judged too (within the same budget). When the two verdicts differ, the verdict says so:
 "read as (1/2)·x; if you meant 1/(2x), that would be correct — write 1/(2x)".
 """
 
@@ -110,8 +110,11 @@ def judged(function: str, answer: str, wrt: list[str] | None = None,
     verdict = judge(problem, settings, limits)
     texts = {"function": function, "answer": answer}
     for side in ("answer", "function"):
+        found = list(traps(texts[side]))[:MAX_TRAPS]
+        if not found:  # most answers: nothing to read another way
+            continue
         shown = side_text(problem.function if side == "function" else problem.answer)
-        for trap in list(traps(texts[side]))[:MAX_TRAPS]:
+        for trap in found:
             note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
                           verdict)
             if note:  # the feedback on a reading the student may not have meant goes

@@ -17,8 +17,19 @@ import numpy as np
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from gradcalc.backends.symbolic import as_expr, symbolic_output
-from gradcalc.language.program import EULER, RESULT_NAME
+from gradcalc.backends.symbolic import PathDecisions, as_expr, symbolic_output
+from gradcalc.language.program import (
+    EULER,
+    RESULT_NAME,
+    BoolOp,
+    Compare,
+    For,
+    If,
+    Index,
+    Not,
+    Program,
+    While,
+)
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
 from gradcalc.verify.homework.exact import exact_number
@@ -38,10 +49,31 @@ def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
     values = {n: np.asarray(point[n], dtype=np.float64) for n in inputs}
     out = []
     for entry in side.entries:
+        # a formula that decides nothing has one path: no numeric run to record it
+        path = None if _decides(entry.program) else PathDecisions()
         expr, _ = symbolic_output(entry.program, values, list(inputs), {}, RESULT_NAME,
-                                  limits=limits, local=False)
+                                  path, limits=limits, local=False)
         out.append(exact(np.asarray(expr, dtype=object).reshape(()).item()))
     return out
+
+
+_DECIDING = (If, While, For, Compare, Index, BoolOp, Not)
+
+
+def _decides(program: Program) -> bool:
+    """Whether running the program takes a value-dependent decision (a branch, a loop, a
+    comparison or an index), which the symbolic run replays from a numeric one."""
+    stack: list[object] = list(program.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DECIDING):
+            return True
+        for value in vars(node).values() if hasattr(node, "__dataclass_fields__") else ():
+            if isinstance(value, tuple):
+                stack.extend(v for v in value if hasattr(v, "__dataclass_fields__"))
+            elif hasattr(value, "__dataclass_fields__"):
+                stack.append(value)
+    return False
 
 
 def exact(expr: Any) -> Any:
