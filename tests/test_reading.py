@@ -229,7 +229,7 @@ def test_plain_text_has_no_traps_and_positions_point_into_the_text():
     ("x}", ParseError, "'}' closes no '{'"),
     ("sin^-2 x", ParseError, "sin^-2 x is ambiguous: write sin(x)^-2"),
     ("log^-1(x)", ParseError, "write log(x)^-1 or 1/log(x)"),
-    ("arcsech(x)", ParseError, "write acosh(1/x) instead"),
+    ("arsech(x)", ParseError, "write asech(x) instead"),
     ("sinn(x)", ParseError, "did you mean sin(...)?"),
     ("tann(x) + sen(x)", ParseError, "did you mean tan(...)?"),
     ("{i: i for i in x}", ParseError, "dict comprehension"),

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from gradcalc.engine.tape import Span, state
 from gradcalc.errors import EvalError, LimitError
+from gradcalc.language.names import applied, split_name
 from gradcalc.limits import DEFAULT_LIMITS
 
 # --------------------------------------------------------------------------- the IR
@@ -431,12 +432,13 @@ class Interpreter:
         return tuple(key)
 
     def unknown_name(self, e: Name) -> str:
-        from gradcalc.language.notation import split_name
-
         known = sorted(k for k in self.env if not k.startswith("_"))
         listing = ", ".join(known) if known else "none"
         parts = split_name(e.id, known)
         hint = f"; did you mean {'*'.join(parts)}?" if parts else ""
+        call = applied(e.id)
+        if call and call[1] in known:  # `sint` with t given: sin(t)
+            hint = f"; did you mean {call[0]}({call[1]})?"
         return (
             f"name '{e.id}' at {e.pos} has no value{hint}; give it one with --at "
             f"(names with values: {listing})"

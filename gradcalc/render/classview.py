@@ -90,15 +90,16 @@ def row_text(r: Result, fmt: str, keyed: bool) -> str:
     return row_plain(r, keyed)
 
 
-def show_rows(results: list[Result], extra_names: list[str], keyed: bool, console: Any) -> None:
+def show_rows(results: list[Result], extra_names: list[str], keyed: bool, console: Any,
+              header: bool = True) -> None:
     """The class as one table: who, which problem, the answer, the verdict, the score and
-    what explains it."""
+    what explains it (a long class as one table per chunk of rows, the header once)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
-                  header_style="bold", expand=True)
+                  header_style="bold", expand=True, show_header=header)
     names = ["student", "problem" if keyed else "function", *extra_names, "answer",
              "verdict", "score", "feedback"]
     for name in names:

@@ -303,7 +303,7 @@ def _number(v: float) -> str:
     text = repr(v)
     if len(text) <= 8:
         return text
-    from gradcalc.verify.homework.proof import exact_number
+    from gradcalc.verify.homework.exact import exact_number
 
     near = exact_number(v)
     return text if isinstance(near, sp.Float) else formula(near)
