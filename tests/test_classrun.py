@@ -132,3 +132,40 @@ def test_a_byte_that_is_not_utf8_is_named_by_its_offset(invoke, tmp_path):
     path.write_bytes(b"student,function,answer\na,x^2,2x\nb,x^2,2\xff\n")
     r = invoke("check", "--file", str(path), "--json")
     assert r.code == 2 and "is not UTF-8 text (byte 40)" in r.err
+
+
+def test_spans_cut_between_records_and_keep_the_files_line_numbers(tmp_path):
+    path = tmp_path / "class.csv"
+    path.write_bytes('\ufeffstudent,function,answer\na,x^2,2x\n\nb,x^2,"2x\n+ 0"\n'
+                     'c,"sin(x)",cos(x)\r\nd,x^3,"3x^2"\n'.encode())
+    table, rows = classfile.open_class(str(path), None)
+    whole = list(rows)
+    for size in (1, 2, 3, 10):
+        spans = list(classfile.spans(str(path), size))
+        parts = [r for s in spans for r in classfile.span_rows(str(path), s, table)]
+        assert parts == whole
+    assert [r.line for r in whole] == [2, 5, 6, 7]  # a record's last line, as csv counts
+    assert whole[1].get("answer") == "2x\n+ 0"
+
+
+def test_jobs_workers_read_their_own_spans(tmp_path, monkeypatch):
+    path = tmp_path / "class.csv"
+    path.write_text(class_text(60, False))
+    sent = []
+    from gradcalc.commands import parallel
+
+    real = parallel.ordered_map
+
+    def spy(fn, items, jobs=1, preload=()):
+        items = list(items)
+        sent.extend(items)
+        return real(fn, items, 1)
+
+    monkeypatch.setattr(parallel, "ordered_map", spy)
+    out = io.StringIO()
+    job = classrun.ClassJob(str(path), "json", Settings(), jobs=2, chunk_rows=25)
+    classrun.write_class(job, out, io.StringIO())
+    assert all(isinstance(s, classfile.Span) for s in sent) and len(sent) == 3
+    one = io.StringIO()
+    classrun.write_class(classrun.ClassJob(str(path), "json", Settings()), one, io.StringIO())
+    assert out.getvalue() == one.getvalue()

@@ -239,9 +239,11 @@ def test_rule_text_never_reads_as_a_program_name():
     assert out.exit_code == 0, out.output
     sweep = [line.split("\t") for line in out.output.splitlines()
              if line.startswith("sweep\t")]
-    assert [row[4] for row in sweep] == ["∂#5·2·#4^(2−1)", "∂#4·#4·(1 − #4)",
-                                         "∂#3 × the other factor", "∂#2·cos(#1)",
+    # --plain spells them in ASCII: ∂#5 is d#5
+    assert [row[4] for row in sweep] == ["d#5*2*#4^(2-1)", "d#4*#4*(1 - #4)",
+                                         "d#3 * the other factor", "d#2*cos(#1)",
                                          "input: its gradient"]
+    assert out.output.isascii()
 
 
 def test_loop_steps_are_numbered_by_iteration(capsys):

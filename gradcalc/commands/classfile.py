@@ -104,9 +104,12 @@ class Summary:
     possible: float = 0.0
 
     def add(self, result: Result) -> None:
-        self.counts[result.status] += 1
-        self.earned += result.earned
-        self.possible += result.task.points
+        self.count(result.status, result.earned, result.task.points)
+
+    def count(self, status: str, earned: float, possible: float) -> None:
+        self.counts[status] += 1
+        self.earned += earned
+        self.possible += possible
 
     @property
     def rows(self) -> int:
@@ -136,16 +139,17 @@ def _columns(key: Key | None) -> tuple[str, tuple[str, ...], tuple[str, ...], st
     return "class file", ONE_FILE, ("wrt",), "a class file"
 
 
-def text_lines(fh: Any, source: str, longest: int = MAX_LINE_BYTES) -> Iterator[str]:
-    """The file's lines decoded as UTF-8 (a byte-order mark dropped), one at a time."""
-    offset = 0
-    number = 0
+def text_lines(fh: Any, source: str, longest: int = MAX_LINE_BYTES, offset: int = 0,
+               number: int = 0) -> Iterator[str]:
+    """The file's lines decoded as UTF-8 (a byte-order mark dropped), one at a time;
+    `offset` and `number`: the bytes and lines of the file before `fh`'s first."""
+    start = number
     while raw := fh.readline(longest + 1):
         number += 1
         if len(raw) > longest:
             raise GradcalcError(f"{source}, line {number}: the line is over "
                                 f"{longest:,} bytes", kind="limit")
-        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+        if number == start + 1 and offset == 0 and raw.startswith(codecs.BOM_UTF8):
             raw, offset = raw[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8)
         try:
             text = raw.decode("utf-8")
@@ -188,6 +192,50 @@ def open_class(file: str, key: Key | None) -> tuple[Table, Iterator[TableRow]]:
                 fh.close()
 
     return table, rows()
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of whole records of a class file, by bytes: what a --jobs worker reads."""
+
+    start: int
+    end: int
+    line: int  # the file line of its first byte
+
+
+def spans(file: str, rows: int) -> Iterator[Span]:
+    """The class file's data (after its header) in spans of about `rows` lines, cut only
+    between records (a quoted cell may hold line breaks: a cut needs an even number of
+    quotes before it). One pass over the file's lines as bytes."""
+    with open(file, "rb") as fh:
+        header = fh.readline()
+        quotes = header.count(b'"')
+        while quotes % 2 and (more := fh.readline()):  # a header cell over several lines
+            header += more
+            quotes += more.count(b'"')
+        start, line, count, at = fh.tell(), header.count(b"\n") + 1, 0, fh.tell()
+        first = line
+        for raw in iter(fh.readline, b""):
+            at += len(raw)
+            count += 1
+            quotes += raw.count(b'"')
+            if count >= rows and not quotes % 2:
+                yield Span(start, at, first)
+                start, first, count = at, line + 1, 0
+            line += 1
+        if at > start:
+            yield Span(start, at, first)
+
+
+def span_rows(file: str, span: Span, table: Table) -> Iterator[TableRow]:
+    """The rows of one span, numbered by their lines in the whole file."""
+    import io
+
+    with open(file, "rb") as fh:
+        fh.seek(span.start)
+        data = io.BytesIO(fh.read(span.end - span.start))
+    lines = text_lines(data, table.source, offset=span.start, number=span.line - 1)
+    yield from rows_of(csv.reader(lines), table, before=span.line - 1)
 
 
 def load(file: str, key: Key | None) -> Table:

@@ -40,6 +40,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "at": ("at",),
     "implicit": ("implicit", "dependent"),
     "constant": ("constant", "plus c", "+c", "+ c"),
+    "integers": ("integers", "whole numbers"),
 }
 
 
@@ -150,8 +151,9 @@ def header_of(reader: Any, source: str, required: tuple[str, ...],
                                          if i not in known and h])
 
 
-def rows_of(reader: Any, table: Table) -> Iterator[TableRow]:
-    """The data rows after the header, one at a time (blank rows skipped)."""
+def rows_of(reader: Any, table: Table, before: int = 0) -> Iterator[TableRow]:
+    """The data rows after the header, one at a time (blank rows skipped); `before`: the
+    file's lines before the reader's first (a part of a file read alone)."""
     roles, header = table.roles, table.header
     known = set(roles.values())
     extra = [(i, h) for i, h in enumerate(header) if i not in known and h]
@@ -161,7 +163,8 @@ def rows_of(reader: Any, table: Table) -> Iterator[TableRow]:
                 continue
             cells = {r: record[i] if i < len(record) else "" for r, i in roles.items()}
             extras = tuple((h, record[i] if i < len(record) else "") for i, h in extra)
-            yield TableRow(reader.line_num, cells, extras, len(record) > len(header))
+            yield TableRow(before + reader.line_num, cells, extras,
+                           len(record) > len(header))
     except csv.Error as exc:
-        raise GradcalcError(f"{table.source}, line {reader.line_num}: {exc}",
+        raise GradcalcError(f"{table.source}, line {before + reader.line_num}: {exc}",
                             kind="usage") from None

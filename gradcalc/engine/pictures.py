@@ -76,8 +76,8 @@ def _rows(t: Any) -> list[Row]:
         rows.append(Row(ids[id(n)], n.name(), [ids[id(p)] for p in n.parents
                                                  if p is not None], value, grad))
     rows[-1].value = t.value
-    if any(n.prim is not None and getattr(n, "cotangent", None) is not None for n in nodes):
-        _flows(nodes, rows, ids)  # after backward: what it brought each node
+    if getattr(root, "cotangent", None) is not None:
+        _flows(nodes, rows, ids)  # after a backward through y: what it brought each node
     else:  # before: the sweep backward() would do, seeded with ones
         _sweep(nodes, rows, ids, np.ones(np.shape(t.value)))
     return rows

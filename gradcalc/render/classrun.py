@@ -89,7 +89,7 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
     _check_outputs(job)
     key = load_key(job.key) if job.key else None
     bar = job.fmt == "rich" and sys.stderr.isatty()
-    with _readable_twice(job.file, bool(job.gradescope) or bar) as path:
+    with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1) as path:
         total, students = (classfile_survey(path, key, bool(job.gradescope))
                            if job.gradescope or bar else (0, []))
         if job.gradescope and len(students) > 1:
@@ -142,12 +142,25 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
         if progress.bar is not None and not last:
             progress.bar.start()
 
+    keep = gather is not None or job.fmt == "rich"
+    if job.jobs > 1:  # each worker reads its own span of the file: no rows sent to it
+        rows.close()
+        judge: Any = partial(judge_span, path=path, table=table, key=key,
+                             settings=job.settings, limits=job.limits, fmt=job.fmt,
+                             keyed=keyed, keep=keep)
+        work: Any = classfile.spans(path, size)
+    else:
+        judge = partial(judge_rows, limits=job.limits, fmt=job.fmt, keyed=keyed, keep=keep)
+        work = chunks(tasks, size)
     try:
-        for chunk in ordered_map(partial(classfile.judge_chunk, limits=job.limits),
-                                 chunks(tasks, size), job.jobs):
-            for result in chunk:
-                summary.add(result)
-                students.add(result.task.student)
+        for chunk in ordered_map(judge, work, job.jobs):
+            for text, result in chunk:
+                if keep:
+                    summary.add(result)
+                    students.add(result.task.student)
+                else:
+                    summary.count(*result[:3])
+                    students.add(result[3])
                 progress.advance()
                 if gather is not None:
                     gather.add(result)
@@ -156,7 +169,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
                     if len(shown) >= (job.chunk_rows or CHUNK_ROWS):
                         draw_rows()
                 else:
-                    out.write(classview.row_text(result, job.fmt, keyed))
+                    out.write(text)
             out.flush()
     finally:
         progress.close()
@@ -184,6 +197,31 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
 
             draw_to(err, lambda console: _show_picture(gather, console))
     return 0 if summary.all_correct else 1
+
+
+def judge_rows(chunk: list, limits: Limits, fmt: str, keyed: bool, keep: bool) -> list:
+    """A chunk of rows judged and written as lines (in a --jobs worker: the parent only
+    copies the text out): each row's (line, its Result) or, when nothing needs the whole
+    Result, (line, (status, earned, points, student)), lighter to send back."""
+    from gradcalc.commands import classfile
+    from gradcalc.render import classview
+
+    out: list = []
+    for result in classfile.judge_chunk(chunk, limits):
+        text = classview.row_text(result, fmt, keyed) if fmt != "rich" else ""
+        out.append((text, result if keep else (result.status, result.earned,
+                                               result.task.points, result.task.student)))
+    return out
+
+
+def judge_span(span: Any, path: str, table: Any, key: Any, settings: Settings,
+               limits: Limits, fmt: str, keyed: bool, keep: bool) -> list:
+    """A span of the class file read, judged and written as lines, in a --jobs worker."""
+    from gradcalc.commands import classfile
+
+    rows = classfile.span_rows(path, span, table)
+    return judge_rows(list(classfile.iter_tasks(table, rows, key, settings)), limits, fmt,
+                      keyed, keep)
 
 
 def _show_picture(gather: Any, console: Any) -> None:

@@ -4,7 +4,6 @@ rich table of student, problem, answer, verdict, score and feedback."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from gradcalc.render.homework import _MARK, _STYLE, plain, verdict_json
@@ -86,7 +85,9 @@ def row_plain(r: Result, keyed: bool) -> str:
 
 def row_text(r: Result, fmt: str, keyed: bool) -> str:
     if fmt == "json":
-        return json.dumps(row_json(r, keyed)) + "\n"
+        from gradcalc.render.classlines import json_line
+
+        return json_line(r, keyed)  # json.dumps(row_json(r, keyed)), a verdict encoded once
     return row_plain(r, keyed)
 
 

@@ -92,7 +92,8 @@ def answer_partition(plan: chunking.Plan, fmt: stream.Format, path: str, offset:
         if sink is not None:
             sink.abandon()
     text = None if target is not None else (
-        b"".join(t if isinstance(t, bytes) else t.encode() for t in texts))
+        b"".join(t if isinstance(t, bytes) else t.encode() if isinstance(t, str)
+                 else bytes(t) for t in texts))
     return Part(totals.count, totals, of, header, text)
 
 

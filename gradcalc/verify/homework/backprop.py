@@ -12,7 +12,8 @@ an axis, control flow) and there is no formula: the caller says so. Shapes come 
 inputs' declared shapes. A formula is only offered after it agrees with the tape's
 gradient (tensors.py), so a gap in these rules can cost a formula, never a wrong one.
 
-The mistakes are the same walk with one rule changed: relu's mask left out ("mask
+The formulas are built and printed by backprop_terms.py. The mistakes are the same walk
+with one rule changed: relu's mask left out ("mask
 missing"), and the last product to the input written in the other order (g @ X.T for
 X.T @ g) or transposed (g.T @ X).
 """
@@ -20,7 +21,6 @@ X.T @ g) or transposed (g.T @ X).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -33,18 +33,27 @@ from gradcalc.language.program import (
     ExprStmt,
     Name,
     Num,
-    Pos,
     Program,
     Unary,
 )
+from gradcalc.verify.homework.backprop_terms import (
+    AT,
+    T,
+    Unsupported,
+    axis_of,
+    call,
+    div,
+    matmul,
+    mul,
+    neg,
+    power,
+    sub,
+    text,
+    total,
+)
 
-_AT = Pos(0, 0)
 Shape = tuple[int, ...]
 ELEMENTWISE = ("exp", "log", "sqrt", "tanh", "sigmoid", "relu")
-
-
-class Unsupported(Exception):
-    """The loss uses something outside the rule set."""
 
 
 @dataclass(frozen=True)
@@ -108,12 +117,12 @@ class _Walk:
         last = self.body[-1]
         if self.shape(last.value) != ():
             raise Unsupported("the loss is not one number")
-        self.back(last.value, Num(1.0, _AT))
+        self.back(last.value, Num(1.0, AT))
         for s in reversed(self.body[:-1]):
             if isinstance(s, Assign) and s.target in self.adjoints:
-                self.back(s.value, _total(self.adjoints.pop(s.target)))
+                self.back(s.value, total(self.adjoints.pop(s.target)))
         terms = self.adjoints.get(self.w)
-        return _total(terms) if terms else None
+        return total(terms) if terms else None
 
     # ------------------------------------------------------------------ shapes
 
@@ -129,14 +138,17 @@ class _Walk:
         if isinstance(e, Binary):
             a, b = self.shape(e.left), self.shape(e.right)
             if e.op == "@":
-                return (np.zeros(a) @ np.zeros(b)).shape if a and b else _fail("@")
+                return _matmul_shape(a, b)
             return tuple(np.broadcast_shapes(a, b))
         if isinstance(e, Call) and e.func in ("softmax", "log_softmax") and len(e.args) == 2:
-            return self.shape(e.args[0]) if _axis(e) is not None else _fail(e.func)
-        if isinstance(e, Call) and e.func in ("sum", "mean") and len(e.args) == 2:
-            if _axis(e) is None:
+            if axis_of(e) is None:
                 raise Unsupported(e.func)
-            return np.zeros(self.shape(e.args[0])).sum(axis=_axis(e)).shape
+            return self.shape(e.args[0])
+        if isinstance(e, Call) and e.func in ("sum", "mean") and len(e.args) == 2:
+            a, k = self.shape(e.args[0]), axis_of(e)
+            if k is None or not -len(a) <= k < len(a):
+                raise Unsupported(f"{e.func} along this axis")
+            return a[:k % len(a)] + a[k % len(a) + 1:]
         if isinstance(e, Call) and len(e.args) == 1:
             a = self.shape(e.args[0])
             if e.func in ELEMENTWISE or e.func in ("softmax", "log_softmax"):
@@ -185,7 +197,7 @@ class _Walk:
             self.back(u, self.unbroadcast(div(g, v), u))
             self.back(v, self.unbroadcast(neg(div(mul(u, g), power(v, 2.0))), v))
         elif e.op == "**" and isinstance(v, Num):
-            self.back(u, mul(mul(Num(v.value, _AT), power(u, v.value - 1)), g))
+            self.back(u, mul(mul(Num(v.value, AT), power(u, v.value - 1)), g))
         elif e.op == "@":
             self._matmul(e, g)
         else:
@@ -228,7 +240,7 @@ class _Walk:
         if e.func == "sum":
             self.back(u, g)
         elif e.func == "mean":
-            self.back(u, div(g, Num(float(np.prod(self.shape(u))), _AT)))
+            self.back(u, div(g, Num(float(np.prod(self.shape(u))), AT)))
         elif e.func == "transpose":
             self.back(u, T(g))
         elif e.func == "exp":
@@ -240,15 +252,15 @@ class _Walk:
         elif e.func == "log":
             self.back(u, div(g, u))
         elif e.func == "sqrt":
-            self.back(u, div(g, mul(Num(2.0, _AT), e)))
+            self.back(u, div(g, mul(Num(2.0, AT), e)))
         elif e.func == "tanh":
-            self.back(u, mul(g, sub(Num(1.0, _AT), power(e, 2.0))))
+            self.back(u, mul(g, sub(Num(1.0, AT), power(e, 2.0))))
         elif e.func == "sigmoid":
-            self.back(u, mul(mul(g, e), sub(Num(1.0, _AT), e)))
+            self.back(u, mul(mul(g, e), sub(Num(1.0, AT), e)))
         elif e.func == "relu":
             self.relus.append(text(u))
             self.back(u, g if self.unmasked else call(
-                "where", Compare((">",), (u, Num(0.0, _AT)), _AT), g, Num(0.0, _AT)))
+                "where", Compare((">",), (u, Num(0.0, AT)), AT), g, Num(0.0, AT)))
         elif e.func == "softmax":
             self._softmax(e, g, u)
         else:
@@ -261,7 +273,7 @@ class _Walk:
         def scale(v: Any, by: Any) -> Any:  # v times the sums of `by` along the axis
             if axis is None:
                 return mul(v, call("sum", by))
-            a, rank = _axis(Call("sum", (u, axis), _AT)), len(self.shape(u))
+            a, rank = axis_of(Call("sum", (u, axis), AT)), len(self.shape(u))
             if a is None or rank > 2 or not -rank <= a < rank:
                 raise Unsupported("softmax along this axis")
             if rank == 2 and a % 2 == 1:  # rows: (s.T*sum(v, axis=1)).T
@@ -287,7 +299,7 @@ class _Walk:
         if extra < 0 or have[extra:] != want:
             raise Unsupported("a broadcast along an axis of length 1")
         for _ in range(extra):
-            g = Call("sum", (g, Num(0.0, _AT)), _AT)
+            g = Call("sum", (g, Num(0.0, AT)), AT)
         return g
 
     def order_mistakes(self, formula: Any) -> list[Mistake]:
@@ -296,7 +308,7 @@ class _Walk:
             return []
         node, g, side = self.leaf_steps[0]
         a, b = self.shape(node.left), self.shape(node.right)
-        short, sub_g = Name("g", _AT), {"g": g}
+        short, sub_g = Name("g", AT), {"g": g}
         if len(a) == 2 and len(b) == 2:
             other = node.left if side == "right" else node.right
             if side == "right":  # X @ W: X.T @ g
@@ -330,8 +342,12 @@ def _short(e: Any) -> str:
     return text(e).replace("@", " @ ")
 
 
-def _fail(what: str) -> Shape:
-    raise Unsupported(what)
+def _matmul_shape(a: Shape, b: Shape) -> Shape:
+    """A @ B's shape (vectors and matrices), computed without the product."""
+    inner = (a[-1] if a else None) == (b[-2] if len(b) == 2 else b[0] if b else None)
+    if not inner or not a or not b or len(a) > 2 or len(b) > 2:
+        raise Unsupported("@ of these shapes")
+    return a[:-1] + b[1:]
 
 
 def _put(e: Any, names: dict[str, Any]) -> Any:
@@ -347,159 +363,7 @@ def _put(e: Any, names: dict[str, Any]) -> Any:
     return e
 
 
-# --------------------------------------------------------------------------- building
-
-
-def _is(e: Any, v: float) -> bool:
-    return isinstance(e, Num) and e.value == v
-
-
-def _total(terms: list[Any]) -> Any:
-    out = terms[0]
-    for t in terms[1:]:
-        out = add(out, t)
-    return out
-
-
-def neg(e: Any) -> Any:
-    if isinstance(e, Num):
-        return Num(-e.value, _AT)
-    if isinstance(e, Unary) and e.op == "-":
-        return e.operand
-    if isinstance(e, Binary) and e.op == "*" and isinstance(e.left, Num):
-        return mul(Num(-e.left.value, _AT), e.right)
-    if isinstance(e, Binary) and e.op == "-":
-        return Binary("-", e.right, e.left, _AT)
-    return Unary("-", e, _AT)
-
-
-def add(a: Any, b: Any) -> Any:
-    if _is(a, 0):
-        return b
-    if _is(b, 0):
-        return a
-    if isinstance(b, Unary) and b.op == "-":
-        return sub(a, b.operand)
-    if isinstance(a, Unary) and a.op == "-":
-        return sub(b, a.operand)
-    return Binary("+", a, b, _AT)
-
-
-def sub(a: Any, b: Any) -> Any:
-    if _is(b, 0):
-        return a
-    if _is(a, 0):
-        return neg(b)
-    if isinstance(b, Unary) and b.op == "-":
-        return add(a, b.operand)
-    return Binary("-", a, b, _AT)
-
-
-def mul(a: Any, b: Any) -> Any:
-    """a * b with numbers first and ones dropped."""
-    if isinstance(b, Num) and not isinstance(a, Num):
-        a, b = b, a
-    if _is(a, 1):
-        return b
-    if _is(a, -1):
-        return neg(b)
-    if isinstance(a, Num) and isinstance(b, Num):
-        return Num(a.value * b.value, _AT)
-    if isinstance(a, Num) and isinstance(b, Unary) and b.op == "-":
-        return mul(Num(-a.value, _AT), b.operand)
-    if isinstance(a, Num) and isinstance(b, Binary) and b.op == "*" and isinstance(
-            b.left, Num):
-        return mul(Num(a.value * b.left.value, _AT), b.right)
-    if isinstance(b, Unary) and b.op == "-":
-        return neg(mul(a, b.operand))
-    if isinstance(a, Num) and a.value != int(a.value):
-        r = Fraction(a.value).limit_denominator(1000)
-        if float(r) == a.value:  # 0.25*u reads as u/4
-            return div(mul(Num(float(r.numerator), _AT), b), Num(float(r.denominator), _AT))
-    return Binary("*", a, b, _AT)
-
-
-def div(a: Any, b: Any) -> Any:
-    if _is(b, 1):
-        return a
-    if isinstance(a, Num) and isinstance(b, Num) and b.value:
-        return Num(a.value / b.value, _AT)
-    return Binary("/", a, b, _AT)
-
-
-def power(a: Any, n: float) -> Any:
-    if n == 1:
-        return a
-    if n == 0:
-        return Num(1.0, _AT)
-    return Binary("**", a, Num(n, _AT), _AT)
-
-
-def matmul(a: Any, b: Any) -> Any:
-    return Binary("@", a, b, _AT)
-
-
-def T(e: Any) -> Any:
-    if isinstance(e, Unary) and e.op == "-":
-        return neg(T(e.operand))
-    if isinstance(e, Call) and e.func == "transpose" and len(e.args) == 1:
-        return e.args[0]
-    return Call("transpose", (e,), _AT)
-
-
-def _axis(e: Call) -> int | None:
-    """A call's axis argument, a whole number (None when it is anything else)."""
-    a = e.args[1]
-    return int(a.value) if isinstance(a, Num) and a.value == int(a.value) else None
-
-
-def call(func: str, *args: Any) -> Any:
-    if func == "sum" and isinstance(args[0], Unary) and args[0].op == "-":
-        return neg(call("sum", args[0].operand, *args[1:]))
-    return Call(func, tuple(args), _AT)
-
-
-# --------------------------------------------------------------------------- text
-
-_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 4}
-
-
-def text(e: Any) -> str:
-    """An expression as backprop answers are written (X.T, @ without spaces inside a
-    product of names)."""
-    if isinstance(e, Num):
-        return str(int(e.value)) if e.value == int(e.value) else repr(e.value)
-    if isinstance(e, Name):
-        return e.id
-    if isinstance(e, Unary):
-        return f"{e.op}{_wrap(e.operand, 3)}"
-    if isinstance(e, Binary):
-        p = _PREC[e.op]
-        left = _wrap(e.left, p + (1 if e.op == "**" else 0))
-        right = _wrap(e.right, p + (0 if e.op == "**" else 1))
-        if e.op in ("@", "**"):
-            return f"{left}{e.op}{right}"
-        return f"{left}{e.op}{right}" if e.op in "*/" else f"{left} {e.op} {right}"
-    if isinstance(e, Call):
-        if e.func == "transpose" and len(e.args) == 1:
-            return f"{_wrap(e.args[0], 9)}.T"
-        if e.func in ("sum", "mean", "softmax", "log_softmax") and len(e.args) == 2 and \
-                isinstance(e.args[1], Num):
-            return f"{e.func}({text(e.args[0])}, axis={text(e.args[1])})"
-        return f"{e.func}({', '.join(text(a) for a in e.args)})"
-    if isinstance(e, Compare):
-        return f"{text(e.operands[0])} {e.ops[0]} {text(e.operands[1])}"
-    raise Unsupported(type(e).__name__)
-
-
-def _wrap(e: Any, at_least: int) -> str:
-    p = _PREC[e.op] if isinstance(e, Binary) else 3 if isinstance(e, Unary) else 9
-    if isinstance(e, Num) and e.value < 0:
-        p = 3
-    return f"({text(e)})" if p < at_least else text(e)
-
-
 def program_of(formula: Any, function: Program) -> Program:
     """The formula as a program after the loss's own steps (it may use their names)."""
     steps = tuple(s for s in function.body[:-1] if isinstance(s, Assign))
-    return Program((*steps, ExprStmt(formula, _AT)), function.source, function.inputs)
+    return Program((*steps, ExprStmt(formula, AT)), function.source, function.inputs)
