@@ -263,6 +263,25 @@ class Decisions:
         return Decisions(record=self.record, replaying=True)
 
 
+class _Where(Span):
+    """A Span whose text is written out only when it is read (an error or an explanation
+    reads it; a run that succeeds rarely does, and a class runs thousands)."""
+
+    def __init__(self, e: Expr) -> None:
+        object.__setattr__(self, "line", e.pos.line)
+        object.__setattr__(self, "col", e.pos.col)
+        object.__setattr__(self, "_expr", e)
+
+    @property  # type: ignore[override]
+    def text(self) -> str:
+        from gradcalc.language.unparse import unparse
+
+        return unparse(self._expr)
+
+    def __repr__(self) -> str:
+        return f"Span(line={self.line!r}, col={self.col!r}, text={self.text!r})"
+
+
 class Interpreter:
     """Runs a Program on a backend; `env` maps names to values and receives assignments."""
 
@@ -294,9 +313,7 @@ class Interpreter:
 
     def span_of(self, e: Expr) -> Span:
         """The span of an expression (made once per expression: loops reuse it)."""
-        from gradcalc.language.unparse import unparse
-
-        span = self.spans[id(e)] = Span(e.pos.line, e.pos.col, unparse(e))
+        span = self.spans[id(e)] = _Where(e)
         return span
 
     def exec_block(self, body: tuple[Stmt, ...]) -> None:

@@ -110,8 +110,11 @@ def judged(function: str, answer: str, wrt: list[str] | None = None,
     verdict = judge(problem, settings, limits)
     texts = {"function": function, "answer": answer}
     for side in ("answer", "function"):
+        found = list(traps(texts[side]))[:MAX_TRAPS]
+        if not found:  # most answers: nothing to read another way
+            continue
         shown = side_text(problem.function if side == "function" else problem.answer)
-        for trap in list(traps(texts[side]))[:MAX_TRAPS]:
+        for trap in found:
             note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
                           verdict)
             if note:  # the feedback on a reading the student may not have meant goes

@@ -11,6 +11,7 @@ of a definition `f(x, y) = ...`, else every free name in order of first appearan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gradcalc.errors import GradcalcError
 from gradcalc.language.names import applied, split_name
@@ -99,6 +100,22 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     return Side(program, entries, shape)
 
 
+@lru_cache(maxsize=512)
+def function_side(text: str, limits: Limits = DEFAULT_LIMITS,
+                  calls: tuple[str, ...] = ()) -> Side:
+    """The function read as a side, once per text and limits: a class file repeats few
+    functions over many rows (the Side is immutable; a text that cannot be read raises
+    each time)."""
+    return read_side(forms.vector(text), "function", 1, limits, calls)
+
+
+def forget_functions() -> int:
+    """Empty the cache of functions read (a benchmark's cold start); how many were kept."""
+    kept = function_side.cache_info().currsize
+    function_side.cache_clear()
+    return kept
+
+
 def _grid(e: Expr, what: str, max_rank: int) -> tuple[list[Expr], tuple[int, ...]]:
     if not isinstance(e, ListLit):
         return [e], ()
@@ -170,12 +187,12 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     option, or a class file's column)."""
     body, claim = forms.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
-    f = read_side(forms.vector(function), "function", 1, limits)
+    f = function_side(function, limits)
     a = read_side(forms.vector(body), "answer", 2, limits)
     f_names, a_names = free_names(f.program), free_names(a.program)
     calls = _calls(f_names, {*typed, *f.program.inputs}, a_names)
     if calls:
-        f = read_side(forms.vector(function), "function", 1, limits, calls)
+        f = function_side(function, limits, calls)
     names = free_names(f.program)
     calls = _calls(a_names, {*typed, *f.program.inputs, *names}, f_names)
     if calls:
