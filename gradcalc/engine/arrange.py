@@ -209,7 +209,17 @@ def pad(prim: Prim, input: Any, pad: Any, mode: str = "constant",  # noqa: A002
     pairs = [(0, 0)] * nd
     for k in range(len(pad) // 2):
         pairs[nd - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    if any(n - max(-lo, 0) - max(-hi, 0) < 0 for n, (lo, hi) in
+           zip(shape(input), pairs, strict=True)):  # cropping more than there is
+        raise RuntimeError("narrow(): length must be non-negative.")
     if mode != "constant":
+        if mode in _MODES and nd - len(pad) // 2 not in (1, 2) or len(pad) > 6:
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
+                "Supported combinations for non-constant padding:\n"
+                "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
         return _pad_by_index(input, pairs, mode)
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in
                  zip(shape(input), pairs, strict=True))

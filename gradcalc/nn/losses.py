@@ -25,10 +25,15 @@ def _reduce(loss: Any, reduction: str) -> Tensor:
 
 
 def _same_shape(input: Any, target: Any, name: str) -> None:  # noqa: A002
-    if tuple(np.shape(to_tensor(input).value)) != tuple(np.shape(to_tensor(target).value)):
-        raise ValueError(f"Using a target size ({list(to_tensor(target).shape)}) that is "
-                         f"different to the input size ({list(to_tensor(input).shape)}) is "
-                         f"deprecated. Please ensure they have the same size.")
+    have, want = list(to_tensor(target).shape), list(to_tensor(input).shape)
+    if have == want:
+        return
+    if name == "binary_cross_entropy_with_logits":
+        raise ValueError(f"Target size (Size({have})) must be the same as input size "
+                         f"(Size({want}))")
+    raise ValueError(f"Using a target size (Size({have})) that is different to the input "
+                     f"size (Size({want})) is deprecated. Please ensure they have the same "
+                     f"size.")
 
 
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
@@ -112,6 +117,9 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     dim = 0 if x.ndim == 1 else 1
     logp = _gc.log_softmax(x, dim)
     target = to_tensor(target)
+    if x.ndim > 1 and target.ndim and target.shape[0] != x.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
     c = x.shape[dim]
     w = None if weight is None else to_tensor(weight)
     wshape = (c,) + (1,) * (x.ndim - dim - 1)
