@@ -31,9 +31,11 @@ def generate(seed: int) -> list[str]:
     kinks = rng.random() < 0.3
     family = rng.choice(FAMILIES)
     lines = ["F = lib.nn.functional"] + family(rng, kinks)
-    # (pooling's gradient does not depend on x, yet PyTorch's pooling backward takes x as
-    # an argument and so marks it requires_grad: a known deviation, see docs/pytorch.md)
-    return lines + _sweep(rng, higher=family is not _pool)
+    # (the gradient of pooling and of reflect/replicate/circular padding does not depend
+    # on x, yet PyTorch's backward of these takes x as an argument and so marks it
+    # requires_grad: a known deviation, see docs/pytorch.md)
+    index_only = family is _pool or family is _pad and "mode='constant'" not in lines[-1]
+    return lines + _sweep(rng, higher=not index_only)
 
 
 def _leaf(name: str, rng: random.Random, shape: tuple[int, ...], kinks: bool,

@@ -74,6 +74,12 @@ def _classes_last(x: Tensor) -> Tensor:
     return x.permute(*dims).reshape(-1, x.shape[1])
 
 
+def _mean_over(total: Tensor, weight: float) -> Tensor:
+    """total / weight; with every sample ignored (weight 0), PyTorch's nan with a zero
+    gradient (the ignored terms carry no weight, so no 0·inf)."""
+    return total / weight if weight else total + float("nan")
+
+
 def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None,  # noqa: A002
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """-weight[t] · input[i, t] for each sample i with class t; 'mean' divides by the sum
@@ -103,7 +109,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     if reduction == "sum":
         return losses.sum()
     if reduction == "mean":
-        return losses.sum() / float(wt.sum())
+        return _mean_over(losses.sum(), float(wt.sum()))
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
@@ -140,10 +146,10 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     smooth = -per_class.sum(dim) * keep
     if reduction == "mean":
         if w is None:
-            smooth = smooth.sum() / float(keep.value.sum())
+            smooth = _mean_over(smooth.sum(), float(keep.value.sum()))
         else:
             picked = np.asarray(w.value)[np.where(t != ignore_index, t, 0)] * keep.value
-            smooth = smooth.sum() / float(picked.sum())
+            smooth = _mean_over(smooth.sum(), float(picked.sum()))
     else:
         smooth = _reduce(smooth, reduction)
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
