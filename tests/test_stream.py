@@ -101,7 +101,7 @@ def test_fast_cells_are_numbers_text_for_every_magnitude():
     data = values.reshape(-1, 1)
     result = PointsResult("grad", "y", Table(["x"], data, {"x": values}, [0]), ["x"],
                           values, {"x": values})
-    lines = tabular.csv_text(result).decode().splitlines()
+    lines = bytes(tabular.csv_text(result)).decode().splitlines()
     assert lines == [",".join([number(v)] * 3) for v in values]
 
 

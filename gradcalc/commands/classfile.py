@@ -11,13 +11,17 @@ the same way often, and the judgement is deterministic (seeded). Nothing here pr
 
 from __future__ import annotations
 
+import codecs
+import csv
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gradcalc.commands import check as checking
-from gradcalc.commands.headers import MAX_CELL_CHARS, Table, read_table
+from gradcalc.commands.headers import MAX_CELL_CHARS, Table, TableRow, header_of, rows_of
 from gradcalc.commands.key import Key
 from gradcalc.commands.receipt import receipt
 from gradcalc.errors import GradcalcError, failure
@@ -31,6 +35,8 @@ SUBMISSIONS = ("student", "problem", "answer")
 STATUSES = ("correct", "incorrect", "undetermined", "unreadable")
 #: judgements kept for answers seen again in the same run
 MEMO_SIZE = 4096
+#: the longest line of a class file (a cell is at most MAX_CELL_CHARS characters)
+MAX_LINE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -98,9 +104,12 @@ class Summary:
     possible: float = 0.0
 
     def add(self, result: Result) -> None:
-        self.counts[result.status] += 1
-        self.earned += result.earned
-        self.possible += result.task.points
+        self.count(result.status, result.earned, result.task.points)
+
+    def count(self, status: str, earned: float, possible: float) -> None:
+        self.counts[status] += 1
+        self.earned += earned
+        self.possible += possible
 
     @property
     def rows(self) -> int:
@@ -123,40 +132,160 @@ def split_wrt(text: str | None) -> list[str] | None:
 # --------------------------------------------------------------------------- reading
 
 
-def load(file: str, key: Key | None) -> Table:
-    """The class file's table: submissions to `key`, or the one-file form without it."""
+def _columns(key: Key | None) -> tuple[str, tuple[str, ...], tuple[str, ...], str]:
     if key is not None:
-        return read_table(file, "submissions file", SUBMISSIONS, (), "the submissions "
-                          "(one row per answer)")
-    return read_table(file, "class file", ONE_FILE, ("wrt",), "a class file")
+        return ("submissions file", SUBMISSIONS, (),
+                "the submissions (one row per answer)")
+    return "class file", ONE_FILE, ("wrt",), "a class file"
+
+
+def text_lines(fh: Any, source: str, longest: int = MAX_LINE_BYTES, offset: int = 0,
+               number: int = 0) -> Iterator[str]:
+    """The file's lines decoded as UTF-8 (a byte-order mark dropped), one at a time;
+    `offset` and `number`: the bytes and lines of the file before `fh`'s first."""
+    start = number
+    while raw := fh.readline(longest + 1):
+        number += 1
+        if len(raw) > longest:
+            raise GradcalcError(f"{source}, line {number}: the line is over "
+                                f"{longest:,} bytes", kind="limit")
+        if number == start + 1 and offset == 0 and raw.startswith(codecs.BOM_UTF8):
+            raw, offset = raw[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GradcalcError(f"{source} is not UTF-8 text (byte {offset + exc.start})",
+                                kind="usage") from None
+        offset += len(raw)
+        yield text
+
+
+def open_binary(file: str, what: str) -> tuple[Any, str]:
+    """FILE opened for reading bytes (standard input for '-') and how to name it."""
+    if file == "-":
+        return sys.stdin.buffer, "standard input"
+    try:
+        return open(file, "rb"), repr(file)  # noqa: SIM115 - the caller closes it
+    except OSError as exc:
+        raise GradcalcError(f"cannot read {what} {file!r}: {exc.strerror}",
+                            kind="usage") from None
+
+
+def open_class(file: str, key: Key | None) -> tuple[Table, Iterator[TableRow]]:
+    """The class file's header, and its rows read one at a time as they are asked for
+    (a file of any length: memory is the rows held, not the file's)."""
+    what, required, optional, label = _columns(key)
+    fh, source = open_binary(file, what)
+    reader = csv.reader(text_lines(fh, source))
+    try:
+        table = header_of(reader, source, required, optional, label)
+    except BaseException:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+        raise
+
+    def rows() -> Iterator[TableRow]:
+        try:
+            yield from rows_of(reader, table)
+        finally:
+            if fh is not sys.stdin.buffer:
+                fh.close()
+
+    return table, rows()
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of whole records of a class file, by bytes: what a --jobs worker reads."""
+
+    start: int
+    end: int
+    line: int  # the file line of its first byte
+
+
+def spans(file: str, rows: int) -> Iterator[Span]:
+    """The class file's data (after its header) in spans of about `rows` lines, cut only
+    between records (a quoted cell may hold line breaks: a cut needs an even number of
+    quotes before it). One pass over the file's lines as bytes."""
+    with open(file, "rb") as fh:
+        header = fh.readline()
+        quotes = header.count(b'"')
+        while quotes % 2 and (more := fh.readline()):  # a header cell over several lines
+            header += more
+            quotes += more.count(b'"')
+        start, line, count, at = fh.tell(), header.count(b"\n") + 1, 0, fh.tell()
+        first = line
+        for raw in iter(fh.readline, b""):
+            at += len(raw)
+            count += 1
+            quotes += raw.count(b'"')
+            if count >= rows and not quotes % 2:
+                yield Span(start, at, first)
+                start, first, count = at, line + 1, 0
+            line += 1
+        if at > start:
+            yield Span(start, at, first)
+
+
+def span_rows(file: str, span: Span, table: Table) -> Iterator[TableRow]:
+    """The rows of one span, numbered by their lines in the whole file."""
+    import io
+
+    with open(file, "rb") as fh:
+        fh.seek(span.start)
+        data = io.BytesIO(fh.read(span.end - span.start))
+    lines = text_lines(data, table.source, offset=span.start, number=span.line - 1)
+    yield from rows_of(csv.reader(lines), table, before=span.line - 1)
+
+
+def load(file: str, key: Key | None) -> Table:
+    """The class file's table, every row read (for small files; `open_class` streams)."""
+    table, rows = open_class(file, key)
+    table.rows = list(rows)
+    return table
+
+
+def survey(file: str, key: Key | None, students: bool = False) -> tuple[int, list[str]]:
+    """A first pass over the class file: its rows, and (if asked) its students in order
+    of appearance (memory: the students, not the rows)."""
+    table, rows = open_class(file, key)
+    count, seen = 0, {}
+    for row in rows:
+        count += 1
+        if students:
+            seen.setdefault(row.get("student").strip(), None)
+    return count, list(seen)
 
 
 def tasks(table: Table, key: Key | None, settings: Settings) -> list[Task]:
-    """One Task per row, in order; a row's problems (too many cells, not in the key)
-    become its error."""
-    out = []
-    for row in table.rows:
+    """One Task per row of a table read whole, in order."""
+    return list(iter_tasks(table, table.rows, key, settings))
+
+
+def iter_tasks(table: Table, rows: Iterable[TableRow], key: Key | None,
+               settings: Settings) -> Iterator[Task]:
+    """One Task per row, in order, as the rows come; a row's problems (too many cells,
+    not in the key) become its error."""
+    for row in rows:
         student, answer = row.get("student").strip(), row.get("answer")
         base = Task(row.line, student, row.get("problem").strip(), row.get("function"),
                     answer, row.get("wrt"), settings, extras=row.extras)
         if row.overflow:
-            out.append(replace(base, error=("usage", "the row has more cells than the header "
-                                            f"has columns ({len(table.header)})")))
+            yield replace(base, error=("usage", "the row has more cells than the header "
+                                       f"has columns ({len(table.header)})"))
             continue
         if key is None:
-            out.append(base)
+            yield base
             continue
         try:
             problem = key.find(base.problem)
         except GradcalcError as exc:
-            out.append(replace(base, error=(exc.kind, exc.message)))
+            yield replace(base, error=(exc.kind, exc.message))
             continue
         own = replace(settings, rtol=settings.rtol if problem.rtol is None else problem.rtol,
                       atol=settings.atol if problem.atol is None else problem.atol)
-        out.append(replace(base, problem=problem.name, function=problem.function,
-                           wrt=problem.wrt, settings=own, points=problem.points,
-                           kind=problem.kind))
-    return out
+        yield replace(base, problem=problem.name, function=problem.function,
+                      wrt=problem.wrt, settings=own, points=problem.points, kind=problem.kind)
 
 
 # --------------------------------------------------------------------------- judging

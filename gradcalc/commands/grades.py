@@ -10,6 +10,7 @@ names one, else its feedback; an incorrect answer without either is "(not recogn
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gradcalc.commands.classfile import STATUSES, Result
@@ -36,26 +37,13 @@ class Gradebook:
         return sum(self.points[p] for p in self.problems)
 
 
-def gradebook(results: list[Result], key: Key | None) -> Gradebook:
+def gradebook(results: Iterable[Result], key: Key | None) -> Gradebook:
     """Scores per student and problem, in the key's order of problems (else the order in
     which the file first names them) and the file's order of students."""
-    if key is not None:
-        book = Gradebook(key.names, {n: p.points for n, p in key.problems.items()})
-    else:
-        book = Gradebook([], {})
+    gather = Gather(key)
     for r in results:
-        name = problem_name(r)
-        if key is not None and name not in book.points:  # not in the key: no column
-            book.students.setdefault(r.task.student, {})
-            continue
-        if name not in book.points:
-            book.problems.append(name)
-            book.points[name] = r.task.points
-        book.students.setdefault(r.task.student, {})[name] = r.earned
-        section = next((v for k, v in r.task.extras if k.strip().lower() == "section"), "")
-        if section:
-            book.section[r.task.student] = section
-    return book
+        gather.add(r)
+    return gather.book
 
 
 def problem_name(r: Result) -> str:
@@ -103,34 +91,71 @@ class Picture:
     counts: dict[str, int]
 
 
-def picture(results: list[Result], key: Key | None) -> Picture:
+def picture(results: Iterable[Result], key: Key | None) -> Picture:
     """The class picture: per problem the verdicts' counts and the commonest mistakes
     (with example answers), the slowest rows and the gradebook."""
-    book = gradebook(results, key)
-    counts: dict[str, Counter] = {p: Counter() for p in book.problems}
-    labels: dict[str, Counter] = {p: Counter() for p in book.problems}
-    examples: dict[tuple[str, str], list[str]] = {}
-    functions: dict[str, str] = {}
+    gather = Gather(key)
     for r in results:
-        name = problem_name(r)
-        if name not in counts:  # a problem the key does not have
-            continue
-        functions.setdefault(name, r.task.function.strip())
-        counts[name][r.status] += 1
+        gather.add(r)
+    return gather.picture()
+
+
+class Gather:
+    """The gradebook and the class picture built a row at a time, so a class of any
+    length is never held whole: memory is per student and problem (scores, counts, the
+    mistakes' labels and a few examples), the slowest rows, and the last row of each
+    problem (one student's results.json)."""
+
+    def __init__(self, key: Key | None) -> None:
+        self.key = key
+        if key is not None:
+            self.book = Gradebook(list(key.names), {n: p.points for n, p in key.problems.items()})
+        else:
+            self.book = Gradebook([], {})
+        self.counts: dict[str, Counter] = {p: Counter() for p in self.book.problems}
+        self.labels: dict[str, Counter] = {p: Counter() for p in self.book.problems}
+        self.examples: dict[tuple[str, str], list[str]] = {}
+        self.functions: dict[str, str] = {}
+        self.slowest: list[Result] = []
+        self.total: Counter = Counter()
+        self.last: dict[str, Result] = {}  # each problem's last row
+
+    def add(self, r: Result) -> None:
+        book, name = self.book, problem_name(r)
+        self.total[r.status] += 1
+        self.last[name] = r
+        if len(self.slowest) < SLOWEST or r.seconds > self.slowest[-1].seconds:
+            # a stable sort of the rows kept: on a tie the earlier row stays first
+            self.slowest = sorted([*self.slowest, r], key=lambda x: -x.seconds)[:SLOWEST]
+        if self.key is not None and name not in book.points:  # not in the key: no column
+            book.students.setdefault(r.task.student, {})
+            return
+        if name not in book.points:
+            book.problems.append(name)
+            book.points[name] = r.task.points
+            self.counts[name], self.labels[name] = Counter(), Counter()
+        book.students.setdefault(r.task.student, {})[name] = r.earned
+        section = next((v for k, v in r.task.extras if k.strip().lower() == "section"), "")
+        if section:
+            book.section[r.task.student] = section
+        self.functions.setdefault(name, r.task.function.strip())
+        self.counts[name][r.status] += 1
         label = mistake(r)
         if label is not None:
-            labels[name][label] += 1
-            shown = examples.setdefault((name, label), [])
+            self.labels[name][label] += 1
+            shown = self.examples.setdefault((name, label), [])
             if len(shown) < EXAMPLES and r.task.answer.strip() not in shown:
                 shown.append(r.task.answer.strip())
-    if key is not None:
-        for name, p in key.problems.items():
-            functions.setdefault(name, p.function)
-    problems = [ProblemPicture(p, functions.get(p, ""),
-                               {s: counts[p][s] for s in STATUSES},
-                               [Mistake(label, n, examples[(p, label)])
-                                for label, n in labels[p].most_common()])
-                for p in book.problems]
-    slowest = sorted(results, key=lambda r: -r.seconds)[:SLOWEST]
-    total = Counter(r.status for r in results)
-    return Picture(problems, slowest, book, {s: total[s] for s in STATUSES})
+
+    def picture(self) -> Picture:
+        book, functions = self.book, dict(self.functions)
+        if self.key is not None:
+            for name, p in self.key.problems.items():
+                functions.setdefault(name, p.function)
+        problems = [ProblemPicture(p, functions.get(p, ""),
+                                   {s: self.counts[p][s] for s in STATUSES},
+                                   [Mistake(label, n, self.examples[(p, label)])
+                                    for label, n in self.labels[p].most_common()])
+                    for p in book.problems]
+        return Picture(problems, list(self.slowest), book,
+                       {s: self.total[s] for s in STATUSES})

@@ -11,7 +11,9 @@ import csv
 import io
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradcalc.errors import GradcalcError
 
@@ -38,6 +40,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "at": ("at",),
     "implicit": ("implicit", "dependent"),
     "constant": ("constant", "plus c", "+c", "+ c"),
+    "integers": ("integers", "whole numbers"),
 }
 
 
@@ -119,6 +122,14 @@ def parse_table(data: bytes, source: str, required: tuple[str, ...],
         raise GradcalcError(f"{source} is not UTF-8 text (byte {exc.start})",
                             kind="usage") from None
     reader = csv.reader(io.StringIO(text, newline=""))
+    table = header_of(reader, source, required, optional, label)
+    table.rows = list(rows_of(reader, table))
+    return table
+
+
+def header_of(reader: Any, source: str, required: tuple[str, ...],
+              optional: tuple[str, ...], label: str) -> Table:
+    """The table's header from a csv reader's first record (its rows not read yet)."""
     needed = ", ".join(described(r) for r in required)
     try:
         header = [h.strip() for h in next(reader)]
@@ -136,16 +147,24 @@ def parse_table(data: bytes, source: str, required: tuple[str, ...],
             f"{label}; found: {found}; needed: {needed} (names matched in any case)",
             kind="usage")
     known = set(roles.values())
+    return Table(source, header, roles, [h for i, h in enumerate(header)
+                                         if i not in known and h])
+
+
+def rows_of(reader: Any, table: Table, before: int = 0) -> Iterator[TableRow]:
+    """The data rows after the header, one at a time (blank rows skipped); `before`: the
+    file's lines before the reader's first (a part of a file read alone)."""
+    roles, header = table.roles, table.header
+    known = set(roles.values())
     extra = [(i, h) for i, h in enumerate(header) if i not in known and h]
-    table = Table(source, header, roles, [h for _, h in extra])
     try:
         for record in reader:
             if not any(cell.strip() for cell in record):
                 continue
             cells = {r: record[i] if i < len(record) else "" for r, i in roles.items()}
             extras = tuple((h, record[i] if i < len(record) else "") for i, h in extra)
-            table.rows.append(TableRow(reader.line_num, cells, extras,
-                                       len(record) > len(header)))
+            yield TableRow(before + reader.line_num, cells, extras,
+                           len(record) > len(header))
     except csv.Error as exc:
-        raise GradcalcError(f"{source}, line {reader.line_num}: {exc}", kind="usage") from None
-    return table
+        raise GradcalcError(f"{table.source}, line {before + reader.line_num}: {exc}",
+                            kind="usage") from None

@@ -3,9 +3,11 @@ from one chunk of rows to that chunk's answers, and an iterator of chunks; the c
 to N worker processes, a few at a time (so memory stays bounded however long the input),
 and the answers come back in input order, the same whatever N is.
 
-Workers come from a fork server (a clean process that has imported the chunk function's
-module once, so each worker starts with gradcalc and NumPy loaded): forking this process
-itself is unsafe once a library with its own threads (polars, the progress bar) runs. A
+Workers are forks of this process when that is safe (no other thread runs here and no
+library with its own thread pool, such as polars, is loaded): they start at once with
+everything this process has imported (`preload`: modules imported first, such as sympy
+for a class, so no worker imports them again). Otherwise they come from a fork server (a
+clean process that has imported the chunk function's module and `preload` once). A
 worker's error (a GradcalcError or any other) is carried back and raised in the parent,
 where the command line reports it as it would without --jobs; a worker killed from
 outside ends the run with a clear error.
@@ -59,23 +61,44 @@ def _guarded(fn: Callable[[T], R], item: T) -> tuple[bool, Any]:
         return False, failure(exc) if isinstance(exc, Exception) else ("internal", repr(exc))
 
 
-def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1) -> Iterator[R]:
+#: modules whose import starts threads (or that are not fork-safe): a process that has
+#: loaded one is not forked
+_THREADED = frozenset({"polars", "pyarrow", "dask", "distributed", "torch", "jax"})
+
+
+def _context(fn: Callable, preload: tuple[str, ...]) -> Any:
+    """How workers start: a fork of this process when safe, else a fork server."""
+    import importlib
+    import multiprocessing
+    import sys
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1 and \
+            not _THREADED & sys.modules.keys():
+        for name in preload:
+            importlib.import_module(name)
+        if threading.active_count() == 1 and not _THREADED & sys.modules.keys():
+            return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        module = getattr(getattr(fn, "func", fn), "__module__", None)
+        context.set_forkserver_preload([m for m in ("numpy", module, *preload) if m])
+    return context
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
+                preload: tuple[str, ...] = ()) -> Iterator[R]:
     """fn over the items in `jobs` processes (1: in this one), the answers in input order;
     at most `IN_FLIGHT` items per worker are read ahead."""
     if jobs <= 1:
         yield from map(fn, items)
         return
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
     from functools import partial
 
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if "forkserver" in methods:
-        module = getattr(getattr(fn, "func", fn), "__module__", None)
-        context.set_forkserver_preload([m for m in ("numpy", module) if m])
-    pool = ProcessPoolExecutor(jobs, mp_context=context)
+    pool = ProcessPoolExecutor(jobs, mp_context=_context(fn, preload))
     task = partial(_guarded, fn)
     source = iter(items)
     pending: deque[Any] = deque(pool.submit(task, item)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from gradcalc.commands import check as checking
-from gradcalc.commands.classfile import share, split_wrt
-from gradcalc.commands.headers import read_bytes
+from gradcalc.commands.classfile import open_binary, share, split_wrt, text_lines
 from gradcalc.commands.receipt import kind_of, receipt, settings_of
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -29,6 +29,8 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 #: values agree when within this relative (or absolute, near 0) distance: float64's
 #: last digits may differ between NumPy builds, a hand-edited number does not pass
 RTOL, ATOL = 1e-12, 1e-15
+#: the longest verdict line read (a receipt holds every sampled point's values)
+MAX_LINE_BYTES = 1 << 24
 
 
 @dataclass
@@ -44,27 +46,28 @@ class Replayed:
 
 
 def records(file: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every verdict line; the summary line and blank lines are
-    skipped; GradcalcError (exit 2) for a line that is not a JSON object."""
-    data, source = read_bytes(file, "verdicts file")
+    """(line number, object) for every verdict line, read one line at a time (a file of
+    any length); the summary line and blank lines are skipped; GradcalcError (exit 2) for
+    a line that is not a JSON object."""
+    fh, source = open_binary(file, "verdicts file")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise GradcalcError(f"{source} is not UTF-8 text (byte {exc.start})",
-                            kind="usage") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GradcalcError(f"{source}, line {number}: not JSON ({exc.msg})",
-                                kind="usage") from None
-        if not isinstance(obj, dict):
-            raise GradcalcError(f"{source}, line {number}: not a JSON object", kind="usage")
-        if "summary" in obj and len(obj) == 1:
-            continue
-        yield number, obj
+        for number, line in enumerate(text_lines(fh, source, MAX_LINE_BYTES), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise GradcalcError(f"{source}, line {number}: not JSON ({exc.msg})",
+                                    kind="usage") from None
+            if not isinstance(obj, dict):
+                raise GradcalcError(f"{source}, line {number}: not a JSON object",
+                                    kind="usage")
+            if "summary" in obj and len(obj) == 1:
+                continue
+            yield number, obj
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
 
 
 def _close(a: Any, b: Any) -> bool:

@@ -229,10 +229,15 @@ def compute(plan: Plan, piece: Piece) -> points.PointsResult:
     sample = None
     single = plan.whole(piece)
     if not single:  # the whole table's sample; a bad row's turn goes to the next row
-        good = [k for k in range(n) if k not in bad]
-        local = {next((g for g in good if g >= r - piece.offset), None)
-                 for r in plan.sample if piece.offset <= r < piece.offset + n}
-        sample = sorted(k for k in local if k is not None)
+        local = set()
+        for r in plan.sample:
+            k = r - piece.offset
+            if 0 <= k < n:
+                while k in bad:  # work: the bad rows at most, never the chunk's rows
+                    k += 1
+                if k < n:
+                    local.add(k)
+        sample = sorted(local)
     job = plan.job if single or sample else replace(plan.job, check=False)
     if len(bad) == n:  # no row read: the shapes from one stand-in point, every answer nan
         stand_in = plan.header.table(Rows(np.ones((1, len(plan.header.inputs))), [[]]))

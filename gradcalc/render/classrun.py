@@ -8,8 +8,10 @@ after the last row, all or none (`gradcalc.render.files`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from gradcalc.errors import GradcalcError
@@ -50,60 +52,137 @@ def _check_outputs(job: ClassJob) -> None:
         seen[path] = option
 
 
-def chunks(tasks: list, size: int) -> Iterator[list]:
-    """The rows in lists of `size` (a process's share of work at a time)."""
-    for start in range(0, len(tasks), size):
-        yield tasks[start:start + size]
+def chunks(tasks: Iterable, size: int) -> Iterator[list]:
+    """The rows in lists of `size` (a process's share of work at a time), read as they
+    are asked for."""
+    source = iter(tasks)
+    while chunk := list(islice(source, size)):
+        yield chunk
+
+
+@contextmanager
+def _readable_twice(file: str, needed: bool) -> Iterator[str]:
+    """The class file as a path that can be read twice (a first pass counts the rows or
+    the students): standard input is copied to a temporary file when a pass needs it."""
+    if file != "-" or not needed:
+        yield file
+        return
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(prefix="gradcalc-", suffix=".csv") as spooled:
+        shutil.copyfileobj(sys.stdin.buffer, spooled, 1 << 20)
+        spooled.flush()
+        yield spooled.name
 
 
 def write_class(job: ClassJob, out: Any, err: Any) -> int:
     """The class judged (on `job.jobs` processes, the rows in chunks: the same output in
-    the same order) and written; the exit code: 0 only when every row is correct."""
+    the same order) and written as it is judged; the exit code: 0 only when every row is
+    correct. The file is read a chunk at a time: memory is a chunk's rows and, for the
+    summary and the files, a student's and a problem's totals, never the whole class."""
+    import sys
+
+    from gradcalc.commands.key import load_key
+
+    _check_outputs(job)
+    key = load_key(job.key) if job.key else None
+    bar = job.fmt == "rich" and sys.stderr.isatty()
+    with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1) as path:
+        total, students = (classfile_survey(path, key, bool(job.gradescope))
+                           if job.gradescope or bar else (0, []))
+        if job.gradescope and len(students) > 1:
+            shown = ", ".join(students[:5]) + (", ..." if len(students) > 5 else "")
+            raise GradcalcError(f"--gradescope writes one student's results.json; the "
+                                f"submissions have {len(students)} students ({shown})",
+                                kind="usage")
+        return _judge_and_write(job, path, key, total, out, err)
+
+
+def classfile_survey(path: str, key: Any, students: bool) -> tuple[int, list[str]]:
+    from gradcalc.commands import classfile
+
+    return classfile.survey(path, key, students)
+
+
+def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
+                     err: Any) -> int:
     from functools import partial
 
     from gradcalc.commands import classfile
-    from gradcalc.commands.key import load_key
+    from gradcalc.commands.grades import Gather
     from gradcalc.commands.parallel import ordered_map
     from gradcalc.render import classview
     from gradcalc.render.homework import Progress
 
-    _check_outputs(job)
-    key = load_key(job.key) if job.key else None
-    table = classfile.load(job.file, key)
-    tasks = classfile.tasks(table, key, job.settings)
-    students = list(dict.fromkeys(t.student for t in tasks))
-    if job.gradescope and len(students) > 1:
-        shown = ", ".join(students[:5]) + (", ..." if len(students) > 5 else "")
-        raise GradcalcError(f"--gradescope writes one student's results.json; the "
-                            f"submissions have {len(students)} students ({shown})",
-                            kind="usage")
-    summary, done = classfile.Summary(), []
+    table, rows = classfile.open_class(path, key)
+    tasks = classfile.iter_tasks(table, rows, key, job.settings)
+    summary, students = classfile.Summary(), set()
+    gather = Gather(key) if job.summary or job.grades or job.gradescope or job.report \
+        else None
     keyed = key is not None
-    keep = job.fmt == "rich" or job.summary or job.grades or job.gradescope or job.report
-    progress = Progress(len(tasks) if job.fmt == "rich" else 0)
+    progress = Progress(total if job.fmt == "rich" else 0)
     size = (job.chunk_rows or CHUNK_ROWS) if job.jobs > 1 else 1
+    shown: list = []  # the readable view's rows not yet drawn: at most a chunk
+    first = [True]
+
+    def draw_rows(last: bool = False) -> None:
+        from gradcalc.render.terminal import draw
+
+        if not shown and not (last and first[0]):
+            return
+        rows_now, head = list(shown), first[0]
+        shown.clear()
+        first[0] = False
+        if progress.bar is not None:
+            progress.bar.stop()
+        draw(lambda console: classview.show_rows(rows_now, table.extra_names, keyed,
+                                                 console, header=head))
+        if progress.bar is not None and not last:
+            progress.bar.start()
+
+    keep = gather is not None or job.fmt == "rich"
+    if job.jobs > 1:  # each worker reads its own span of the file: no rows sent to it
+        rows.close()
+        judge: Any = partial(judge_span, path=path, table=table, key=key,
+                             settings=job.settings, limits=job.limits, fmt=job.fmt,
+                             keyed=keyed, keep=keep)
+        work: Any = classfile.spans(path, size)
+    else:
+        judge = partial(judge_rows, limits=job.limits, fmt=job.fmt, keyed=keyed, keep=keep)
+        work = chunks(tasks, size)
     try:
-        for chunk in ordered_map(partial(classfile.judge_chunk, limits=job.limits),
-                                 chunks(tasks, size), job.jobs):
-            for result in chunk:
-                summary.add(result)
-                progress.advance()
+        for chunk in ordered_map(judge, work, job.jobs):
+            for text, result in chunk:
                 if keep:
-                    done.append(result)
-                if job.fmt != "rich":
-                    out.write(classview.row_text(result, job.fmt, keyed))
+                    summary.add(result)
+                    students.add(result.task.student)
+                else:
+                    summary.count(*result[:3])
+                    students.add(result[3])
+                progress.advance()
+                if gather is not None:
+                    gather.add(result)
+                if job.fmt == "rich":
+                    shown.append(result)
+                    if len(shown) >= (job.chunk_rows or CHUNK_ROWS):
+                        draw_rows()
+                else:
+                    out.write(text)
             out.flush()
     finally:
         progress.close()
-    _write_files(job, done, key)
+    _write_files(job, gather)
     if job.fmt == "rich":
         from gradcalc.render.terminal import draw
 
+        draw_rows(last=True)
+
         def show(console: Any) -> None:
-            classview.show_rows(done, table.extra_names, keyed, console)
             console.print(classview.summary_line(summary))
-            if job.summary:
-                _show_picture(done, key, console)
+            if job.summary and gather is not None:
+                _show_picture(gather, console)
 
         draw(show)
     else:
@@ -113,35 +192,58 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
             out.write(json.dumps(classview.summary_json(summary, len(students))) + "\n")
         else:
             err.write(classview.summary_line(summary) + "\n")
-        if job.summary:
+        if job.summary and gather is not None:
             from gradcalc.render.summary import draw_to
 
-            draw_to(err, lambda console: _show_picture(done, key, console))
+            draw_to(err, lambda console: _show_picture(gather, console))
     return 0 if summary.all_correct else 1
 
 
-def _show_picture(done: list, key: Any, console: Any) -> None:
-    from gradcalc.commands.grades import picture
+def judge_rows(chunk: list, limits: Limits, fmt: str, keyed: bool, keep: bool) -> list:
+    """A chunk of rows judged and written as lines (in a --jobs worker: the parent only
+    copies the text out): each row's (line, its Result) or, when nothing needs the whole
+    Result, (line, (status, earned, points, student)), lighter to send back."""
+    from gradcalc.commands import classfile
+    from gradcalc.render import classview
+
+    out: list = []
+    for result in classfile.judge_chunk(chunk, limits):
+        text = classview.row_text(result, fmt, keyed) if fmt != "rich" else ""
+        out.append((text, result if keep else (result.status, result.earned,
+                                               result.task.points, result.task.student)))
+    return out
+
+
+def judge_span(span: Any, path: str, table: Any, key: Any, settings: Settings,
+               limits: Limits, fmt: str, keyed: bool, keep: bool) -> list:
+    """A span of the class file read, judged and written as lines, in a --jobs worker."""
+    from gradcalc.commands import classfile
+
+    rows = classfile.span_rows(path, span, table)
+    return judge_rows(list(classfile.iter_tasks(table, rows, key, settings)), limits, fmt,
+                      keyed, keep)
+
+
+def _show_picture(gather: Any, console: Any) -> None:
     from gradcalc.render.summary import show_picture
 
-    show_picture(picture(done, key), console)
+    show_picture(gather.picture(), console)
 
 
-def _write_files(job: ClassJob, done: list, key: Any) -> None:
-    if not (job.grades or job.gradescope or job.report):
+def _write_files(job: ClassJob, gather: Any) -> None:
+    if not (job.grades or job.gradescope or job.report) or gather is None:
         return
-    from gradcalc.commands.grades import gradebook, picture
     from gradcalc.render import grades
     from gradcalc.render.files import write_all
 
     files: dict[str, str] = {}
-    book = gradebook(done, key)
+    book = gather.book
     if job.grades:
         files[job.grades] = grades.gradebook_csv(book)
     if job.gradescope:
-        files[job.gradescope] = grades.gradescope_json(done, book)
+        files[job.gradescope] = grades.gradescope_json(list(gather.last.values()), book)
     if job.report:
         from gradcalc.render.report import report_html
 
-        files[job.report] = report_html(picture(done, key))
+        files[job.report] = report_html(gather.picture())
     write_all(files)

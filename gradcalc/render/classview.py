@@ -4,7 +4,6 @@ rich table of student, problem, answer, verdict, score and feedback."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from gradcalc.render.homework import _MARK, _STYLE, plain, verdict_json
@@ -86,19 +85,22 @@ def row_plain(r: Result, keyed: bool) -> str:
 
 def row_text(r: Result, fmt: str, keyed: bool) -> str:
     if fmt == "json":
-        return json.dumps(row_json(r, keyed)) + "\n"
+        from gradcalc.render.classlines import json_line
+
+        return json_line(r, keyed)  # json.dumps(row_json(r, keyed)), a verdict encoded once
     return row_plain(r, keyed)
 
 
-def show_rows(results: list[Result], extra_names: list[str], keyed: bool, console: Any) -> None:
+def show_rows(results: list[Result], extra_names: list[str], keyed: bool, console: Any,
+              header: bool = True) -> None:
     """The class as one table: who, which problem, the answer, the verdict, the score and
-    what explains it."""
+    what explains it (a long class as one table per chunk of rows, the header once)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
-                  header_style="bold", expand=True)
+                  header_style="bold", expand=True, show_header=header)
     names = ["student", "problem" if keyed else "function", *extra_names, "answer",
              "verdict", "score", "feedback"]
     for name in names:

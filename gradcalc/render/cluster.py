@@ -92,7 +92,8 @@ def answer_partition(plan: chunking.Plan, fmt: stream.Format, path: str, offset:
         if sink is not None:
             sink.abandon()
     text = None if target is not None else (
-        b"".join(t if isinstance(t, bytes) else t.encode() for t in texts))
+        b"".join(t if isinstance(t, bytes) else t.encode() if isinstance(t, str)
+                 else bytes(t) for t in texts))
     return Part(totals.count, totals, of, header, text)
 
 
@@ -226,13 +227,14 @@ def judge_partition(path: str, fmt: str, settings: Any, limits: Any
     from gradcalc.commands import classfile
     from gradcalc.render.classview import row_text
 
-    table = classfile.load(path, None)
-    tasks = classfile.tasks(table, None, settings)
-    summary, out = classfile.Summary(), []
-    for result in classfile.judge_chunk(tasks, limits=limits):
+    table, rows = classfile.open_class(path, None)
+    summary, out, students = classfile.Summary(), [], {}
+    for task in classfile.iter_tasks(table, rows, None, settings):
+        result = classfile.judge_task(task, limits)
         summary.add(result)
+        students.setdefault(task.student, None)
         out.append(row_text(result, fmt, False))
-    return "".join(out), summary, list(dict.fromkeys(t.student for t in tasks))
+    return "".join(out), summary, list(students)
 
 
 def run_class(source: str, fmt: str, settings: Any, limits: Any, scheduler: str | None,

@@ -74,7 +74,8 @@ def answer(plan: stream.Plan, fmt: Format, piece: stream.Piece) -> Answered:
     elif fmt.fast and result.table.plain and not result.has_errors:
         from gradcalc.render import tabular
 
-        out = (_header_text(result).encode() if first else b"") + tabular.csv_text(result)
+        out = tabular.csv_text(result)
+        out.head = _header_text(result).encode() if first else b""
     else:
         out = "".join(write.csv_lines(result, header_row=fmt.kind != "plain",
                                       sep=" " if fmt.kind == "plain" else ",", first=first))
@@ -152,11 +153,31 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
         else:
             pieces = stream.csv_pieces(files, header, chunk_rows)
     fmt = Format(kind, fast=fast and kind == "csv")
+    if job.check and jobs <= 1:
+        _warm_up_check()
     answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs)
     totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
                    totals.error())
+
+
+def _warm_up_check() -> None:
+    """Import the check's modules (sympy: about half a second of CPU) in a thread while
+    the first chunk is read and computed: polars and NumPy release the interpreter's lock,
+    so on a second core the import costs the run little. The first sampled row waits for
+    the import as it would have made it."""
+    import threading
+
+    def load() -> None:
+        try:
+            import gradcalc.backends.symbolic  # noqa: F401
+            import gradcalc.backends.symbolic_derivatives  # noqa: F401
+            import gradcalc.verify.check  # noqa: F401
+        except Exception:  # noqa: BLE001 - the check reports its own failure when it runs
+            pass
+
+    threading.Thread(target=load, name="gradcalc-check-import", daemon=True).start()
 
 
 def _spaced(files: list[str]) -> bool:
@@ -189,7 +210,7 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
                     f"{','.join(header)}", kind="shape")
             if target is not None:
                 target.write(done.out)
-            elif isinstance(done.out, (str, bytes)):
+            elif done.out is not None and fmt.kind != "parquet":
                 emit(stdout, done.out)
             totals.add(done.rows, done.stats, done.checks)
             if progress is not None:
@@ -203,8 +224,10 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
     return totals, of
 
 
-def emit(stdout: Any, text: str | bytes) -> None:
+def emit(stdout: Any, text: Any) -> None:
     """A chunk to the output stream (which takes text and bytes: the command line's)."""
+    if not isinstance(text, (str, bytes)):  # the columnar writer's patched text
+        text = bytes(text)
     if isinstance(text, bytes) and not getattr(stdout, "takes_bytes", False):
         if hasattr(stdout, "buffer"):
             stdout.flush()
@@ -231,8 +254,10 @@ class Target:
 
                 self.writer = pq.ParquetWriter(self.temp, out.schema)
             self.writer.write_table(out)
-        else:
+        elif isinstance(out, (str, bytes)):
             self.fh.write(out if isinstance(out, bytes) else out.encode("utf-8"))
+        else:  # the columnar writer's patched text, in pieces
+            self.fh.writelines(out.pieces())
 
     def commit(self, final: str) -> None:
         if self.writer is not None:

@@ -4,14 +4,15 @@ back to the same float64; whole numbers without ".0"; nan, inf, -inf), and a chu
 Arrow table for Parquet (pyarrow).
 
 polars and Python agree on the shortest digits but not on when to use an exponent:
-polars writes 1e-7 and 1e10 where Python writes 1e-07 and 10000000000. Values outside
-[1e-4, 1e10) in magnitude (and nan, inf) are rare in practice; those cells are written
-empty by polars and filled by `number`, so the text is the default writer's, byte for
-byte.
+polars writes 1e-7 and 0.00001 where Python writes 1e-07 and 1e-05. Values outside
+[1e-4, 1e10) in magnitude (and nan, inf) are rare in practice; those cells are marked
+by polars and filled by `number`, so the text is the default writer's, byte for byte.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,9 @@ import numpy as np
 from gradcalc.commands.points import PointsResult
 from gradcalc.render.numbers import number
 from gradcalc.render.points import header
+
+#: what polars writes for an odd cell, replaced by `number`'s text
+_MARK = "\x00"
 
 
 def matrix(result: PointsResult) -> np.ndarray:
@@ -35,38 +39,64 @@ def _odd(values: np.ndarray) -> np.ndarray:
     return ~((size >= 1e-4) & (size < 1e10)) & (values != 0)
 
 
-def csv_text(result: PointsResult, sep: str = ",") -> bytes:
+@dataclass
+class Patched:
+    """CSV text with a few cells to fill in: the NUL bytes at `at` are `subs`. Written
+    in pieces (views of the text), so the chunk's text is never copied to be patched;
+    it pickles (a --jobs worker's answer) as bytes and lists."""
+
+    text: bytes
+    at: list[int] = field(default_factory=list)
+    subs: list[bytes] = field(default_factory=list)
+    head: bytes = b""  # the header row, before the first chunk's rows
+
+    def pieces(self) -> Iterator[bytes | memoryview]:
+        if self.head:
+            yield self.head
+        view, start = memoryview(self.text), 0
+        for at, sub in zip(self.at, self.subs, strict=True):
+            yield view[start:at]
+            yield sub
+            start = at + 1
+        yield view[start:]
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.pieces())
+
+
+def csv_text(result: PointsResult, sep: str = ",") -> Patched:
     """The chunk's CSV rows (no header row), byte for byte as the default writer writes
-    them: polars formats every cell but the odd ones, left empty, which `number` fills;
-    a whole number loses polars' ".0"."""
+    them: polars formats every cell but the odd ones, which it writes as a NUL byte (never
+    in a number's text) for `number` to fill in, in row order; a whole number loses
+    polars' ".0". Beyond polars' own pass, the text is searched for the NUL bytes once
+    (and, with whole numbers, replaced)."""
     import io
 
     import polars as pl
 
     m = matrix(result)
     odd = _odd(m)
-    frame = pl.from_numpy(np.where(odd, np.nan, m) if odd.any() else m)
-    if odd.any():
-        frame = frame.fill_nan(None)
+    anyodd = bool(odd.any())
+    if anyodd:
+        values = np.where(odd, np.nan, m)
+        frame = pl.DataFrame([pl.Series(f"c{j}", values[:, j], nan_to_null=True)
+                              for j in range(m.shape[1])])
+    else:
+        frame = pl.from_numpy(m)
     buffer = io.BytesIO()
-    frame.write_csv(buffer, include_header=False, separator=sep, null_value="")
+    frame.write_csv(buffer, include_header=False, separator=sep, null_value=_MARK)
     text = buffer.getvalue()
+    del buffer, frame
     if ((m == np.trunc(m)) & ~odd).any():  # 2.0 -> 2, as `number` writes it
         text = text.replace(b".0" + sep.encode(), sep.encode()).replace(b".0\n", b"\n")
-    rows = np.flatnonzero(odd.any(axis=1))
-    if not rows.size:
-        return text
-    starts = np.concatenate(([0], np.flatnonzero(np.frombuffer(text, np.uint8) == 10) + 1))
-    parts, at, comma = [], 0, sep.encode()
-    for r in rows.tolist():
-        begin, end = int(starts[r]), int(starts[r + 1]) - 1
-        cells = text[begin:end].split(comma)
-        for j in np.flatnonzero(odd[r]).tolist():
-            cells[j] = number(m[r, j]).encode()
-        parts += [text[at:begin], comma.join(cells)]
-        at = end
-    parts.append(text[at:])
-    return b"".join(parts)
+    if not anyodd:
+        return Patched(text)
+    subs = [number(v).encode() for v in m[odd].tolist()]  # row by row, as written
+    at, mark, found = [], _MARK.encode(), -1
+    for _ in subs:
+        found = text.index(mark, found + 1)
+        at.append(found)
+    return Patched(text, at, subs)
 
 
 def arrow_table(result: PointsResult) -> Any:
