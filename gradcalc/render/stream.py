@@ -45,6 +45,7 @@ class Answered:
     stats: stream.Stats
     checks: list = field(default_factory=list)  # (row of the table, CheckResult)
     of: str = ""  # the output's name
+    part: str | None = None  # a worker's part file holding `out` (render.ranges)
 
 
 @dataclass
@@ -146,6 +147,9 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
         if not plain:
             total, bad = stream.count_bad(files, header, chunk_rows)
         plan = stream.plan(job, header, total, bad > 0, chunk_rows)
+        if plain and jobs > 1 and kind != "parquet":
+            return _run_ranges(job, files, header, plan, kind, output, chunk_rows, jobs,
+                               progress, stdout, fast and kind != "json" and not _spaced(files))
         if plain and fast and kind != "json" and not _spaced(files):
             from gradcalc.commands import tabular
 
@@ -157,6 +161,28 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
         _warm_up_check()
     answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs)
     totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout)
+    return Outcome(totals, totals.warnings(of, chunk_rows),
+                   write.sample_note(totals.checks, totals.count) if job.check else None,
+                   totals.error())
+
+
+def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind: str,
+                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+                fast_read: bool) -> Outcome:
+    """A plain table on --jobs workers that read their own byte ranges and write their own
+    part files (`render.ranges`); the parts joined here in order."""
+    from gradcalc.render import ranges
+
+    fmt = Format(kind, fast=fast_available() and kind == "csv")
+    folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
+                              dir=os.path.dirname(os.path.abspath(output)) if output else None)
+    try:
+        answers = parallel.ordered_map(
+            partial(ranges.answer_range, plan, fmt, fast_read, folder),
+            ranges.ranges(files, header, chunk_rows), jobs)
+        totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
                    totals.error())
@@ -208,7 +234,16 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
                     f"--points: the points' outputs have different shapes: row "
                     f"{done.offset + 1} has the columns {','.join(done.header)}, row 1 has "
                     f"{','.join(header)}", kind="shape")
-            if target is not None:
+            if done.part is not None:  # a worker's part file
+                from gradcalc.render.ranges import copy_part
+
+                if target is not None:
+                    copy_part(done.part, target.fh)
+                else:
+                    stdout.flush()
+                    copy_part(done.part, stdout.buffer if hasattr(stdout, "buffer")
+                              else _TextSink(stdout))
+            elif target is not None:
                 target.write(done.out)
             elif done.out is not None and fmt.kind != "parquet":
                 emit(stdout, done.out)
@@ -237,6 +272,16 @@ def emit(stdout: Any, text: Any) -> None:
     else:
         stdout.write(text)
     stdout.flush()
+
+
+class _TextSink:
+    """A text stream taking bytes (a test's stand-in for standard output)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        emit(self.stream, bytes(data))
 
 
 class Target:
