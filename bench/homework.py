@@ -189,7 +189,7 @@ def measure(data: bytes, clear_cache: bool) -> dict[str, float]:
     rows = classfile.tasks(table, None, judging.Settings())
     times: list[float] = []
     statuses: dict[str, int] = {}
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for row in rows:
         if clear_cache:
             judging.forget_formulas()
@@ -198,8 +198,9 @@ def measure(data: bytes, clear_cache: bool) -> dict[str, float]:
         result = classfile.judge_task(row)
         times.append(time.perf_counter() - t)
         statuses[result.status] = statuses.get(result.status, 0) + 1
-    total = time.perf_counter() - started
+    total, cpu = time.perf_counter() - started, time.process_time() - cpu
     return {"rows": len(rows), "seconds": total, "rows_per_s": len(rows) / total,
+            "cpu_seconds": cpu, "rows_per_cpu_s": len(rows) / cpu,
             "slowest_ms": 1000 * max(times), "median_ms": 1000 * statistics.median(times),
             **{f"n_{k}": v for k, v in sorted(statuses.items())}}
 
@@ -224,18 +225,22 @@ def main() -> None:
         judging.forget_formulas()
         r = measure(data, clear)
         print(f"{label}: {r['rows']} rows in {r['seconds']:.2f} s = {r['rows_per_s']:.0f} "
-              f"rows/s; median {r['median_ms']:.1f} ms, slowest {r['slowest_ms']:.0f} ms; "
+              f"rows/s, {r['cpu_seconds']:.2f} CPU s = {r['rows_per_cpu_s']:.0f} rows per CPU "
+              f"second; median {r['median_ms']:.1f} ms, slowest {r['slowest_ms']:.0f} ms; "
               + ", ".join(f"{k[2:]} {v}" for k, v in r.items() if k.startswith("n_")))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "answers.csv"
         path.write_text(text)
         gradcalc = Path(sys.executable).parent / "gradcalc"
-        t = time.perf_counter()
+        t, before = time.perf_counter(), os.times()
         subprocess.run([str(gradcalc), "check", "--file", str(path), "--json"],
                        capture_output=True, check=False)
-        took = time.perf_counter() - t
+        took, after = time.perf_counter() - t, os.times()
+        cpu = (after.children_user + after.children_system) - (before.children_user +
+                                                               before.children_system)
         print(f"installed command, --json: {args.rows} rows in {took:.2f} s = "
-              f"{args.rows / took:.0f} rows/s (start-up included)")
+              f"{args.rows / took:.0f} rows/s, {cpu:.2f} CPU s = {args.rows / cpu:.0f} rows "
+              "per CPU second (start-up included)")
 
 
 if __name__ == "__main__":

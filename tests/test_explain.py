@@ -48,7 +48,7 @@ def test_explain_text_shows_forward_then_sweep_then_gradients():
 def test_mean_is_weights_of_one_over_n():
     ex = _explain("grad", "b = a + 3; c = b*b*3; out = mean(c)", "a=[2,3]").explain
     mean_step = ex.steps[-1]
-    assert mean_step.op == "mean" and mean_step.rule == "g / n to every element"
+    assert mean_step.op == "mean" and mean_step.rule == f"∂#{mean_step.id} / n to every element"
     ((parent, flow),) = ex.sweeps[0].flows[mean_step.id]
     assert flow.tolist() == [0.5, 0.5]
     assert ex.sweeps[0].cotangent[1].tolist() == [15, 18]
@@ -211,13 +211,39 @@ def test_steps_follow_the_program_not_the_graph():
 
 def test_rule_text_names_arguments_by_their_steps():
     """The table writes pow's rule g·y·x^(y−1); in a program whose output is y (or that
-    has its own x), the rule names the arguments by their steps and constants instead."""
+    has its own x), the rule names the arguments by their steps and constants instead,
+    and the cotangent arriving at step #3 is ∂#3."""
     ex = _explain("grad", "y = x**b", "x=2, b=3").explain
     (pow_step,) = [s for s in ex.steps if s.op == "pow"]
-    assert pow_step.rule == "g·#2·#1^(#2−1);  g·log(#1)·#1^#2"
+    assert pow_step.rule == "∂#3·#2·#1^(#2−1);  ∂#3·log(#1)·#1^#2"
     ex = _explain("grad", "y = sin(x)**2", "x=1").explain
     rules = {s.op: s.rule for s in ex.steps if s.op != "input"}
-    assert rules == {"sin": "g·cos(#1)", "pow": "g·2·#2^(2−1)"}
+    assert rules == {"sin": "∂#2·cos(#1)", "pow": "∂#3·2·#2^(2−1)"}
+
+
+def test_rule_text_never_reads_as_a_program_name():
+    """A program with its own g, u and v (the letters rules are often written in): every
+    rule names arguments by step (#1), the cotangent by the step it arrives at (∂#4), and
+    a step's own result by its number; no rule has a bare letter a program could own."""
+    import re
+
+    program = "u = sin(g); v = u * g; w = sigmoid(v); y = w ** 2"
+    ex = _explain("grad", program, "g=0.5").explain
+    rules = {s.text: s.rule for s in ex.steps if s.op != "input"}
+    assert rules == {"sin(g)": "∂#2·cos(#1)", "u * g": "∂#3 × the other factor",
+                     "sigmoid(v)": "∂#4·#4·(1 − #4)", "w**2": "∂#5·2·#4^(2−1)"}
+    names = set(re.findall(r"[A-Za-z_]\w*", program))
+    for rule in rules.values():
+        assert not names & set(re.findall(r"[A-Za-z_]\w*", rule)), rule
+    out = runner.invoke(app, ["grad", program, "--at", "g=0.5", "--explain", "--plain"])
+    assert out.exit_code == 0, out.output
+    sweep = [line.split("\t") for line in out.output.splitlines()
+             if line.startswith("sweep\t")]
+    # --plain spells them in ASCII: ∂#5 is d#5
+    assert [row[4] for row in sweep] == ["d#5*2*#4^(2-1)", "d#4*#4*(1 - #4)",
+                                         "d#3 * the other factor", "d#2*cos(#1)",
+                                         "input: its gradient"]
+    assert out.output.isascii()
 
 
 def test_loop_steps_are_numbered_by_iteration(capsys):

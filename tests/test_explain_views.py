@@ -21,7 +21,7 @@ def test_plain_explain_prints_the_tape_and_the_sweep(capsys):
     assert tape[3] == ["4", "add", "a + b", "1,2", "", "3"]
     assert tape[5] == ["6", "mul", "(a + b) * (b + c)", "4,5", "y", "15"]
     sweep = _rows(out, "sweep")
-    assert sweep[0] == ["1", "6", "1", "g × the other factor", "4:5;5:3"]
+    assert sweep[0] == ["1", "6", "1", "d#6 * the other factor", "4:5;5:3"]
     assert ["1", "2", "8", "input: its gradient", ""] in sweep  # b: 5 + 3
     assert _rows(out, "label") == [["1", "seeded with dy/dy = 1"]]
 

@@ -8,33 +8,7 @@ import pytest
 
 import gradcalc
 from gradcalc.autograd import GradcheckError, gradcheck, gradgradcheck
-
-
-class MyReLU(gradcalc.autograd.Function):
-    @staticmethod
-    def forward(ctx, input_):
-        ctx.save_for_backward(input_)
-        return input_.clamp(min=0)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (input_,) = ctx.saved_tensors
-        grad_input = grad_output.clone()
-        grad_input[input_ < 0] = 0
-        return grad_input
-
-
-class Exp(gradcalc.autograd.Function):
-    @staticmethod
-    def forward(ctx, i):
-        result = i.exp()
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (result,) = ctx.saved_tensors
-        return grad_output * result
+from tests.custom_functions import Exp, MyReLU
 
 
 class ExpWithoutResult(Exp):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradcalc.verify.homework.kinds import Kind, check
+from gradcalc.verify.homework.dispatch import check
+from gradcalc.verify.homework.kinds import Kind
 
 
 def verdict(function, answer, constant="optional", wrt=None):

@@ -8,9 +8,10 @@ import pytest
 
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import DEFAULT_LIMITS
+from gradcalc.verify.homework.dispatch import check
 from gradcalc.verify.homework.implicit import curve_points, split_equation
 from gradcalc.verify.homework.judge import Settings
-from gradcalc.verify.homework.kinds import Kind, check
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import read_side
 
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
+from gradcalc.verify.homework.dispatch import check
 from gradcalc.verify.homework.higher import along
-from gradcalc.verify.homework.kinds import Kind, check
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import read_side
 
 

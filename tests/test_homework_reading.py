@@ -21,6 +21,20 @@ from gradcalc.verify.homework.wording import plain
     ("[x y, x + y]", "[[y, x], [1, 1]]", None,
      {"function": "f(x, y) = [x·y, x + y]", "answer": "Jf = [[y, x], [1, 1]]"}),
     ("ln(x)", "1/x", None, {"function": "f(x) = ln(x)", "answer": "f'(x) = 1/x"}),
+    # the forms of published answers: each reading shows its grouping
+    ("x^2e^x", "2xe^x + x^2e^x", None,
+     {"function": "f(x) = x^2·e^x", "answer": "f'(x) = 2x·e^x + x^2·e^x"}),
+    ("(x + cos(x))(1 - sin(x))", "(1 - sin x)(1 - sin x) - cos x(x + cos x)", None,
+     {"function": "f(x) = (x + cos(x))·(1 - sin(x))",
+      "answer": "f'(x) = (1 - sin(x))·(1 - sin(x)) - cos(x)·(x + cos(x))"}),
+    ("x√x", "√x(3/2)", None, {"function": "f(x) = x·√x", "answer": "f'(x) = √x·(3/2)"}),
+    ("2^t", "(ln 2) 2^t", None, {"function": "f(t) = 2^t", "answer": "f'(t) = ln(2)·2^t"}),
+    ("f(x) = sech^(-1) (x^2)", "-2/(x√(1 - x^4))", None,
+     {"function": "f(x) = asech(x^2)", "answer": "f'(x) = -2/(x·√(1 - x^4))"}),
+    ("t sin(t)", "sint + t cost", None,
+     {"function": "f(t) = t·sin(t)", "answer": "f'(t) = sin(t) + t·cos(t)"}),
+    ("f(t) = sint", "cost", None, {"function": "f(t) = sin(t)", "answer": "f'(t) = cos(t)"}),
+    ("x^3 y", "3x^2y", ["x"], {"function": "f(x, y) = x^3·y", "answer": "∂f/∂x = 3x^2·y"}),
 ])
 def test_every_verdict_says_how_both_sides_were_read(function, answer, wrt, read):
     assert run(CheckJob(function, answer, wrt)).read == read
@@ -38,6 +52,10 @@ def test_every_verdict_says_how_both_sides_were_read(function, answer, wrt, read
      "1/(2sin(x)), that would be incorrect"),
     ("1/2x", "-1/(2x^2)", "the function 1/2x is read as (1/2)·x; if you meant 1/(2x), the "
      "answer would be correct — write 1/(2x)"),
+    ("x*sin(pi/6)", "sin pi/6", "sin pi/6 is read as sin(π)/6; if you meant sin(π/6), that "
+     "would be correct — write sin(π/6)"),
+    ("x ln(x/2)", "ln x/2 + 1", "ln x/2 + 1 is read as ln(x)/2 + 1; if you meant ln(x/2) + 1, "
+     "that would be correct — write ln(x/2) + 1"),
 ])
 def test_a_trap_read_the_other_way_is_named_when_it_changes_the_verdict(function, answer,
                                                                         note):
@@ -46,8 +64,17 @@ def test_a_trap_read_the_other_way_is_named_when_it_changes_the_verdict(function
     assert v.feedback == v.note
 
 
+def test_a_power_then_a_name_is_a_trap_judged_both_ways():
+    v = run(CheckJob("x^3 y", "3x^2y", ["x"]))
+    assert v.verdict == "correct"
+    assert v.note == ("3x^2y is read as 3x^2·y; if you meant 3x^(2y), that would be "
+                      "incorrect")
+
+
 @pytest.mark.parametrize("function,answer", [
     ("x^2", "1/2x"),  # both readings are wrong: no note
+    ("x^2e^x", "2xe^x + x^2e^x"),  # e^ after an exponent is a new factor to every reader
+    ("x^3 ln(x)", "3x^2ln x + x^2"),
     ("x^2/4", "x/2"),  # no trap
     ("ln(2x)", "1/(2x)"),  # written unambiguously
 ])
@@ -59,6 +86,8 @@ def test_no_note_when_the_other_reading_changes_nothing(function, answer):
     ("1/2x", 1), ("1/2√x", 1), ("1/2sin(x)", 1), ("x^1/2", 1), ("x^-3/2", 1),
     ("x^2/4", 0), ("sin x^2", 1),
     ("e^2x", 1), ("sin^-1 x", 1), ("1/(2x)", 0), ("x/2", 0), ("2x + 1", 0),
+    ("sin pi/6", 1), ("ln x/2", 1), ("x^2y", 1), ("x^2e^x", 0), ("x^3ln x", 0),
+    ("x^2sin(x)", 0),
 ])
 def test_traps_are_found_in_the_text(text, count):
     assert len(list(traps(text))) == count

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.kinds import Kind, check
-from gradcalc.verify.homework.tensors import read_shapes
+from gradcalc.verify.homework.dispatch import check
+from gradcalc.verify.homework.kinds import Kind, read_shapes
 
 
 def verdict(function, answer, wrt, shape, **kind):
@@ -66,7 +66,8 @@ def test_batched_linear_with_transposes():
     assert verdict(function, "2*((X@W + b - Y).T@X).T", "W", shapes).verdict == "correct"
     wrong = verdict(function, "2*(X@W + b - Y).T@X", "W", shapes)
     assert wrong.verdict == "incorrect" and "transposed" in wrong.feedback
-    assert "X.T @ G, not G.T @ X" in wrong.feedback
+    assert "it is g.T @ X, and ∂L/∂W is X.T @ g" in wrong.feedback
+    assert wrong.misconception == {"rule": "transposed-product", "at": "X@W"}
 
 
 def test_a_missing_sum_over_the_batch():
@@ -139,3 +140,84 @@ def test_wrt_is_needed_and_the_loss_is_a_number():
     with pytest.raises(GradcalcError) as err:
         check("W@x", "0", ["W"], Kind.read(shape="W=3x2, x=2"))
     assert "not one number" in err.value.message
+
+
+BATCH_RELU = "h = relu(X@W1 + b1)\nL = sum((h@W2 - Y)**2)"
+BATCH_RELU_SHAPES = "X=4x3, W1=3x5, b1=5, W2=5x2, Y=4x2"
+BATCH_SOFTMAX = "L = -sum(Y*log(softmax(X@W + b, axis=1)))"
+ONE_HOT = "Y=[[1, 0], [0, 1], [0, 1], [1, 0]]"
+
+
+@pytest.mark.parametrize("function,w,shapes,formula", [
+    (*LINEAR, "outer(2*(W@x - y), x)"),
+    (BATCH[0], "W", BATCH[1], "X.T@(2*(X@W + b - Y))"),
+    (BATCH[0], "b", BATCH[1], "sum(2*(X@W + b - Y), axis=0)"),
+    (BATCH[0], "X", BATCH[1], "2*(X@W + b - Y)@W.T"),
+    ("L = mean((X@W + b - Y)**2)", "W", BATCH[1], "X.T@((X@W + b - Y)/4)"),
+    (SOFTMAX, "W", "W=3x2, x=2, y=3", "outer(softmax(W@x)*sum(y) - y, x)"),
+    (BATCH_SOFTMAX, "W", "X=4x3, W=3x2, b=2, Y=4x2",
+     "X.T@((softmax(X@W + b, axis=1).T*sum(Y, axis=1)).T - Y)"),
+    (RELU, "W1", RELU_SHAPES, "outer(where(W1@x > 0, W2.T@(2*(W2@h - y)), 0), x)"),
+    (BATCH_RELU, "b1", BATCH_RELU_SHAPES,
+     "sum(where(X@W1 + b1 > 0, 2*(h@W2 - Y)@W2.T, 0), axis=0)"),
+])
+def test_the_expected_gradient_is_a_formula(function, w, shapes, formula):
+    """Derived by the matrix-calculus rules, shown once it agrees with the tape, and
+    itself judged correct when typed back as the answer."""
+    v = verdict(function, "0*" + w, w, shapes)
+    assert v.expected.startswith(f"∂L/∂{w} = {formula}, of {w}'s shape"), v.expected
+    assert verdict(function, formula, w, shapes).verdict == "correct"
+
+
+def test_outside_the_rules_the_expected_gradient_is_described():
+    v = verdict("L = sum(W[0]**2)", "0*W", "W", "W=3x2")
+    assert v.verdict == "incorrect" and v.expected == "∂L/∂W, of W's shape 3×2"
+
+
+def test_relu_mask_missing():
+    v = verdict(RELU, "outer(2*W2.T@(W2@h - y), x)", "W1", RELU_SHAPES)
+    assert v.verdict == "incorrect" and v.feedback.startswith("ReLU mask missing"), v.feedback
+    assert "where(W1@x > 0, …, 0)" in v.feedback
+    assert v.misconception == {"rule": "relu-mask-missing", "at": "relu(W1@x)"}
+    batch = verdict(BATCH_RELU, "sum(2*(h@W2 - Y)@W2.T, axis=0)", "b1", BATCH_RELU_SHAPES)
+    assert batch.feedback.startswith("ReLU mask missing"), batch.feedback
+    w1 = verdict(BATCH_RELU, "X.T@(2*(h@W2 - Y)@W2.T)", "W1", BATCH_RELU_SHAPES)
+    assert w1.feedback.startswith("ReLU mask missing"), w1.feedback
+
+
+def test_batched_two_layer_relu_unsummed_and_transposed():
+    unsummed = verdict(BATCH_RELU, "where(X@W1 + b1 > 0, 2*(h@W2 - Y)@W2.T, 0)", "b1",
+                       BATCH_RELU_SHAPES)
+    assert "sum them over the batch axis" in unsummed.feedback
+    t = verdict(BATCH_RELU, "where(X@W1 + b1 > 0, 2*(h@W2 - Y)@W2.T, 0).T@X", "W1",
+                BATCH_RELU_SHAPES)
+    assert "transposed: it is g.T @ X, and ∂L/∂W1 is X.T @ g" in t.feedback
+
+
+def test_batched_softmax_cross_entropy_right_unsummed_and_transposed():
+    shapes = "X=4x3, W=3x2, b=2, Y=4x2"
+    right = verdict(BATCH_SOFTMAX, "X.T@(softmax(X@W + b, axis=1) - Y)", "W", shapes,
+                    at=ONE_HOT)
+    assert right.verdict == "correct"
+    db = verdict(BATCH_SOFTMAX, "sum(softmax(X@W + b, axis=1) - Y, axis=0)", "b", shapes,
+                 at=ONE_HOT)
+    assert db.verdict == "correct"
+    unsummed = verdict(BATCH_SOFTMAX, "softmax(X@W + b, axis=1) - Y", "b", shapes,
+                       at=ONE_HOT)
+    assert "sum them over the batch axis" in unsummed.feedback
+    t = verdict(BATCH_SOFTMAX, "(softmax(X@W + b, axis=1) - Y).T@X", "W", shapes, at=ONE_HOT)
+    assert t.misconception == {"rule": "transposed-product", "at": "X@W"}
+
+
+def test_product_order_is_named_apart_from_a_transpose():
+    """With square shapes g @ X.T has W's shape too: the feedback says which order the
+    answer multiplied in, and which is right."""
+    shapes = "X=3x3, W=3x3, b=3, Y=3x3"
+    order = verdict(BATCH[0], "2*(X@W + b - Y)@X.T", "W", shapes)
+    assert order.feedback.startswith(
+        "the product is in the wrong order: the answer is g @ X.T, and ∂L/∂W is X.T @ g")
+    assert order.misconception == {"rule": "product-order", "at": "X@W"}
+    flipped = verdict(BATCH[0], "2*(X@W + b - Y).T@X", "W", shapes)
+    assert flipped.feedback.startswith("the answer is ∂L/∂W transposed: it is g.T @ X")
+    dx = verdict(BATCH[0], "W.T@(2*(X@W + b - Y))", "X", shapes)
+    assert "the answer is W.T @ g, and ∂L/∂X is g @ W.T" in dx.feedback

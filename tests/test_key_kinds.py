@@ -70,6 +70,18 @@ def judged(invoke, tmp_path):
     return r, rows[:-1], list(csv.reader(grades.open())), tmp_path
 
 
+def test_an_integers_column_draws_tensor_inputs_as_whole_numbers():
+    kind = kind_of({"shape": "W=3x2; x=2", "integers": "yes"}, "k")
+    assert kind == Kind(shape=(("W", (3, 2)), ("x", (2,))), integers=True)
+    assert kind_of({"shape": "W=3x2", "integers": "false"}, "k").integers is False
+    for cells, fragment in (({"integers": "true"}, "go with tensor inputs"),
+                            ({"shape": "W=3x2", "integers": "maybe"}, "give true or false")):
+        with pytest.raises(GradcalcError) as err:
+            kind_of(cells, "key.csv line 2")
+        assert "key.csv line 2, column integers" in err.value.message
+        assert fragment in err.value.message
+
+
 def test_every_row_is_judged_as_its_problem_asks(judged):
     r, rows, _, _ = judged
     assert r.code == 1  # ben has wrong answers

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, ParseError
-from gradcalc.language.notation import split_name
+from gradcalc.language.names import split_name
 from gradcalc.language.parse import parse
 from gradcalc.language.values import parse_assignments
 from tests.test_parse import FUNCTIONS, sx
@@ -93,7 +93,8 @@ def test_valid_programs_keep_their_meaning(text):
     ("sin cos x", "write sin(cos) rather than sin cos"),
     ("sin √x", "write sin(√) rather than sin √"),
     ("e^2x", "e^2x is ambiguous: write e^2*x or e^(2*x)"),
-    ("x^2y", "x^2y is ambiguous"),
+    ("2^3x", "2^3x is ambiguous: write 2^3*x or 2^(3*x)"),
+    ("√2(x+1)", "√2(x+1) is ambiguous: write sqrt(2)*(x+1) or sqrt(2*(x+1))"),
     ("√2x", "√2x is ambiguous: write sqrt(2)*x or sqrt(2*x)"),
     ("√x^2", "is ambiguous: write sqrt(x)^"),
     ("√", "√ needs what it takes the root of"),

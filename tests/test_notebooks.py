@@ -44,6 +44,56 @@ def test_before_backward_the_gradients_are_the_sweeps():
     assert rows[1].grad == 2.0 and x.grad is None
 
 
+def test_after_a_plain_backward_every_node_keeps_its_value_and_gradient():
+    """backward() frees what the graph saved, not the nodes' own outputs: the picture
+    still shows every value and the gradient the sweep brought each node, while a second
+    backward raises exactly as PyTorch's does."""
+    x, w, y = _y()
+    y.backward()
+    rows = y.graph().rows
+    assert [r.value for r in rows] == pytest.approx([2, 3, 6, float(gradcalc.sin(x).value),
+                                                     float(y.value)])
+    assert [r.grad for r in rows] == pytest.approx([3 + float(gradcalc.cos(x).value), 2,
+                                                    1, 1, 1])
+    assert "?" not in str(y.graph()) and "?" not in y.graph().mermaid()
+    mul, sin = y.grad_fn.parents
+    assert mul.saved is None and sin.saved is None  # the saved values are gone
+    assert not rows[2].flows and not rows[3].flows  # what they sent needs them
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+    rows = y.graph().rows  # the failed sweep added nothing
+    assert [r.grad for r in rows][2:] == [1, 1, 1] and rows[1].grad == 2
+
+
+def test_the_gradients_shown_are_the_sweeps_that_ran():
+    """The seed backward() was given, summed over sweeps as .grad is; with retain_graph
+    the flows are what each node sent."""
+    x = gradcalc.tensor([1.0, 2.0], requires_grad=True)
+    h = x * x
+    y = h * 3.0
+    y.backward(gradcalc.tensor([1.0, 10.0]), retain_graph=True)
+    rows = y.graph().rows
+    assert rows[-1].grad.tolist() == [1, 10] and rows[1].grad.tolist() == [3, 30]
+    assert [(p, v.tolist()) for p, v in rows[1].flows] == [(1, [3, 60]), (1, [3, 60])]
+    y.backward(gradcalc.tensor([1.0, 1.0]))
+    rows = y.graph().rows
+    assert rows[-1].grad.tolist() == [2, 11] and rows[0].grad.tolist() == x.grad.tolist()
+    assert [r.value.tolist() for r in rows] == [[1, 2], [1, 4], [3, 12]]
+
+
+def test_a_program_on_the_tape_keeps_nothing_for_pictures():
+    """The command line's recorded runs free their arrays as the sweep goes (for speed):
+    only library nodes keep their output and cotangent."""
+    from gradcalc.engine import tape
+
+    x = gradcalc.tensor([1.0, 2.0], requires_grad=True)
+    with tape.recording() as t:
+        y = (gradcalc.sin(x) * x).sum()
+    tape.backward([(y.node, 1.0)], tape=t)
+    assert all(getattr(n, "output", None) is None and getattr(n, "cotangent", None) is None
+               for n in t.nodes)
+
+
 def test_notebook_displays():
     x, w, y = _y()
     y.backward(retain_graph=True)

@@ -51,7 +51,7 @@ def test_a_new_primitive_runs_in_the_language_with_the_symbolic_check(cube, caps
 def test_a_new_primitive_explains_its_rule_in_the_words_of_its_entry(cube, capsys):
     code, out = _run(["grad", "y = cube(x)", "--at", "x=2", "--explain"], capsys)
     assert code == 0, out
-    assert "g·3x²" in out
+    assert "∂#2·3x²" in out  # the entry's words, its cotangent named by step
 
 
 def test_a_new_primitive_runs_at_many_points(cube, capsys, tmp_path):

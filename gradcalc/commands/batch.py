@@ -87,10 +87,13 @@ def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -
 
 def check_job(obj: dict[str, Any], limits: Limits) -> Any:
     """A homework check line: {"command": "check", "program": FUNCTION, "answer": ANSWER,
-    "wrt": ...}; its verdict (commands/check.py)."""
+    "wrt": ...}, with a key's kind columns as fields ("order": 2, "partial": "x,y",
+    "at": "x=2", "kind": "antiderivative", "constant": "required", "shape": "W=3x2, x=2",
+    "integers": true, ...); its verdict (commands/check.py)."""
     from gradcalc.commands import check as checking
+    from gradcalc.commands.key_kinds import KIND_COLUMNS, kind_of
 
-    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds")
+    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds", *KIND_COLUMNS)
     unknown = [k for k in obj if k not in allowed]
     if unknown:
         raise GradcalcError(f"unknown field {', '.join(map(repr, unknown))} (a check job may "
@@ -99,8 +102,51 @@ def check_job(obj: dict[str, Any], limits: Limits) -> Any:
     if not isinstance(program, str) or not isinstance(answer, str):
         raise GradcalcError('a check job has "program" (the function) and "answer" texts',
                             kind="usage")
+    kind = kind_of({c: _cell(c, obj[c]) for c in KIND_COLUMNS if c in obj}, "the check job",
+                   part="field")
     return checking.run(checking.CheckJob(program, answer, _wrt(obj.get("wrt")) or None,
-                                          limits=_limits(obj, limits)))
+                                          limits=_limits(obj, limits), kind=kind))
+
+
+def _cell(field: str, v: Any) -> str:
+    """A kind field's JSON value as a key's cell: 2, "x,y" or ["x", "y"], "x=2" or
+    {"x": 2}, "W=3x2" or {"W": [3, 2]}, true."""
+    if v is None or isinstance(v, str):
+        return v or ""
+    if isinstance(v, bool):
+        if field == "integers":
+            return "true" if v else ""
+    elif isinstance(v, int) and field == "order":
+        return str(v)
+    elif isinstance(v, list) and field in ("partial", "at") and all(
+            isinstance(p, str) for p in v):
+        return ";".join(v)
+    elif isinstance(v, dict) and field == "at":
+        return ";".join(f"{k}={json.dumps(x)}" for k, x in v.items())
+    elif isinstance(v, dict) and field == "shape" and all(
+            isinstance(d, (int, str)) and not isinstance(d, bool) or isinstance(d, list)
+            for d in v.values()):
+        return ";".join(f"{k}={_dims(d)}" for k, d in v.items())
+    raise GradcalcError(f'"{field}" is {CELL_FORMS[field]}, not {_json_type(v)}',
+                        kind="usage")
+
+
+def _dims(d: Any) -> str:
+    if isinstance(d, list):
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in d):
+            raise GradcalcError('"shape" gives each input its dimensions, e.g. {"W": [3, 2]}',
+                                kind="usage")
+        return "x".join(str(n) for n in d) or "scalar"
+    return str(d)
+
+
+#: what each kind field may be, for its error
+CELL_FORMS = {"order": "a whole number", "partial": 'a text ("x,y") or a list of names',
+              "at": 'a text ("x=2, y=1") or an object ({"x": 2})',
+              "kind": "derivative, antiderivative or implicit", "implicit": "a name",
+              "constant": "required, optional or forbidden",
+              "shape": 'a text ("W=3x2, x=2") or an object ({"W": [3, 2], "x": 2})',
+              "integers": "true or false"}
 
 
 def _at(at: Any) -> list[str] | dict[str, Any]:

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.homework.ambiguity import judged
+from gradcalc.verify.homework.dispatch import check as check_kind
 from gradcalc.verify.homework.judge import Settings, Verdict
 from gradcalc.verify.homework.kinds import Kind
-from gradcalc.verify.homework.kinds import check as check_kind
 
 
 @dataclass

@@ -66,14 +66,18 @@ class Step:
     @property
     def rule(self) -> str:
         """The VJP rule in words (for each recorded argument, when they differ), its
-        arguments named by their steps (#1) or values, never by letters that the
-        program's own names could be (the table writes g·y·x^(y−1))."""
+        arguments named by their steps (#1) or values and the cotangent arriving here by
+        this step (∂#4, the gradient of the output with respect to step #4), never by
+        letters that the program's own names could be (the table writes g·y·x^(y−1))."""
         prim = PRIMITIVES.get(self.op)
         rule = prim.rule if prim is not None and prim.rule else f"{self.op}'s VJP"
         if isinstance(rule, tuple):
             rule = ";  ".join(r for r, used in zip(rule, self.args or (True,) * len(rule))
                               if used)
-        return _named(rule, self.operands)
+        own = _RESULT.get(self.op)
+        if own is not None:  # the step's own value, by its number too
+            rule = re.sub(rf"(?<![A-Za-z_0-9]){own}(?![A-Za-z_0-9])", f"#{self.id}", rule)
+        return _named(rule, self.operands, cotangent(self.id))
 
     @property
     def key(self) -> tuple:
@@ -160,23 +164,31 @@ class Explanation:
         return out
 
 
-#: the table's names for a rule's arguments, by position
+#: the table's names for a rule's arguments, by position; `g` is the incoming cotangent
 _FORMAL = ({"x", "A"}, {"y", "B"})
+#: the rules that name the step's own result by a letter (sigmoid's g·s·(1 − s))
+_RESULT = {"sigmoid": "s", "softmax": "s", "cumprod": "out"}
 
 
-def _named(rule: str, operands: tuple[str, ...]) -> str:
+def cotangent(step: int) -> str:
+    """The name of the cotangent arriving at a step in rule text: ∂#4 (∂out/∂#4). A
+    program name cannot contain `#`, so it never reads as one of the program's."""
+    return f"∂#{step}"
+
+
+def _named(rule: str, operands: tuple[str, ...], incoming: str = "g") -> str:
     """`rule` with its argument letters (x, y; A, B) replaced by the steps or constants
-    they stand for."""
-    if not operands:
-        return rule
+    they stand for, and the cotangent `g` by `incoming`."""
 
     def name(m: re.Match[str]) -> str:
+        if m.group(0) == "g":
+            return incoming
         for k, letters in enumerate(_FORMAL):
             if m.group(0) in letters and k < len(operands):
                 return operands[k]
         return m.group(0)
 
-    return re.sub(r"(?<![A-Za-z_0-9])[xyAB](?![A-Za-z_0-9])", name, rule)
+    return re.sub(r"(?<![A-Za-z_0-9])[gxyAB](?![A-Za-z_0-9])", name, rule)
 
 
 def _short(v: Any) -> str:

@@ -40,6 +40,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "at": ("at",),
     "implicit": ("implicit", "dependent"),
     "constant": ("constant", "plus c", "+c", "+ c"),
+    "integers": ("integers", "whole numbers"),
 }
 
 

@@ -22,7 +22,7 @@ from gradcalc.verify.homework.kinds import PLAIN, Kind
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
 OPTIONAL = ("wrt", "order", "partial", "kind", "shape", "rtol", "atol", "points", "at",
-            "implicit", "constant")
+            "implicit", "constant", "integers")
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 

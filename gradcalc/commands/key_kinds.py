@@ -9,10 +9,12 @@ The columns, as a teacher writes them (an empty cell is the plain first derivati
 - `implicit`: the dependent variable of an equation, for dy/dx (default `y` when the
   kind is `implicit`; naming it alone makes the problem implicit);
 - `constant`: an antiderivative's `+ C`: `required`, `optional` (default), `forbidden`;
-- `shape`: tensor inputs, e.g. `W=3x2; x=2`.
+- `shape`: tensor inputs, e.g. `W=3x2; x=2`;
+- `integers`: `true` draws the tensor inputs as small whole numbers (with `shape`).
 
 Lists in a cell are separated by `;` (or by commas in a quoted cell). Every error names the
-key's line and column in these words, never a command-line option.
+key's line and column in these words, never a command-line option. A batch's check job
+(commands/batch.py) has the same names as fields.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from gradcalc.errors import GradcalcError
 from gradcalc.verify.homework.kinds import PLAIN, Kind
 
 #: the key's columns read here
-KIND_COLUMNS = ("order", "partial", "at", "kind", "implicit", "constant", "shape")
+KIND_COLUMNS = ("order", "partial", "at", "kind", "implicit", "constant", "shape",
+                "integers")
+#: the texts of a yes/no cell
+YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
 KINDS = ("derivative", "antiderivative", "implicit")
 _OPTION = re.compile(r"--(order|partial|at|implicit|antiderivative|constant|shape|"
                      r"integers)\b")
@@ -36,52 +41,60 @@ def teacher_words(message: str) -> str:
     return _OPTION.sub(lambda m: _WORD.get(m.group(1), m.group(1)), message)
 
 
-def _error(where: str, column: str, message: str) -> GradcalcError:
-    return GradcalcError(f"{where}, column {column}: {teacher_words(message)}", kind="usage")
+def _error(part: str, where: str, column: str, message: str) -> GradcalcError:
+    return GradcalcError(f"{where}, {part} {column}: {teacher_words(message)}", kind="usage")
 
 
 def _list(text: str) -> str:
     return ",".join(p.strip() for p in text.replace(";", ",").split(","))
 
 
-def kind_of(cells: dict[str, str], where: str) -> Kind:
+def kind_of(cells: dict[str, str], where: str, part: str = "column") -> Kind:
     """The Kind of one key row from its kind cells (column -> text); GradcalcError naming
-    WHERE (the key and line) and the column when a cell is wrong."""
+    WHERE (the key and line) and the column (or the PART so named) when a cell is
+    wrong."""
     cells = {c: (cells.get(c) or "").strip() for c in KIND_COLUMNS}
     if not any(cells.values()):
         return PLAIN
     what = cells["kind"].lower() or ("implicit" if cells["implicit"] else "derivative")
     if what not in KINDS:
-        raise _error(where, "kind", f"{cells['kind']!r} is not a kind of problem: give "
+        raise _error(part, where, "kind", f"{cells['kind']!r} is not a kind of problem: give "
                      f"{', '.join(KINDS)} (or leave it empty for the derivative)")
     if cells["implicit"] and what != "implicit":
-        raise _error(where, "implicit", f"{cells['implicit']!r} names an equation's "
+        raise _error(part, where, "implicit", f"{cells['implicit']!r} names an equation's "
                      f"dependent variable, but the kind is {what}")
     if cells["implicit"] and not re.fullmatch(r"[^\W\d]\w*", cells["implicit"]):
-        raise _error(where, "implicit", f"{cells['implicit']!r} is not a variable's name: "
+        raise _error(part, where, "implicit", f"{cells['implicit']!r} is not a variable's name: "
                      "name the dependent variable, e.g. y")
     if cells["constant"] and what != "antiderivative":
-        raise _error(where, "constant", "the + C rule goes with kind antiderivative")
+        raise _error(part, where, "constant", "the + C rule goes with kind antiderivative")
     for column in ("order", "partial", "at"):
         if cells[column] and what != "derivative":
-            raise _error(where, column, f"an {what} problem takes no {column}")
+            raise _error(part, where, column, f"an {what} problem takes no {column}")
     if cells["shape"] and what == "implicit":
-        raise _error(where, "shape", "an implicit problem takes no shape")
+        raise _error(part, where, "shape", "an implicit problem takes no shape")
+    if cells["integers"].lower() not in YES + NO:
+        raise _error(part, where, "integers", f"{cells['integers']!r}: give true or false")
+    integers = cells["integers"].lower() in YES
+    if integers and not cells["shape"]:
+        raise _error(part, where, "integers", "whole-number draws go with tensor inputs: give "
+                     "the shape too")
     fields = {"order": cells["order"], "partial": _list(cells["partial"]),
               "at": [p for p in cells["at"].split(";") if p.strip()],
               "implicit": cells["implicit"] or ("y" if what == "implicit" else ""),
               "constant": cells["constant"].lower(), "shape": _list(cells["shape"])}
     order = cells["order"]
     if order and not (order.isdigit() and 1 <= int(order) <= 10):
-        raise _error(where, "order", f"{order!r}: give a whole number from 1 to 10, e.g. 2 "
+        raise _error(part, where, "order", f"{order!r}: give a whole number from 1 to 10, e.g. 2 "
                      "for the second derivative")
     for column, text in fields.items():
         if text:  # each cell alone first, so an error names its column
             try:
                 Kind.read(**{column: text})
             except GradcalcError as exc:
-                raise _error(where, column, exc.message) from None
+                raise _error(part, where, column, exc.message) from None
     try:
-        return Kind.read(**fields, antiderivative=what == "antiderivative")
+        return Kind.read(**fields, antiderivative=what == "antiderivative",
+                         integers=integers)
     except GradcalcError as exc:
         raise GradcalcError(f"{where}: {teacher_words(exc.message)}", kind="usage") from None

@@ -80,7 +80,10 @@ def _elu_vjp(g, ans, x, alpha=1.0):
     neg = value(x) <= 0
     if not np.any(neg) and value(g) is g:
         return g * 1.0
-    return fn.where(neg, g * (alpha * fn.exp(x)), g)  # recorded: a node on x, as PyTorch
+    # recorded: a node on x, as PyTorch's; at 0 the slope alpha is a constant, so the
+    # second derivative there is 0 (PyTorch's double backward masks with x < 0)
+    inner = fn.where(value(x) < 0, g * (alpha * fn.exp(x)), g * alpha)
+    return fn.where(neg, inner, g)
 
 
 def _elu_call(prim: Prim, input: Any, alpha: float = 1.0, inplace: bool = False) -> Any:  # noqa: A002

@@ -74,10 +74,12 @@ def _size(shape: tuple[int, ...]) -> str:
 
 def _seed(output: Tensor, gradient: Any, position: int, create_graph: bool,
           batched: bool = False) -> Any:
-    """The cotangent that starts the sweep at `output` (PyTorch's grad_tensors)."""
-    if not isinstance(output, Tensor) or output.node is None:
-        raise RuntimeError(
-            f"element {position} of tensors does not require grad and does not have a grad_fn")
+    """The cotangent that starts the sweep at `output` (PyTorch's grad_tensors), checked in
+    PyTorch's order: the weights' shape, then whether the output is on a graph."""
+    unused = RuntimeError(
+        f"element {position} of tensors does not require grad and does not have a grad_fn")
+    if not isinstance(output, Tensor) or gradient is None and output.node is None:
+        raise unused
     if gradient is None:
         if output.numel() != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -89,7 +91,16 @@ def _seed(output: Tensor, gradient: Any, position: int, create_graph: bool,
         raise RuntimeError(
             f"Mismatch in shape: grad_output[{position}] has a shape of {_size(shape)} and "
             f"output[{position}] has a shape of {_size(expected)}.")
+    if output.node is None:
+        raise unused
     return seed
+
+
+def _check_seeds(outputs: list, grads: Sequence[Any], create_graph: bool,
+                 batched: bool = False) -> None:
+    """The outputs' errors, raised before any about the inputs (PyTorch's order)."""
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        _seed(o, g, i, create_graph, batched)
 
 
 def _run(outputs: list[Tensor], grads: Sequence[Any], retain_graph: bool | None,
@@ -166,10 +177,11 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     outputs = _tensors(tensors)
     grads = _grads_list(grad_tensors, len(outputs))
     if inputs is not None:
+        _check_seeds(outputs, grads, create_graph)
         targets = _tensors(inputs)
         for t in targets:
             if not isinstance(t, Tensor) or t.node is None:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         stop_at = {t.node for t in targets}
     else:
         targets = None
@@ -222,6 +234,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None,
     outputs_list = _tensors(outputs)
     inputs_list = _tensors(inputs)
     grads = _grads_list(grad_outputs, len(outputs_list))
+    _check_seeds(outputs_list, grads, create_graph, is_grads_batched)
     for t in inputs_list:
         if not isinstance(t, Tensor) or t.node is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

@@ -167,25 +167,26 @@ def _twin_conv(x, w, stride=(1,), padding=((0, 0),), dilation=(1,), groups=1):
     return y
 
 
+def _adjoint(shape, place):
+    """Entry by entry, the pairing of a unit basis array (of `shape`) through `place`:
+    the adjoint of the linear map conv is in one of its arguments."""
+    out = np.zeros(tuple(shape), dtype=object)
+    for idx in np.ndindex(*shape):
+        e = np.zeros(tuple(shape), dtype=object)
+        e[idx] = 1
+        out[idx] = place(e)
+    return out
+
+
 def _twin_input_grad(y, w, x_shape=(), **p):
     """The adjoint of conv in x: sum over output positions of y times the weights."""
     y, w = np.asarray(y, dtype=object), np.asarray(w, dtype=object)
-    basis_out = np.zeros(tuple(x_shape), dtype=object)
-    for idx in np.ndindex(*x_shape):
-        e = np.zeros(tuple(x_shape), dtype=object)
-        e[idx] = 1
-        basis_out[idx] = np.sum(_twin_conv(e, w, **p) * y)
-    return basis_out
+    return _adjoint(x_shape, lambda e: np.sum(_twin_conv(e, w, **p) * y))
 
 
 def _twin_weight_grad(x, y, w_shape=(), **p):
     x, y = np.asarray(x, dtype=object), np.asarray(y, dtype=object)
-    out = np.zeros(tuple(w_shape), dtype=object)
-    for idx in np.ndindex(*w_shape):
-        e = np.zeros(tuple(w_shape), dtype=object)
-        e[idx] = 1
-        out[idx] = np.sum(_twin_conv(x, e, **p) * y)
-    return out
+    return _adjoint(w_shape, lambda e: np.sum(_twin_conv(x, e, **p) * y))
 
 
 def entries() -> list[Prim]:

@@ -1,11 +1,13 @@
 """The elementary functions of a calculus course beyond the core table: the inverse
-reciprocal trig functions, the reciprocal and inverse hyperbolic functions, and the log to
+reciprocal trig functions, the reciprocal hyperbolic functions and their inverses, the
+inverse hyperbolic functions, and the log to
 a base. gradcalc/engine/table.py registers `entries()` with its own.
 
 Each entry is elementwise; its VJP is written with the registry's functions (`fn`) so a
 second derivative goes through the tape too. Conventions (sympy's, so the check agrees):
 acot(x) = atan(1/x), in (-π/2, π/2], which jumps at 0 (acot(0) = π/2); asec and acsc are
-defined for |x| >= 1. `logb(x, b)` = ln(x) / ln(b) is what `log(x, b)`, `log_b(x)` and
+defined for |x| >= 1; asech, acsch and acoth are acosh, asinh and atanh of 1/x, as
+sympy defines them. `logb(x, b)` = ln(x) / ln(b) is what `log(x, b)`, `log_b(x)` and
 `log_{b} x` read as (gradcalc/language/convert.py); `log` alone is the natural log.
 """
 
@@ -40,6 +42,14 @@ def _acot(x: Any) -> Any:
         return np.arctan(1.0 / np.asarray(x, dtype=np.float64))
 
 
+def _reciprocal(f: Any) -> Any:
+    """f(1/x), with 1/0 = inf (asech, acsch, acoth are acosh, asinh, atanh of 1/x)."""
+    def forward(x: Any) -> Any:
+        with np.errstate(divide="ignore"):
+            return f(1.0 / np.asarray(x, dtype=np.float64))
+    return forward
+
+
 def _logb(x: Any, b: Any) -> Any:
     return np.log(x) / np.log(b)
 
@@ -69,6 +79,17 @@ def entries() -> list[Prim]:
           rule="g / sqrt(x² − 1)"),
         U("atanh", np.arctanh, lambda g, ans, x: g / (1.0 - x * x), el("atanh"),
           aliases=("arctanh",), domain=(-0.8, 0.8), rule="g / (1 − x²)"),
+        U("asech", _reciprocal(np.arccosh),
+          lambda g, ans, x: -g / (x * fn.sqrt(1.0 - x * x)), el("asech"),
+          aliases=("arcsech",), domain=(0.2, 0.9), kinks="defined for 0 < x <= 1",
+          rule="−g / (x·sqrt(1 − x²))"),
+        U("acsch", _reciprocal(np.arcsinh),
+          lambda g, ans, x: -g / (fn.abs(x) * fn.sqrt(x * x + 1.0)), el("acsch"),
+          aliases=("arccsch",), domain=(0.3, 2.0), kinks="undefined at 0",
+          rule="−g / (|x|·sqrt(x² + 1))"),
+        U("acoth", _reciprocal(np.arctanh), lambda g, ans, x: g / (1.0 - x * x), el("acoth"),
+          aliases=("arccoth",), domain=(1.2, 3.0), kinks="defined for |x| > 1",
+          rule="g / (1 − x²)"),
         Prim("logb", _logb, (lambda g, ans, x, b: unb(g / (x * fn.log(b)), ans, x),
                              lambda g, ans, x, b: unb(-g * ans / (b * fn.log(b)), ans, b)),
              tw.piecewise(lambda s, x, b: s.log(x) / s.log(b)), elementwise=True,

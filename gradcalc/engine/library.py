@@ -72,15 +72,19 @@ def normal(mean: float = 0.0, std: float = 1.0, size: Any = (), **_: Any) -> Ten
 
 
 def randint(low: int, high: Any = None, size: Any = None, **_: Any) -> Tensor:
-    """Whole numbers in [low, high) (float64 values that index like PyTorch's integers)."""
+    """Whole numbers in [low, high), int64 as PyTorch's (they print and index as integers;
+    arithmetic with float tensors gives float64)."""
     if size is None:
         low, high, size = 0, low, high
-    return Tensor.wrap(rng().integers(int(low), int(high), _sizes((size,)))
-                       .astype(np.float64), None)
+    if int(high) <= int(low):
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={int(low)} >= to={int(high)}")
+    return Tensor.wrap(rng().integers(int(low), int(high), _sizes((size,)), dtype=np.int64),
+                       None)
 
 
 def randperm(n: int, **_: Any) -> Tensor:
-    return Tensor.wrap(rng().permutation(int(n)).astype(np.float64), None)
+    return Tensor.wrap(rng().permutation(int(n)).astype(np.int64), None)
 
 
 def empty(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -96,7 +100,10 @@ def randn_like(t: Any, **kw: Any) -> Tensor:
 
 
 def randint_like(t: Any, low: int, high: Any = None, **_: Any) -> Tensor:
-    return randint(low, high, shape(t)) if high is not None else randint(0, low, shape(t))
+    """Whole numbers of t's shape and, as PyTorch's, of t's dtype (float64 for a float t)."""
+    out = randint(low, high, shape(t)) if high is not None else randint(0, low, shape(t))
+    return out if np.asarray(value(t)).dtype.kind in "iu" else Tensor.wrap(
+        np.asarray(out.value, dtype=np.float64), None)
 
 
 def empty_like(t: Any, **kw: Any) -> Tensor:
@@ -252,6 +259,10 @@ def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,  #
 
 
 def _outer_t(a: Any, b: Any) -> Tensor:
+    """torch.outer: two vectors, and PyTorch's error for anything else."""
+    for role, t in (("self", a), ("vec2", b)):
+        if ndim(t) != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {role}, but got {ndim(t)}-D")
     return to_tensor(outer(a, b))
 
 

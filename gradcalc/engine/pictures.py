@@ -5,10 +5,11 @@ The library's public face imports only the engine, so the pictures are drawn her
 the tape's nodes, with NumPy only: Graphviz's `dot` turns the graph into SVG where it is
 installed (Jupyter's `_repr_svg_`), else Jupyter shows the Mermaid source as Markdown; as
 text, both are tables. Every node shows its value and its gradient, as micrograd's
-`draw_dot` does: a leaf's `.grad` after `backward()`, and for the other nodes the
-cotangent of a sweep from `y` seeded with ones (while the graph keeps its saved values:
-`backward()` frees them unless `retain_graph=True`).
-"""
+`draw_dot` does: a leaf's `.grad`; after `backward()` every other node its own output
+(kept when backward frees the saved values, as a PyTorch tensor keeps its data) and the
+cotangent the sweeps brought it; before any backward, the cotangent of a sweep from `y`
+seeded with ones. What each node sends to each input needs its saved values: it is
+shown before backward and after `backward(retain_graph=True)`."""
 
 from __future__ import annotations
 
@@ -67,19 +68,40 @@ def _rows(t: Any) -> list[Row]:
             leaf = n.leaf() if n.leaf is not None else None
             value = getattr(leaf, "value", None)
             grad = getattr(getattr(leaf, "grad", None), "value", None)
-        else:
-            value = None if n.saved is None else n.saved[1]
-            grad = None
+        else:  # its own output: kept when backward freed what it saved
+            value = getattr(n, "output", None)
+            if value is None and n.saved is not None:
+                value = n.saved[1]
+            grad = getattr(n, "cotangent", None)
         rows.append(Row(ids[id(n)], n.name(), [ids[id(p)] for p in n.parents
                                                  if p is not None], value, grad))
     rows[-1].value = t.value
-    _sweep(nodes, rows, ids, np.ones(np.shape(t.value)))
+    if getattr(root, "cotangent", None) is not None:
+        _flows(nodes, rows, ids)  # after a backward through y: what it brought each node
+    else:  # before: the sweep backward() would do, seeded with ones
+        _sweep(nodes, rows, ids, np.ones(np.shape(t.value)))
     return rows
 
 
+def _flows(nodes: list[Any], rows: list[Row], ids: dict[int, int]) -> None:
+    """What each node sent to each input in the sweeps backward() made (their summed
+    cotangent through the node's rule), where the node still has its saved values."""
+    with tape.hot():
+        for n in nodes:
+            row = rows[ids[id(n)] - 1]
+            if n.prim is None or n.saved is None or row.grad is None:
+                continue
+            values, ans = n.saved
+            for i, parent in enumerate(n.parents):
+                if parent is not None:
+                    row.flows.append((ids[id(parent)], np.asarray(
+                        n.prim.vjp(i, row.grad, ans, values, n.params), dtype=np.float64)))
+
+
 def _sweep(nodes: list[Any], rows: list[Row], ids: dict[int, int], seed: np.ndarray) -> None:
-    """Each node's cotangent, and what it sends to each input, where the saved values
-    are still there (the leaves keep their own .grad when they have one)."""
+    """Before any backward: each node's cotangent in a sweep from the output seeded with
+    `seed`, and what it sends to each input (the leaves keep their own .grad when they
+    have one)."""
     if rows[-1].grad is None:
         rows[-1].grad = seed  # d y / d y
     if any(n.prim is not None and n.saved is None for n in nodes):

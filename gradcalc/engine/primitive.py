@@ -133,12 +133,42 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
     except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
         if kind is None:
             raise
-        raise BroadcastError(str(exc)) from None
+        raise BroadcastError(_broadcast_message(values) or str(exc)) from None
+    except TypeError as exc:  # NumPy's refusals of boolean arithmetic: PyTorch's words
+        if kind is None or "numpy boolean" not in str(exc):
+            raise
+        raise RuntimeError(_BOOLEAN["negative" if "negative" in str(exc) else "subtract"]) \
+            from None
     if kind is None:
         return out
     if needs_grad and state.grad_enabled:  # tuples of arrays leave the cyclic GC's watch
         return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out), params))
     return kind.wrap(out, None)
+
+
+_BOOLEAN = {
+    "subtract": "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                "the `^` or `logical_xor()` operator instead.",
+    "negative": "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+}
+
+
+def _broadcast_message(values: list) -> str | None:
+    """PyTorch's words for two shapes that do not broadcast, naming the first dimension
+    (from the right) where they differ; None when the error was another."""
+    shapes = [np.shape(v) for v in values if isinstance(v, np.ndarray)][:2]
+    if len(shapes) < 2:
+        return None
+    a, b = shapes
+    n = max(len(a), len(b))
+    for k in range(1, n + 1):
+        da = a[-k] if k <= len(a) else 1
+        db = b[-k] if k <= len(b) else 1
+        if da != db and 1 not in (da, db):
+            return (f"The size of tensor a ({da}) must match the size of tensor b ({db}) "
+                    f"at non-singleton dimension {n - k}")
+    return None
 
 
 class BroadcastError(RuntimeError, ValueError):

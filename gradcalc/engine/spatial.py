@@ -149,6 +149,14 @@ def _pooled_size(n, k, s, p, d, ceil_mode):
     return (n + 2 * p - span) // s + 1
 
 
+def _check_pooled(c, size, outs):
+    """PyTorch's refusal of a window that leaves no output position."""
+    if min(outs) < 1:
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (c, *size)))}). Calculated "
+                           f"output size: ({'x'.join(map(str, (c, *outs)))}). Output size is "
+                           f"too small")
+
+
 def max_pool(sp: int, name: str):
     def function(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                  dilation: Any = 1, ceil_mode: bool = False,
@@ -161,6 +169,7 @@ def max_pool(sp: int, name: str):
         n, c, *size = shape(x)
         outs = tuple(_pooled_size(m, k, s, p, d, ceil_mode) for m, k, s, p, d in
                      zip(size, ks, st, pad, dil, strict=True))
+        _check_pooled(c, size, outs)
         extra = [max(0, (o - 1) * s + d * (k - 1) + 1 - (m + 2 * p))
                  for o, s, d, k, m, p in zip(outs, st, dil, ks, size, pad, strict=True)]
         xv = np.asarray(value(x), dtype=np.float64)
@@ -204,6 +213,7 @@ def avg_pool(sp: int, name: str):
         n, c, *size = shape(x)
         outs = tuple(_pooled_size(m, k, s, p, 1, ceil_mode) for m, k, s, p in
                      zip(size, ks, st, pad, strict=True))
+        _check_pooled(c, size, outs)
         extra = tuple(max(0, (o - 1) * s + k - (m + 2 * p))
                       for o, s, k, m, p in zip(outs, st, ks, size, pad, strict=True))
         grow = tuple((p, p + e) for p, e in zip(pad, extra, strict=True))

@@ -171,7 +171,7 @@ def _entries() -> list[Prim]:
           el("cot"), domain=(0.3, 2.8), rule="−g·(1 + cot²x)"),
         U("cbrt", fw.cbrt, lambda g, ans, x: g / (3.0 * ans * ans), tw.piecewise(tw.cbrt),
           kinks="cbrt'(0) = inf (the derivative of x**(1/3))", rule="g / (3·cbrt(x)²)"),
-        # asec acsc acot, sech csch coth, asinh acosh atanh, logb (log to a base)
+        # asec acsc acot, sech csch coth, asinh acosh atanh, asech acsch acoth, logb
         *elementary.entries(),
         U("sinh", np.sinh, lambda g, ans, x: g * fn.cosh(x), el("sinh"), rule="g·cosh(x)"),
         U("cosh", np.cosh, lambda g, ans, x: g * fn.sinh(x), el("cosh"), rule="g·sinh(x)"),

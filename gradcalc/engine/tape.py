@@ -106,7 +106,10 @@ state = State()
 class Node:
     """One recorded operation (or a leaf when `prim` is None)."""
 
-    __slots__ = ("prim", "parents", "saved", "params", "leaf", "span", "index", "__weakref__")
+    # `output` and `cotangent` are set on library nodes (off any tape) as a sweep passes
+    # them (see `remember`); unset until then, so making a node costs nothing more.
+    __slots__ = ("prim", "parents", "saved", "params", "leaf", "span", "index", "output",
+                 "cotangent", "__weakref__")
 
     def __init__(self, prim: Any, parents: tuple, saved: Any, params: dict,
                  leaf: Any = None) -> None:
@@ -158,6 +161,18 @@ def release(node: Node) -> None:
         if type(v) is np.ndarray and v.size > _SMALL:
             node.saved = (tuple(_shape_only(v) for v in values), _shape_only(out))
             return
+
+
+def remember(seen: list[tuple[Node, Any]]) -> None:
+    """What a picture of a library graph shows after backward (`gradcalc.graph(y)`, as
+    micrograd's draw_dot shows data and grad): the cotangent each sweep that finished
+    brought a node, summed as .grad is (the node's own output is kept by the sweep as it
+    passes: freeing the saved values does not take it, as a PyTorch tensor keeps its
+    data). Only off a tape: a recorded program frees its arrays as the sweep goes."""
+    for node, g in seen:
+        g = np.asarray(getattr(g, "value", g), dtype=np.float64)  # a recorded sweep's tensor
+        before = getattr(node, "cotangent", None)
+        node.cotangent = g if before is None or before.shape != g.shape else before + g
 
 
 def leaf_node(tensor: Any) -> Node:
@@ -336,6 +351,7 @@ def backward(
             result[node] = g = _real(g)
             if trace is not None:
                 trace[node] = g
+        remember(sweep.seen)
     return result
 
 
@@ -358,6 +374,7 @@ class _Sweep:
         self.pending, self.result = pending, result
         self.retain_graph, self.lift = retain_graph, lift
         self.stop_at, self.trace, self.needed = stop_at, trace, needed
+        self.seen: list[tuple[Node, Any]] = []  # library nodes swept, and their cotangent
 
     def run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
@@ -379,6 +396,10 @@ class _Sweep:
             if saved is None:
                 raise FreedError(self.finished_leaves(node))
             values, ans = saved
+            if node.index < 0:  # a library node: what its picture shows afterwards
+                if getattr(node, "output", None) is None:
+                    node.output = ans
+                self.seen.append((node, g))
             if type(g) is Zero:  # zero in, zero out: no rule runs
                 self.pass_zero(node, g, values, ans)
                 continue

@@ -286,9 +286,10 @@ class Tensor(Traced):
         return fn.abs(self)
 
     # in place: the tensor is rebound to the result (see the module's docstring)
-    def _check_inplace(self) -> None:
+    def _check_inplace(self, index: Any = ()) -> None:
         if self.requires_grad and self.is_leaf and tape.grad_enabled():
-            raise RuntimeError(LEAF_INPLACE_MESSAGE)
+            raise RuntimeError("a view of " + LEAF_INPLACE_MESSAGE if _views(index)
+                               else LEAF_INPLACE_MESSAGE)
 
     def _rebind(self, result: Any) -> Tensor:
         result = to_tensor(result)
@@ -399,13 +400,28 @@ class Tensor(Traced):
 
     def __setitem__(self, index: Any, v: Any) -> None:
         """`t[index] = v`, differentiable in `v` (and in the rest of `t`)."""
-        self._check_inplace()
+        self._check_inplace(index)
         if isinstance(v, (list, tuple)):
             v = as_array(v)
         result = to_tensor(fn.index_put(self, unwrap_index(index), v))
         self.value = result.value
         if tape.grad_enabled():
             self.node = result.node
+
+
+def _views(index: Any) -> bool:
+    """Whether PyTorch's indexing takes a view before writing: an int, None or a slice
+    that is not the whole axis (`x[0] = 1` writes into a view of x; `x[:]`, `x[...]` and
+    `x[mask]` write into x itself)."""
+    for i in index if isinstance(index, tuple) else (index,):
+        if i is None or isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            return True
+        if isinstance(i, Tensor) and i.ndim == 0 and i.dtype.kind in "iu":
+            return True
+        if isinstance(i, slice) and (i.start not in (None, 0) or i.stop is not None
+                                     or i.step not in (None, 1)):
+            return True
+    return False
 
 
 def lift(v: Any, node: Node | None) -> Tensor:

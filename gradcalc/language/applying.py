@@ -25,11 +25,12 @@ import tokenize
 from typing import Any
 
 from gradcalc.language.forms import Trap
-from gradcalc.language.names import SPELLINGS
+from gradcalc.language.names import SPELLINGS, applied
 
 #: `f^-1` is the inverse function of these
 INVERSES = {"sin": "asin", "cos": "acos", "tan": "atan", "sec": "asec", "csc": "acsc",
             "cot": "acot", "sinh": "asinh", "cosh": "acosh", "tanh": "atanh",
+            "sech": "asech", "csch": "acsch", "coth": "acoth",
             "arcsin": "sin", "arccos": "cos", "arctan": "tan"}
 _LOG_BASE = re.compile(r"log_(\d+|[A-Za-z])")
 
@@ -78,8 +79,8 @@ def argument(p: Any, j: int) -> tuple[int, list[int]] | None:
         firsts.append(k)
         end = last
         k = last + 1
-        if p.s(k) == "(" and p.starts[k] > p.ends[last]:
-            break  # `sin x (x+1)`: a spaced bracket is a product outside
+        if p.s(k) == "(" and (p.starts[k] > p.ends[last] or p.is_value(last)):
+            break  # `sin x (x+1)`, `cos x(x+1)`: a bracket after a name is a product outside
     return None if end is None else (end, firsts)
 
 
@@ -96,11 +97,23 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
     p.no_product.add(i)
     arg = span(p, i + 1, end)
     written = p.text[head:p.ends[end]]
+    if p.s(end + 1) == "(" and end + 1 in p.match:
+        p.argument_ends.add(end)  # the bracket after it is a factor: the pass adds `*`
+        if p.starts[end + 1] == p.ends[end] and p.is_value(end):
+            group = span(p, end + 1, p.match[end + 1])
+            p.traps.append(Trap("function argument", p.text[head:p.ends[p.match[end + 1]]],
+                                f"{name}({arg}){close}*{group}",
+                                f"{name}({arg}*{group}){close}", p.at(head)))
+            return True
     if len(firsts) > 1:
         first_end = firsts[1] - 1
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, first_end)}){close}*"
                             f"{span(p, firsts[1], end)}", p.at(head)))
+    elif p.s(end + 1) == "/" and (p.kind(end + 2) == tokenize.NUMBER or p.is_value(end + 2)):
+        p.traps.append(Trap("function argument", f"{written}/{p.s(end + 2)}",
+                            f"{name}({arg}){close}/{p.s(end + 2)}",
+                            f"{name}({arg}/{p.s(end + 2)}){close}", p.at(head)))
     elif p.s(factor_end_base(p, i + 1) + 1) == "**":
         base = factor_end_base(p, i + 1)
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
@@ -218,7 +231,7 @@ def split(p: Any, i: int) -> None:
     head = word[: -len(tail)]
     if (not head.isidentifier() and not head.isdigit()) or head in ("a", "ar", "arc") \
             or word in SPELLINGS:
-        return  # `arcsech(x)` is an inverse's name, not arc*sech(x): the error says so
+        return  # `arsech(x)` is an inverse's name, not ar*sech(x): the error says so
     p.edit(p.starts[i], p.ends[i], f"{head}*{tail}")
     p.no_product.add(i)  # `2xcos(x)`: the call stays a call
     if tail == "e":
@@ -237,3 +250,63 @@ def assigned_names(p: Any) -> frozenset[str]:
                 p.s(k + 1) == "=" or p.s(k - 1) == "for"):
             out.add(p.s(k))
     return frozenset(out)
+
+
+# --------------------------------------------------------------------------- after a bare power
+
+
+def new_factor(p: Any, left: int, right: int) -> bool:
+    """Whether the name at `right`, written at once after the bare number exponent ending
+    at `left`, starts a new factor: a function's name or `e^` after any power (`x^2e^x`,
+    `x^3ln x`), any other name after a power of a variable or a bracket (`x^2y`). After a
+    power of `e` or of a number, a variable stays ambiguous (`e^2x` is meant as e^(2x) by
+    most who type it, and read as e²·x by WeBWorK and STACK)."""
+    if p.kind(left) != tokenize.NUMBER or not p.is_name(right) or not p.s(right).isalpha():
+        return False
+    if p.is_function(right) or p.s(right) == "e" and p.s(right + 1) == "**":
+        return True
+    power = left - 1 if p.s(left - 1) == "**" else left - 2
+    base = p.s(power - 1)
+    return p.is_value(right) and p.kind(power - 1) != tokenize.NUMBER and base != "e"
+
+
+def _factor_last(p: Any, k: int) -> int:
+    """The last token of the factor starting at name k (a call, a bare call, a power)."""
+    if p.is_function(k):
+        if p.s(k + 1) == "(" and k + 1 in p.match:
+            return int(p.match[k + 1])
+        found = argument(p, k + 1)
+        return found[0] if found else k
+    return factor_end(p, k) or k
+
+
+def power_then_factor(p: Any, left: int, right: int) -> None:
+    """`x**2e**x`, `x**3ln x`, `x**2y`: the power, then a new factor (recorded: the other
+    reading puts the factor in the exponent)."""
+    power = left - 1 if p.s(left - 1) == "**" else left - 2
+    base = power - 1
+    if p.s(base) == ")" and base in p.closers:
+        base = p.closers[base]
+    last = _factor_last(p, right)
+    b, e, f = span(p, base, power - 1), span(p, power + 1, left), span(p, right, last)
+    record(p, "power then factor", base, last, f"{b}**{e}*{f}", f"{b}**({e}*{f})")
+
+
+def radicand_then_bracket(p: Any, left: int, right: int) -> None:
+    """`√x(x+1)`: √x times the bracket (recorded: the other reading takes the root of the
+    product)."""
+    root, close = left - 1, p.match[right]
+    x, g = p.s(left), span(p, right, close)
+    record(p, "root then parenthesis", root, close, f"√{x}*{g}", f"√({x}*{g})")
+
+
+def applied_name(p: Any, i: int) -> None:
+    """`sint` as sin(t), for a name the caller listed (it knows t is a variable and sint is
+    none): recorded, with no other reading (the name `sint` has no value)."""
+    call = applied(p.s(i))
+    if call is None:
+        return
+    name, letter = call
+    name = "log" if name == "ln" and "log" in p.functions else name
+    p.edit(p.starts[i], p.ends[i], f"{name}({letter})")
+    record(p, "split name", i, i, f"{name}({letter})", None)

@@ -1,6 +1,11 @@
-"""What to write instead of a function name gradcalc does not know: the spelling other
-books and languages use for one it has (`arcsech` -> acosh(1/x), `sen` -> sin, `lg` ->
-log10), else the nearest known name (difflib), so a typo gets its correction."""
+"""Names that are not what they seem: what to write instead of a function name gradcalc
+does not know (the spelling other books and languages use for one it has: `arsech` ->
+asech, `sen` -> sin, `lg` -> log10; else the nearest known name, so a typo gets its
+correction); a name that is two known names written together (`xy`); a function's name
+with its one-letter argument written against it (`sint`, WeBWorK's sin(t)).
+
+A low module (no other of the language's imports): the evaluator's errors (program.py)
+and the notation pass (notation.py) both use it."""
 
 from __future__ import annotations
 
@@ -9,9 +14,7 @@ from collections.abc import Collection
 
 #: names from other books, languages and calculators -> what to write in gradcalc
 SPELLINGS = {
-    "asech": "acosh(1/x)", "arcsech": "acosh(1/x)", "arsech": "acosh(1/x)",
-    "acsch": "asinh(1/x)", "arccsch": "asinh(1/x)", "arcsch": "asinh(1/x)",
-    "acoth": "atanh(1/x)", "arccoth": "atanh(1/x)", "arcoth": "atanh(1/x)",
+    "arsech": "asech(x)", "arcsch": "acsch(x)", "arcoth": "acoth(x)",
     "arsinh": "asinh(x)", "arcosh": "acosh(x)", "artanh": "atanh(x)",
     "cosec": "csc(x)", "cotan": "cot(x)", "ctg": "cot(x)", "tg": "tan(x)",
     "sen": "sin(x)", "arcsen": "asin(x)", "lg": "log10(x)", "lb": "log2(x)",
@@ -28,3 +31,35 @@ def instead(name: str, known: Collection[str]) -> str:
         return f"write {SPELLINGS[name]} instead; "
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     return f"did you mean {close[0]}(...)? " if close else ""
+
+
+#: functions whose name a student writes against a one-letter argument (`sint`, `lnx`)
+APPLIED = frozenset(
+    "sin cos tan sec csc cot sinh cosh tanh sech csch coth asin acos atan arcsin arccos "
+    "arctan ln log exp".split())
+
+
+def applied(name: str) -> tuple[str, str] | None:
+    """`sint` -> ('sin', 't'), `cosθ` -> ('cos', 'θ'): a function's name with one letter
+    written against it, or None. The letter is never `e` (`sine`), and a name that is a
+    function itself (`sinh`) never gets here: the caller decides whether the letter is a
+    variable (only then is `sint` sin(t) rather than a name of its own)."""
+    head, letter = name[:-1], name[-1:]
+    if head in APPLIED and letter.isalpha() and letter != "e" and name not in APPLIED:
+        return head, letter
+    return None
+
+
+def split_name(name: str, known: Collection[str]) -> list[str] | None:
+    """`xy` -> ['x', 'y'] when `name` is two or more `known` names written together (the
+    reading a student meant by `xy`), else None."""
+    names = sorted((k for k in known if k and k != name), key=len, reverse=True)
+    best: dict[int, list[str]] = {0: []}
+    for i in range(len(name)):
+        if i not in best:
+            continue
+        for k in names:
+            if name.startswith(k, i) and i + len(k) not in best:
+                best[i + len(k)] = [*best[i], k]
+    found = best.get(len(name))
+    return found if found and len(found) > 1 else None

@@ -9,16 +9,21 @@ sequences no valid program contains, so the meaning of a valid program never cha
   `ln(...)` is `log(...)`; the name `π` is `pi`;
 - `f(x, y) = EXPR` at the start of a statement assigns `f` and declares its inputs;
 - functions without parentheses (`sin x`, `sin 2x`, `cos^2 x`, `sin^-1 x`), `log_2 x`,
-  `xcos(x)`, `xe^x`: applying.py; `x^x(1+ln x)` is a product (WeBWorK's reading);
-- what stays ambiguous is an error that shows the reading to type: `e^2x` (a bare
-  exponent followed at once by a name or number), `√2x`, `√x^2`, `sin^-2 x`.
+  `xcos(x)`, `xe^x`, `x^2e^x`, `cos x(x+1)`, and `sint` where the caller says t is a
+  variable: applying.py; `x^x(1+ln x)` is a product (WeBWorK's reading);
+- a number after a bracket is a product: `(ln 2) 2^t`;
+- what stays ambiguous is an error that shows the reading to type: `e^2x`, `2^3x` (a
+  bare exponent of `e` or a number followed at once by a variable), `√2x`, `√x^2`,
+  `√2(x+1)`, `sin^-2 x`.
 
 Where a reading has another that a reader could take (`sin x^2`, `1/2x`, `sin^-1 x`), it
 is recorded as a `forms.Trap` in `Rewritten.traps` (parse.parse_with_traps returns them).
 The forms before this pass (whitespace, LaTeX, braces, `|...|`) are read by forms.py.
 
-A space ends a bare exponent or radicand: `x^2 y` is x²·y and `√2 x` is √2·x, while
-`x^2y` and `√2x` are refused. A superscript ends itself: `x²y` is x²·y.
+A space ends a bare exponent or radicand: `x^2 y` is x²·y and `√2 x` is √2·x; without
+one, a number exponent ends before a function's name, `e^` or (after a power of a
+variable) any name: `x^2e^x`, `x^3ln x`, `x^2y` (recorded), while `e^2x` and `√2x` are
+refused. A superscript ends itself: `x²y` is x²·y.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ CONSTANT_SPELLINGS = {"π": "pi"}
 _STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
 #: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
 #: call or definition, `π`, `√`); text without one is left alone without tokenizing it
-_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]"
+_TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]|\)\s*\d"
                       r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_")
 
 
@@ -71,20 +76,24 @@ class _Edit:
 
 
 def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
-            superscript: Callable[[int], bool] = lambda offset: False) -> Rewritten:
+            superscript: Callable[[int], bool] = lambda offset: False,
+            applied: Collection[str] = ()) -> Rewritten:
     """Rewrite student notation in normalised `text`.
 
     `functions`: the callable names; `at(offset)`: the user's position of an offset, for
-    errors; `superscript(offset)`: whether the character there came from a superscript.
-    Text the tokenizer cannot read is rewritten up to that point; ast reports the rest.
+    errors; `superscript(offset)`: whether the character there came from a superscript;
+    `applied`: names to read as a function of one letter (`sint` as sin(t): names.applied),
+    which the caller knows are no variables. Text the tokenizer cannot read is rewritten up
+    to that point; ast reports the rest.
     """
-    if not _TRIGGER.search(text):
+    if not _TRIGGER.search(text) and not (applied and any(a in text for a in applied)):
         return Rewritten(text, list(range(len(text) + 1)))
     tokens, complete = _tokens(text)
     if not tokens:
         return Rewritten(text, list(range(len(text) + 1)))
     rewriter = _Pass(text, [t for t in tokens if not _blank(t)], frozenset(functions), at,
                      superscript)
+    rewriter.applied = frozenset(applied)
     rewriter.complete = complete
     result = rewriter.run()
     if result.tokens is not None:
@@ -131,8 +140,11 @@ class _Pass:
         self.bare: dict[int, str] = {}
         #: token indices after which no `*` goes (the power in `sin**2(x)`)
         self.no_product: set[int] = set()
+        #: token indices that end a bare argument followed by a bracket (`cos x(x+1)`)
+        self.argument_ends: set[int] = set()
         self.complete = False
         self.traps: list[Trap] = []
+        self.applied: frozenset[str] = frozenset()
         self._assigned: frozenset[str] | None = None
 
     @property
@@ -192,6 +204,8 @@ class _Pass:
                     self.function_power(i)
                 elif word.startswith("log_"):
                     applying.log_base(self, i)
+                elif word in self.applied and strs[i + 1] != "(":
+                    applying.applied_name(self, i)
                 elif i not in self.no_product and strs[i + 1] in ("(", "**"):
                     applying.split(self, i)
             elif t == root:
@@ -200,7 +214,8 @@ class _Pass:
                     and strs[i - 1] in ("**", "-", "+"):
                 self.bare_exponent(i)
             if i and (t == name or word == "(" or word == "√") and (
-                    types[i - 1] in (number, name) or strs[i - 1] == ")"):
+                    types[i - 1] in (number, name) or strs[i - 1] == ")") or (
+                    t == number and strs[i - 1] == ")"):
                 self.product(i - 1, i)
         return self.apply()
 
@@ -292,7 +307,8 @@ class _Pass:
     def product(self, left: int, right: int) -> None:
         """Insert `*` between two adjacent tokens that can only mean a product."""
         starts_operand = (self.is_name(right) or self.s(right) == "("
-                          or self.is_root(right))
+                          or self.is_root(right) or self.kind(right) == tokenize.NUMBER
+                          and self.s(left) == ")")  # `(ln 2) 2^t`
         if not starts_operand or left in self.no_product or (
                 self.s(right) == "(" and self.s(right + 1) == ")"):
             return
@@ -301,14 +317,21 @@ class _Pass:
         elif self.is_value(left) and (self.is_name(right) or self.is_root(right)):
             pass
         elif not (self.is_value(left) and self.s(right) == "(" and (
-                left in self.bare or self.kind(left - 1) == tokenize.NUMBER
+                left in self.bare or left in self.argument_ends
+                or self.kind(left - 1) == tokenize.NUMBER
                 and self.ends[left - 1] == self.starts[left])):
             return  # a name followed by `(` is a call, unless it ends a bare exponent or
             # a product with a number (`2x(x+1)`)
         if left in self.bare and self.ends[left] == self.starts[right]:
-            if self.s(right) != "(" or self.bare[left] != "exponent" or right not in self.match:
+            bracket = self.s(right) == "(" and right in self.match
+            if bracket and self.bare[left] == "exponent":
+                self.power_then_bracket(left, right)
+            elif bracket and self.is_value(left):  # `√x(x+1)`: √x times the bracket
+                applying.radicand_then_bracket(self, left, right)
+            elif self.bare[left] == "exponent" and applying.new_factor(self, left, right):
+                applying.power_then_factor(self, left, right)
+            else:
                 raise self.ambiguous(left, right)
-            self.power_then_bracket(left, right)
         elif self.s(left - 1) == "/" and self.ends[left] == self.starts[right] and (
                 self.kind(left) == tokenize.NUMBER):
             self.division_then_product(left, right)
@@ -395,18 +418,3 @@ def superscript_test(original: str, origin: list[int]) -> Callable[[int], bool]:
         k = origin[offset] if offset < len(origin) else len(original)
         return k < len(original) and original[k] in SUPERSCRIPTS
     return test
-
-
-def split_name(name: str, known: Collection[str]) -> list[str] | None:
-    """`xy` -> ['x', 'y'] when `name` is two or more `known` names written together (the
-    reading a student meant by `xy`), else None."""
-    names = sorted((k for k in known if k and k != name), key=len, reverse=True)
-    best: dict[int, list[str]] = {0: []}
-    for i in range(len(name)):
-        if i not in best:
-            continue
-        for k in names:
-            if name.startswith(k, i) and i + len(k) not in best:
-                best[i + len(k)] = [*best[i], k]
-    found = best.get(len(name))
-    return found if found and len(found) > 1 else None

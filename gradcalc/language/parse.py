@@ -104,14 +104,18 @@ def parse(
     functions: Collection[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     notation: bool = True,
+    applied: Collection[str] = (),
 ) -> Program:
     """Parse a gradcalc program; raise ParseError (bad text) or LimitError (too big).
 
     `functions`: the callable names (default: the keys of ops.FUNCTIONS). `notation`:
     read student notation (`2x`, `sin²(x)`, `f(x) = ...`, LaTeX, `|x|`); False reads the
     plain language only (the two agree on every program the plain language accepts).
+    `applied`: names to read as a function of one letter (`sint` as sin(t)), for a caller
+    that knows the letter is a variable and the name is none (see names.applied).
     """
-    return parse_with_traps(text, functions=functions, limits=limits, notation=notation)[0]
+    return parse_with_traps(text, functions=functions, limits=limits, notation=notation,
+                            applied=applied)[0]
 
 
 def parse_with_traps(
@@ -120,6 +124,7 @@ def parse_with_traps(
     functions: Collection[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     notation: bool = True,
+    applied: Collection[str] = (),
 ) -> tuple[Program, tuple[Trap, ...]]:
     """`parse`, and the conventional readings it took where another reading of the same
     text exists (`sin x^2` as sin(x²), `1/2x` as (1/2)·x, `sin^-1 x` as asin(x): see
@@ -141,7 +146,7 @@ def parse_with_traps(
                                    limits.max_depth)
         norm_origin = [norm_origin[k] for k in step]
         student = rewrite(normalized, functions, lambda k: lines.pos(norm_origin[k]),
-                          superscript_test(original, norm_origin))
+                          superscript_test(original, norm_origin), applied)
         rewritten, inputs, tokens = student.text, student.inputs, student.tokens
         traps = student.traps
         if tokens is None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from gradcalc.engine.tape import Span, state
 from gradcalc.errors import EvalError, LimitError
+from gradcalc.language.names import applied, split_name
 from gradcalc.limits import DEFAULT_LIMITS
 
 # --------------------------------------------------------------------------- the IR
@@ -262,6 +263,25 @@ class Decisions:
         return Decisions(record=self.record, replaying=True)
 
 
+class _Where(Span):
+    """A Span whose text is written out only when it is read (an error or an explanation
+    reads it; a run that succeeds rarely does, and a class runs thousands)."""
+
+    def __init__(self, e: Expr) -> None:
+        object.__setattr__(self, "line", e.pos.line)
+        object.__setattr__(self, "col", e.pos.col)
+        object.__setattr__(self, "_expr", e)
+
+    @property  # type: ignore[override]
+    def text(self) -> str:
+        from gradcalc.language.unparse import unparse
+
+        return unparse(self._expr)
+
+    def __repr__(self) -> str:
+        return f"Span(line={self.line!r}, col={self.col!r}, text={self.text!r})"
+
+
 class Interpreter:
     """Runs a Program on a backend; `env` maps names to values and receives assignments."""
 
@@ -293,9 +313,7 @@ class Interpreter:
 
     def span_of(self, e: Expr) -> Span:
         """The span of an expression (made once per expression: loops reuse it)."""
-        from gradcalc.language.unparse import unparse
-
-        span = self.spans[id(e)] = Span(e.pos.line, e.pos.col, unparse(e))
+        span = self.spans[id(e)] = _Where(e)
         return span
 
     def exec_block(self, body: tuple[Stmt, ...]) -> None:
@@ -414,12 +432,13 @@ class Interpreter:
         return tuple(key)
 
     def unknown_name(self, e: Name) -> str:
-        from gradcalc.language.notation import split_name
-
         known = sorted(k for k in self.env if not k.startswith("_"))
         listing = ", ".join(known) if known else "none"
         parts = split_name(e.id, known)
         hint = f"; did you mean {'*'.join(parts)}?" if parts else ""
+        call = applied(e.id)
+        if call and call[1] in known:  # `sint` with t given: sin(t)
+            hint = f"; did you mean {call[0]}({call[1]})?"
         return (
             f"name '{e.id}' at {e.pos} has no value{hint}; give it one with --at "
             f"(names with values: {listing})"

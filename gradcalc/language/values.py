@@ -46,11 +46,13 @@ _MORE_FUNCTIONS = {
     "coth": lambda x: 1 / np.tanh(x), "asinh": np.arcsinh, "acosh": np.arccosh,
     "atanh": np.arctanh, "asec": lambda x: np.arccos(1 / x),
     "acsc": lambda x: np.arcsin(1 / x), "acot": lambda x: np.arctan(1 / x),
+    "asech": lambda x: np.arccosh(1 / x), "acsch": lambda x: np.arcsinh(1 / x),
+    "acoth": lambda x: np.arctanh(1 / x),
     **{name: f for names, f in (("asin arcsin", np.arcsin), ("acos arccos", np.arccos),
                                 ("atan arctan", np.arctan)) for name in names.split()},
 }
 _MORE_FUNCTIONS.update({"arc" + k[1:]: _MORE_FUNCTIONS[k] for k in (
-    "asec", "acsc", "acot", "asinh", "acosh", "atanh")})
+    "asec", "acsc", "acot", "asinh", "acosh", "atanh", "asech", "acsch", "acoth")})
 _GREEK = "".join(sorted(GREEK_NAMES))
 _OPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
         ast.Div: np.divide, ast.Pow: np.power}

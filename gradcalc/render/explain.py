@@ -40,11 +40,17 @@ def extras_plain(result: Result) -> list[str]:
     return lines
 
 
+#: --plain spells the rules in ASCII, for scripts and terminals without Unicode: the
+#: cotangent ∂#3 is d#3, a product · or × is *
+ASCII_RULE = str.maketrans({"∂": "d", "·": "*", "×": "*", "−": "-", "²": "^2", "³": "^3",
+                            "ᵀ": "^T"})
+
+
 def explanation_plain(ex: Any) -> list[str]:
     """The tape and the sweeps as plain columns, one tab-separated row per line, each
     starting with what it is, so `awk -F'\t' '$1 == "tape"'` picks a table:
         tape   STEP  OPERATION  SOURCE  INPUTS  NAME  VALUE
-        sweep  SWEEP  STEP  COTANGENT  RULE  FLOWS (to:value;...)
+        sweep  SWEEP  STEP  COTANGENT  RULE (in ASCII)  FLOWS (to:value;...)
         label  SWEEP  what seeded it
         note   text
     Every step is listed (no repeated block is cut) and values are given in full."""
@@ -56,7 +62,8 @@ def explanation_plain(ex: Any) -> list[str]:
         for step in reversed(ex.steps):
             if step.id not in sweep.cotangent:
                 continue
-            rule = "input: its gradient" if step.op == "input" else step.rule
+            rule = "input: its gradient" if step.op == "input" else \
+                step.rule.translate(ASCII_RULE)
             flows = ";".join(f"{p}:{literal(np.asarray(v))}"
                              for p, v in sweep.flows.get(step.id, []))
             lines.append("\t".join(["sweep", str(k), str(step.id),

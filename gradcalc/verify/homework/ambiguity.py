@@ -1,10 +1,10 @@
 """Notation traps: text people read two ways, judged both ways.
 
 A trap is text such as `1/2x` (gradcalc, like WeBWorK, reads (1/2)·x; many mean
-1/(2x)), `1/2√x`, `1/x(x + 1)`, `x^1/2` ((x^1)/2, not √x), `sin x^2`, `e^2x`,
-`sin^-1 x`. For each one found in a side, both readings are written out in full; the one
-the parser chose is the one read the same as the side, and the other is judged too
-(within the same budget). When the two verdicts differ, the verdict says so:
+1/(2x)), `1/2√x`, `1/x(x + 1)`, `x^1/2` ((x^1)/2, not √x), `sin x^2`, `sin pi/6`
+(sin(π)/6), `x^2y`, `sin^-1 x`. For each one found in a side, both readings are written
+out in full; the one the parser chose is the one read the same as the side, and the other
+is judged too (within the same budget). When the two verdicts differ, the verdict says so:
 "read as (1/2)·x; if you meant 1/(2x), that would be correct — write 1/(2x)".
 """
 
@@ -41,8 +41,13 @@ _POWER_FRACTION = re.compile(r"\^(?P<p>-?(?:1/\d+|[3579]/2))(?![\d.])")
 #: a function applied without parentheses to a power: sin x^2
 _BARE_CALL = re.compile(r"\b(?P<f>sin|cos|tan|sec|csc|cot|ln|log|exp|sinh|cosh|tanh)"
                         r"\s+(?P<x>[A-Za-z0-9]\w*)\^(?P<p>\w+|\([^()]*\))")
-#: a number exponent followed at once by a factor: e^2x, 2^3x
-_EXPONENT_RUN = re.compile(r"\^(?P<p>-?\d+(?:\.\d+)?)(?P<x>[A-Za-z(√]\w*(?:\([^()]*\))?)")
+#: a function applied without parentheses, then divided: sin pi/6 (sin(π)/6 or sin(π/6))
+_BARE_QUOTIENT = re.compile(r"\b(?P<f>sin|cos|tan|sec|csc|cot|ln|log|exp|sinh|cosh|tanh)"
+                            r"\s+(?P<x>[^\W_]\w*)\s*/\s*(?P<d>\d+(?:\.\d+)?|[^\W\d_]\w*)")
+#: a number exponent followed at once by a factor: x^2y, x^2(x+1) (not a function's name
+#: or e^, which start a new factor to every reader: x^2e^x, x^3ln x)
+_EXPONENT_RUN = re.compile(r"\^(?P<p>-?\d+(?:\.\d+)?)(?!(?:a|arc)?(?:sin|cos|tan|sec|csc|cot|"
+                           r"ln|log|exp|sqrt)|e\s*\^)(?P<x>[A-Za-z(√]\w*(?:\([^()]*\))?)")
 #: sin^-1 x: the inverse or the reciprocal
 _INVERSE = re.compile(r"\b(?P<f>sin|cos|tan)\s*\^\s*-\s*1\s*(?P<x>\([^()]*\)|\w+)")
 
@@ -72,6 +77,10 @@ def traps(text: str) -> Iterator[Trap]:
         f, x, p = m["f"], m["x"], m["p"]
         yield Trap(_splice(text, m.start(), m.end(), f"{f}({x}^{p})"),
                    _splice(text, m.start(), m.end(), f"{f}({x})^{p}"))
+    for m in _BARE_QUOTIENT.finditer(text):
+        f, x, d = m["f"], m["x"], m["d"]
+        yield Trap(_splice(text, m.start(), m.end(), f"{f}({x})/{d}"),
+                   _splice(text, m.start(), m.end(), f"{f}({x}/{d})"))
     for m in _EXPONENT_RUN.finditer(text):
         s, e = m.start(), m.end()
         yield Trap(_splice(text, s, e, f"^({m['p']}*{m['x']})"),
@@ -101,8 +110,11 @@ def judged(function: str, answer: str, wrt: list[str] | None = None,
     verdict = judge(problem, settings, limits)
     texts = {"function": function, "answer": answer}
     for side in ("answer", "function"):
+        found = list(traps(texts[side]))[:MAX_TRAPS]
+        if not found:  # most answers: nothing to read another way
+            continue
         shown = side_text(problem.function if side == "function" else problem.answer)
-        for trap in list(traps(texts[side]))[:MAX_TRAPS]:
+        for trap in found:
             note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
                           verdict)
             if note:  # the feedback on a reading the student may not have meant goes

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,12 +30,10 @@ from gradcalc.verify.budget import Timeout, time_budget
 from gradcalc.verify.homework import proof
 from gradcalc.verify.homework.feedback import same
 from gradcalc.verify.homework.judge import Settings, Verdict, judge
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import free_names, read_problem, read_side
 from gradcalc.verify.homework.sample import evaluate
 from gradcalc.verify.homework.student import formula
-
-if TYPE_CHECKING:
-    from gradcalc.verify.homework.kinds import Kind
 
 
 def judge_antiderivative(function: str, answer: str, wrt: list[str] | None, kind: Kind,

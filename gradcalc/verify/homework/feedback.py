@@ -70,7 +70,13 @@ def recognise(problem: Problem, ev: Evidence, wrong: int,
     row, col = divmod(wrong, n)
     a, d, f = ev.answer[wrong], ev.expected[wrong], ev.function[row]
     if problem.paths is not None:
-        return _lower_order(problem, ev, wrong) or _constant_term(a, d), None
+        from gradcalc.verify.homework import second_steps
+
+        found = _lower_order(problem, ev, wrong), None
+        if found[0] is None:
+            found = second_steps.search(problem, ev.points, wrong, a, d, same, limits) or (
+                _constant_term(a, d), None)
+        return found
     for check in (_order, _another_variable):
         said = check(problem, ev, wrong)
         if said:

@@ -17,7 +17,7 @@ of the circle) is correct there, and the verdict says on which (`branch`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -28,12 +28,10 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
 from gradcalc.verify.homework import higher, proof
 from gradcalc.verify.homework.judge import Settings, Verdict
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import Side, free_names, read_side
 from gradcalc.verify.homework.sample import evaluate
 from gradcalc.verify.homework.student import formula
-
-if TYPE_CHECKING:
-    from gradcalc.verify.homework.kinds import Kind
 
 #: x values drawn per round, starts of y per x, rounds at most, Newton steps at most
 XS, STARTS, ROUNDS, NEWTON_STEPS = 16, 6, 4, 60

@@ -21,10 +21,24 @@ import numpy as np
 
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework import credit, higher, proof, reading, student
+from gradcalc.verify.homework import (
+    credit,
+    higher,
+    misconceptions,
+    proof,
+    reading,
+    student,
+)
 from gradcalc.verify.homework.feedback import Evidence, recognise
-from gradcalc.verify.homework.problem import Problem
-from gradcalc.verify.homework.sample import ROUNDS, candidates, evaluate, kinked, on_kink
+from gradcalc.verify.homework.problem import Problem, forget_functions
+from gradcalc.verify.homework.sample import (
+    ROUNDS,
+    Values,
+    candidates,
+    evaluate,
+    kinked,
+    on_kink,
+)
 
 #: at most this many numeric mismatches are confirmed in exact arithmetic
 MAX_CONFIRM = 4
@@ -107,14 +121,13 @@ def _sample(problem: Problem, settings: Settings, limits: Limits) -> _Found:
     rng = np.random.default_rng(settings.seed)
     kinky = kinked(f_entries + a_entries)
     for round_no in range(ROUNDS):
-        pts = candidates(rng, inputs, round_no, found.points)
-        for n, x in problem.pinned:
-            pts[n] = np.full(len(pts[n]), x)
+        if round_no:
+            pts = candidates(rng, inputs, round_no, found.points)
+            fv = _function_values(problem, pts, limits)
+        else:
+            pts, fv, state = _first_round(problem, settings.seed, limits)
+            rng.bit_generator.state = state
         found.tried += len(pts[inputs[0]])
-        fv = [evaluate(e, pts, inputs, limits) for e in f_entries]
-        if problem.paths:
-            for v, e in zip(fv, f_entries, strict=True):
-                v.grad.update(higher.along(e, pts, problem.paths, limits))
         av = [evaluate(e, pts, (), limits) for e in a_entries]
         arrays = [v.value for v in fv + av] + [g for v in fv for g in v.grad.values()]
         ok = np.logical_and.reduce([np.isfinite(x) for x in arrays])
@@ -125,6 +138,42 @@ def _sample(problem: Problem, settings: Settings, limits: Limits) -> _Found:
         if found.count >= settings.samples:
             break
     return found
+
+
+def _function_values(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
+                     ) -> list[Values]:
+    """The function's entries and their derivatives at the points (pinned inputs put in)."""
+    for n, x in problem.pinned:
+        pts[n] = np.full(len(pts[n]), x)
+    f_entries = problem.function.entries
+    fv = [evaluate(e, pts, problem.inputs, limits) for e in f_entries]
+    if problem.paths:
+        for v, e in zip(fv, f_entries, strict=True):
+            v.grad.update(higher.along(e, pts, problem.paths, limits))
+    return fv
+
+
+#: the first round's candidates, the function's values there and the generator's state
+#: after drawing them, per function and seed: they do not depend on the answer
+_FIRST: dict[tuple, tuple[dict[str, np.ndarray], list[Values], dict]] = {}
+
+
+def _first_round(problem: Problem, seed: int, limits: Limits
+                 ) -> tuple[dict[str, np.ndarray], list[Values], dict]:
+    key = (problem.function.program.source, problem.inputs, problem.wrt, problem.paths,
+           problem.pinned, seed, limits)
+    if key not in _FIRST:
+        rng = np.random.default_rng(seed)
+        pts = candidates(rng, problem.inputs, 0, {n: [] for n in problem.inputs})
+        fv = _function_values(problem, pts, limits)
+        for array in [*pts.values(), *(v.value for v in fv),
+                      *(g for v in fv for g in v.grad.values())]:
+            array.setflags(write=False)  # shared by every answer to this function
+        if len(_FIRST) >= CACHE_SIZE:
+            _FIRST.pop(next(iter(_FIRST)))
+        _FIRST[key] = (pts, fv, rng.bit_generator.state)
+    pts, fv, state = _FIRST[key]
+    return dict(pts), fv, state
 
 
 def _keep(found: _Found, problem: Problem, pts: dict[str, np.ndarray], fv: list, av: list,
@@ -173,6 +222,11 @@ def forget_formulas() -> int:
     kept."""
     kept = len(_CACHE)
     _CACHE.clear()
+    _FIRST.clear()
+    _ROUNDED.clear()
+    forget_functions()
+    misconceptions.forget()
+    reading.forget()
     return kept
 
 
@@ -234,8 +288,7 @@ def judge(problem: Problem, settings: Settings = Settings(),
         k, i = wrong
         shown = _readable(problem, ev, i, settings, limits) or _at(problem, ev, k)
         found_wrong = credit.wrong_entries(ev.points, ev.expected, ev.answer, d_exprs,
-                                           a_exprs, settings.rtol, settings.atol)
-        found_wrong[i] = True
+                                           a_exprs, settings.rtol, settings.atol, known=i)
         entries, score = credit.entries(found_wrong, problem.shape, credit.labels(
             problem.kind, problem.wrt, problem.paths, problem.shape))
         said, mistake = recognise(problem, ev, i, limits)
@@ -315,6 +368,29 @@ def _at(problem: Problem, ev: Evidence, k: int) -> dict[str, Any]:
 CLEAR_GAP = 1e-3
 
 
+#: the function's values and derivatives at a rounded point, per function and point:
+#: the answers to one function are mostly shown at the same few round points
+_ROUNDED: dict[tuple, tuple[list[Values], list[np.ndarray]]] = {}
+
+
+def _function_at(problem: Problem, pt: dict[str, np.ndarray], limits: Limits
+                 ) -> tuple[list[Values], list[np.ndarray]]:
+    key = (problem.function.program.source, problem.inputs, problem.wrt, problem.paths,
+           tuple((n, v.tobytes()) for n, v in pt.items()), limits)  # the bits: -0.0 too
+    if key not in _ROUNDED:
+        entries = problem.function.entries
+        fv = [evaluate(e, pt, problem.wrt, limits) for e in entries]
+        d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt] if not \
+            problem.paths else [higher.along(e, pt, problem.paths, limits)[p] for e in
+                                entries for p in problem.paths]
+        for array in [*d, *(v.value for v in fv), *(g for v in fv for g in v.grad.values())]:
+            array.setflags(write=False)  # shared by every answer to this function
+        if len(_ROUNDED) >= CACHE_SIZE * 8:
+            _ROUNDED.pop(next(iter(_ROUNDED)))
+        _ROUNDED[key] = (fv, d)
+    return _ROUNDED[key]
+
+
 def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits: Limits
               ) -> dict[str, Any] | None:
     """The counterexample at a point a person can check by hand: a valid point rounded to
@@ -329,11 +405,8 @@ def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits
     for k in order[:4]:
         for digits in (1, 2):
             pt = {n: np.array([float(f"{v[k]:.{digits}g}")]) for n, v in ev.points.items()}
-            fv = [evaluate(e, pt, problem.wrt, limits) for e in problem.function.entries]
+            fv, d = _function_at(problem, pt, limits)
             av = [evaluate(e, pt, (), limits) for e in problem.answer.entries]
-            d = [g[w] for g in (v.grad for v in fv) for w in problem.wrt] if not \
-                problem.paths else [higher.along(e, pt, problem.paths, limits)[p] for e in
-                                    problem.function.entries for p in problem.paths]
             a = [v.value for v in av]
             values = np.concatenate([*d, *a, *(v.value for v in fv)])
             if not np.all(np.isfinite(values)):

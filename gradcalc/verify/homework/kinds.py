@@ -1,4 +1,4 @@
-"""What a homework problem asks for, and the check that answers it.
+"""What a homework problem asks for: one value of settings, data only.
 
 `Kind` holds every per-problem setting beyond "the first derivative" (its defaults are
 the plain check), so one problem's settings travel as one value: the command line builds
@@ -6,13 +6,16 @@ it from its options, and a file of problems can build it from text columns with
 `Kind.read` (each column named as the field, its text as the option takes it: order `2`,
 partial `x,y`, at `x=2, y=1`, implicit `y`, antiderivative `true`, constant
 `required|optional|forbidden`, shape `W=3x2, x=2`, integers `true`; an empty cell is the
-default). `check` dispatches to the module of each kind: order.py (higher and mixed
-derivatives, values at a point), implicit.py, antiderivative.py, tensors.py.
+default). The modules of each kind (order.py, implicit.py, antiderivative.py,
+tensors.py) import `Kind` from here; dispatch.py, above them all, sends a problem to its
+kind's module. This module imports none of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,11 +23,12 @@ import numpy as np
 from gradcalc.errors import GradcalcError
 from gradcalc.language.parse import normalize, quote
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework.judge import Settings, Verdict, judge
 
 #: the highest order of derivative a check takes
 MAX_ORDER = 10
 CONSTANT_RULES = ("required", "optional", "forbidden")
+#: the largest declared tensor (entries), and the most dimensions
+MAX_ENTRIES, MAX_DIMS = 10_000, 4
 
 
 @dataclass(frozen=True)
@@ -158,37 +162,34 @@ def _frozen(v: Any) -> Any:
 def _shapes(v: str | None) -> tuple[tuple[str, tuple[int, ...]], ...]:
     if not v or not v.strip():
         return ()
-    from gradcalc.verify.homework.tensors import read_shapes
-
     return read_shapes(v)
 
 
+def read_shapes(text: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """'W=3x2, x=2, s=scalar' -> (('W', (3, 2)), ('x', (2,)), ('s', ()))."""
+    out: dict[str, tuple[int, ...]] = {}
+    for piece in [p.strip() for p in text.split(",") if p.strip()]:
+        name, sep, dims = (t.strip() for t in piece.partition("="))
+        if not sep or not re.fullmatch(r"[^\W\d]\w*", name):
+            raise GradcalcError(f"--shape {quote(piece)}: expected NAME=SHAPE, e.g. W=3x2",
+                                kind="usage")
+        if dims.lower() in ("scalar", "()", ""):
+            shape: tuple[int, ...] = ()
+        else:
+            parts = re.split(r"\s*[x×*]\s*", dims.lower())
+            if not all(p.isdigit() and 0 < int(p) for p in parts):
+                raise GradcalcError(f"--shape {quote(piece)}: dimensions are whole numbers "
+                                    "above 0 joined by x, e.g. 3x2", kind="usage")
+            shape = tuple(int(p) for p in parts)
+        if len(shape) > MAX_DIMS or math.prod(shape) > MAX_ENTRIES:
+            raise GradcalcError(f"--shape {quote(piece)}: at most {MAX_DIMS} dimensions and "
+                                f"{MAX_ENTRIES:,} entries", kind="limit")
+        if name in out:
+            raise GradcalcError(f"--shape: {quote(name)} is given twice", kind="usage")
+        out[name] = shape
+    if not out:
+        raise GradcalcError("--shape: give NAME=SHAPE, e.g. 'W=3x2, x=2'", kind="usage")
+    return tuple(out.items())
+
+
 PLAIN = Kind()
-DEFAULT_SETTINGS = Settings()
-
-
-def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
-          settings: Settings = DEFAULT_SETTINGS, limits: Limits = DEFAULT_LIMITS) -> Verdict:
-    """The verdict on one answer of the given kind; GradcalcError when a text cannot be
-    read or the settings do not fit the function."""
-    from gradcalc.verify.homework import order
-
-    if kind.implicit:
-        from gradcalc.verify.homework import implicit
-
-        return implicit.judge_implicit(function, answer, kind, settings, limits)
-    if kind.antiderivative:
-        from gradcalc.verify.homework import antiderivative
-
-        return antiderivative.judge_antiderivative(function, answer, wrt, kind, settings,
-                                                   limits)
-    if kind.shape:
-        from gradcalc.verify.homework import tensors
-
-        return tensors.judge_tensor(function, answer, wrt, kind, settings, limits)
-    problem = order.read(function, answer, wrt, kind, limits)
-    if problem.pinned and len(problem.pinned) == len(problem.inputs):
-        settings = replace(settings, samples=1)
-    verdict = judge(problem, settings, limits)
-    verdict.read = order.relabel(verdict.read, problem)
-    return verdict

@@ -409,22 +409,69 @@ def search(program: Program, points: dict[str, np.ndarray], wrt: str, answer: np
            same: Callable[[Any, Any], bool], limits: Limits = DEFAULT_LIMITS
            ) -> Mistake | None:
     """The first (step, misapplied rule) whose derivative is the answer at every point."""
-    try:
-        tape = Tape(program, points, wrt)
-    except _Unsupported:
+    sweeps = _sweeps(program, points, wrt)
+    if sweeps is None:
         return None
+    tape = sweeps.tape
     shape = np.shape(answer)
     keep = tape.conditioned(shape)
     if keep.sum() < min(2, keep.size):
         return None
     answer = np.asarray(answer)[keep]
-    right = np.broadcast_to(tape.sweep(), shape)[keep]
-    for k, mistake in tape.candidates():
-        got = np.broadcast_to(np.asarray(tape.sweep(mistake, k), dtype=np.float64), shape)
+    right = np.broadcast_to(sweeps.right, shape)[keep]
+    for k, mistake in sweeps.candidates:
+        got = np.broadcast_to(sweeps.got(k, mistake), shape)
         if same(got[keep], answer) and not same(got[keep], right):
             return Mistake(rule_id(mistake), k, tape.steps[k].text,
                            message(tape, k, mistake), mistake)
     return None
+
+
+class _Sweeps:
+    """A function's tape at the points, its right derivative and each misapplied rule's,
+    swept once: the wrong answers to one function are mostly judged at the same points."""
+
+    def __init__(self, tape: Tape) -> None:
+        self.tape = tape
+        self.candidates = list(tape.candidates())
+        self._right: Any = None
+        self._got: dict[tuple[int, str], np.ndarray] = {}
+
+    @property
+    def right(self) -> Any:
+        if self._right is None:
+            self._right = self.tape.sweep()
+        return self._right
+
+    def got(self, k: int, mistake: str) -> np.ndarray:
+        if (k, mistake) not in self._got:
+            self._got[k, mistake] = np.asarray(self.tape.sweep(mistake, k), dtype=np.float64)
+        return self._got[k, mistake]
+
+
+#: per (function entry, input, points): its sweeps (None: the search does not model it)
+_SWEPT: dict[tuple, tuple[Program, _Sweeps | None]] = {}
+SWEPT_KEPT = 256
+
+
+def _sweeps(program: Program, points: dict[str, np.ndarray], wrt: str) -> _Sweeps | None:
+    key = (id(program), wrt, tuple((n, np.asarray(v).tobytes()) for n, v in points.items()))
+    kept = _SWEPT.get(key)
+    if kept is not None and kept[0] is program:  # the very object: its id is not reused
+        return kept[1]
+    try:
+        sweeps: _Sweeps | None = _Sweeps(Tape(program, points, wrt))
+    except _Unsupported:
+        sweeps = None
+    if len(_SWEPT) >= SWEPT_KEPT:
+        _SWEPT.pop(next(iter(_SWEPT)))
+    _SWEPT[key] = (program, sweeps)
+    return sweeps
+
+
+def forget() -> None:
+    """Empty the kept sweeps (a benchmark's cold start)."""
+    _SWEPT.clear()
 
 
 def message(tape: Tape, k: int, mistake: str) -> str:

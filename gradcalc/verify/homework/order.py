@@ -11,15 +11,13 @@ inputs, judged as every other (judge.py).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from gradcalc.errors import GradcalcError
 from gradcalc.language.parse import quote
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import Problem, read_problem
 
-if TYPE_CHECKING:
-    from gradcalc.verify.homework.kinds import Kind
 
 def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
          limits: Limits = DEFAULT_LIMITS) -> Problem:

@@ -11,9 +11,10 @@ of a definition `f(x, y) = ...`, else every free name in order of first appearan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gradcalc.errors import GradcalcError
-from gradcalc.language.notation import split_name
+from gradcalc.language.names import applied, split_name
 from gradcalc.language.parse import parse, quote
 from gradcalc.language.program import (
     EULER,
@@ -78,10 +79,12 @@ class Problem:
     pinned: tuple[tuple[str, float], ...] = ()
 
 
-def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS) -> Side:
-    """Parse one side and split its final expression into entries."""
+def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS,
+              calls: tuple[str, ...] = ()) -> Side:
+    """Parse one side and split its final expression into entries (`calls`: names read as
+    a function of one letter, `sint` as sin(t))."""
     try:
-        program = parse(text, limits=limits)
+        program = parse(text, limits=limits, applied=calls)
     except GradcalcError as exc:
         raise GradcalcError(f"the {what}: {wording.plain(exc.message)}",
                             kind=exc.kind) from None
@@ -95,6 +98,22 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     entries = tuple(Entry(Program((*body, ExprStmt(e, e.pos)), program.source,
                                   program.inputs), e) for e in rows)
     return Side(program, entries, shape)
+
+
+@lru_cache(maxsize=512)
+def function_side(text: str, limits: Limits = DEFAULT_LIMITS,
+                  calls: tuple[str, ...] = ()) -> Side:
+    """The function read as a side, once per text and limits: a class file repeats few
+    functions over many rows (the Side is immutable; a text that cannot be read raises
+    each time)."""
+    return read_side(forms.vector(text), "function", 1, limits, calls)
+
+
+def forget_functions() -> int:
+    """Empty the cache of functions read (a benchmark's cold start); how many were kept."""
+    kept = function_side.cache_info().currsize
+    function_side.cache_clear()
+    return kept
 
 
 def _grid(e: Expr, what: str, max_rank: int) -> tuple[list[Expr], tuple[int, ...]]:
@@ -167,10 +186,17 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
     option, or a class file's column)."""
     body, claim = forms.split_prefix(answer)
-    f = read_side(forms.vector(function), "function", 1, limits)
-    a = read_side(forms.vector(body), "answer", 2, limits)
-    names = free_names(f.program)
     typed = list(dict.fromkeys(wrt or ()))
+    f = function_side(function, limits)
+    a = read_side(forms.vector(body), "answer", 2, limits)
+    f_names, a_names = free_names(f.program), free_names(a.program)
+    calls = _calls(f_names, {*typed, *f.program.inputs}, a_names)
+    if calls:
+        f = function_side(function, limits, calls)
+    names = free_names(f.program)
+    calls = _calls(a_names, {*typed, *f.program.inputs, *names}, f_names)
+    if calls:
+        a = read_side(forms.vector(body), "answer", 2, limits, calls)
     declared = list(f.program.inputs)
     chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
         or declared
@@ -198,6 +224,18 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     else:
         kind, shape = ("derivative", ()) if n == 1 else ("gradient", (n,))
     return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
+
+
+def _calls(names: list[str], explicit: set[str], other: list[str]) -> tuple[str, ...]:
+    """The free names of one side that are a function's name with a variable's letter
+    written against it (`sint`, `cosx`): read as sin(t), cos(x), WeBWorK's reading. Only
+    where the letter is a variable (a free name of either side, declared or asked for, or
+    written against a function's name on the other side: `sint` and `cost`) and the name
+    is not itself declared or asked for, so a name of its own keeps its meaning."""
+    letters = {call[1] for n in other if (call := applied(n)) is not None}
+    known = explicit | set(names) | set(other) | letters
+    return tuple(n for n in names if n not in explicit and (call := applied(n)) is not None
+                 and call[1] in known)
 
 
 def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:

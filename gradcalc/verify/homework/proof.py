@@ -11,28 +11,30 @@ the time budget; a numeric mismatch is confirmed in 30-digit arithmetic before i
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from gradcalc.backends.symbolic import as_expr, symbolic_output
-from gradcalc.language.program import EULER, RESULT_NAME
+from gradcalc.backends.symbolic import PathDecisions, as_expr, symbolic_output
+from gradcalc.language.program import (
+    EULER,
+    RESULT_NAME,
+    BoolOp,
+    Compare,
+    For,
+    If,
+    Index,
+    Not,
+    Program,
+    While,
+)
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.homework.exact import exact_number
+from gradcalc.verify.homework.problem import Side
 
-if TYPE_CHECKING:  # a type only: problem.py reaches this module through student.py
-    from gradcalc.verify.homework.problem import Side
-
-#: a decimal read back exactly when its shortest form has a denominator up to this
-MAX_DENOMINATOR = 10**6
-#: multiples of π and e, and square roots, read back with denominators up to this
-MAX_SPECIAL_DENOMINATOR = 100
-#: logarithms read back exactly (ln(3), 2·ln(2), 1/ln(10))
-LOG_BASES = (2, 3, 5, 6, 7, 10)
 #: digits of the arithmetic that confirms a numeric mismatch
 CONFIRM_DIGITS = 30
 
@@ -47,48 +49,31 @@ def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
     values = {n: np.asarray(point[n], dtype=np.float64) for n in inputs}
     out = []
     for entry in side.entries:
+        # a formula that decides nothing has one path: no numeric run to record it
+        path = None if _decides(entry.program) else PathDecisions()
         expr, _ = symbolic_output(entry.program, values, list(inputs), {}, RESULT_NAME,
-                                  limits=limits, local=False)
+                                  path, limits=limits, local=False)
         out.append(exact(np.asarray(expr, dtype=object).reshape(()).item()))
     return out
 
 
-def _special(v: float) -> Any:
-    """v as a small multiple of π or e or of a small integer's logarithm, or a square root
-    of a small fraction, or None."""
-    for const, value in ((sp.pi, math.pi), (sp.E, math.e)):
-        r = Fraction(v / value).limit_denominator(MAX_SPECIAL_DENOMINATOR)
-        if r and float(r) * value == v:
-            return sp.Rational(r.numerator, r.denominator) * const
-    for base in LOG_BASES:
-        r = Fraction(v / math.log(base)).limit_denominator(MAX_SPECIAL_DENOMINATOR)
-        if r and float(r) * math.log(base) == v:
-            return sp.Rational(r.numerator, r.denominator) * sp.log(base)
-        r = Fraction(v * math.log(base)).limit_denominator(MAX_SPECIAL_DENOMINATOR)
-        if r and float(r) / math.log(base) == v:
-            return sp.Rational(r.numerator, r.denominator) / sp.log(base)
-    if v > 0:
-        r = Fraction(v * v).limit_denominator(MAX_SPECIAL_DENOMINATOR)
-        if r and math.sqrt(float(r)) == v:
-            return sp.sqrt(sp.Rational(r.numerator, r.denominator))
-    return None
+_DECIDING = (If, While, For, Compare, Index, BoolOp, Not)
 
 
-def exact_number(v: float) -> Any:
-    """A float64 constant as the exact number it stands for, where there is a short one:
-    a fraction (0.5, 1/3), a multiple of π or e, a square root; else the Float itself."""
-    if not math.isfinite(v):
-        return sp.Float(v)
-    r = Fraction(v).limit_denominator(MAX_SPECIAL_DENOMINATOR**2)
-    if float(r) == v:
-        return sp.Rational(r.numerator, r.denominator)
-    special = _special(v)
-    if special is not None:
-        return special
-    short = Fraction(repr(v))
-    if short.denominator <= MAX_DENOMINATOR:
-        return sp.Rational(short.numerator, short.denominator)
-    return sp.Float(v)
+def _decides(program: Program) -> bool:
+    """Whether running the program takes a value-dependent decision (a branch, a loop, a
+    comparison or an index), which the symbolic run replays from a numeric one."""
+    stack: list[object] = list(program.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DECIDING):
+            return True
+        for value in vars(node).values() if hasattr(node, "__dataclass_fields__") else ():
+            if isinstance(value, tuple):
+                stack.extend(v for v in value if hasattr(v, "__dataclass_fields__"))
+            elif hasattr(value, "__dataclass_fields__"):
+                stack.append(value)
+    return False
 
 
 def exact(expr: Any) -> Any:

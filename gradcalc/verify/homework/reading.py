@@ -51,8 +51,29 @@ def labels(problem: Problem) -> tuple[str, str]:
     return of, (f"{f}'({w})" if len(problem.inputs) == 1 else f"∂{f}/∂{w}")
 
 
+#: the function's text per Side read (a class reads each function once: problem.py)
+_FUNCTIONS: dict[int, tuple[Side, str]] = {}
+KEPT = 512
+
+
+def _function_text(side: Side) -> str:
+    kept = _FUNCTIONS.get(id(side))
+    if kept is not None and kept[0] is side:  # the very object: its id is not reused
+        return kept[1]
+    text = side_text(side)
+    if len(_FUNCTIONS) >= KEPT:
+        _FUNCTIONS.pop(next(iter(_FUNCTIONS)))
+    _FUNCTIONS[id(side)] = (side, text)
+    return text
+
+
+def forget() -> None:
+    """Empty the kept texts of functions (a benchmark's cold start)."""
+    _FUNCTIONS.clear()
+
+
 def read_as(problem: Problem) -> dict[str, str]:
     """{"function": "f(x) = ...", "answer": "f'(x) = ..."} in the student's notation."""
     of, d = labels(problem)
-    return {"function": f"{of} = {side_text(problem.function)}",
+    return {"function": f"{of} = {_function_text(problem.function)}",
             "answer": f"{d} = {side_text(problem.answer)}"}

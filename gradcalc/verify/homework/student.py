@@ -244,6 +244,7 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
         routes.append(sp.trigsimp)
     if len(expr.atoms(sp.log)) > 1:
         routes.append(lambda e: sp.logcombine(e, force=True))
+    seen = {expr}  # a rewriting already printed cannot be shorter: not printed again
     try:
         with time_budget(seconds):
             for route in routes:
@@ -253,6 +254,9 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
                     raise
                 except Exception:  # noqa: BLE001 - a route sympy cannot take is skipped
                     continue
+                if candidate in seen:
+                    continue
+                seen.add(candidate)
                 if candidate.has(sp.nan, sp.zoo, sp.oo) and not expr.has(sp.nan, sp.zoo):
                     continue
                 size = len(formula(candidate, inputs))
@@ -299,7 +303,7 @@ def _number(v: float) -> str:
     text = repr(v)
     if len(text) <= 8:
         return text
-    from gradcalc.verify.homework.proof import exact_number
+    from gradcalc.verify.homework.exact import exact_number
 
     near = exact_number(v)
     return text if isinstance(near, sp.Float) else formula(near)

@@ -18,8 +18,7 @@ sum over a batch axis, a missing constant factor, a sign.
 from __future__ import annotations
 
 import math
-import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,48 +28,17 @@ from gradcalc.errors import GradcalcError
 from gradcalc.language.parse import parse, quote
 from gradcalc.language.program import EULER, RESULT_NAME, Assign, ExprStmt, Name, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.homework import credit
+from gradcalc.verify.homework import backprop, credit
 from gradcalc.verify.homework.feedback import same
 from gradcalc.verify.homework.judge import Settings, Verdict
+from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import free_names
 from gradcalc.verify.homework.sample import KINKED
 
-if TYPE_CHECKING:
-    from gradcalc.verify.homework.kinds import Kind
-
-#: the largest declared tensor (entries), and the most dimensions
-MAX_ENTRIES, MAX_DIMS = 10_000, 4
 #: --integers draws from this range
 INTEGERS = 3
 #: a nudge of the inputs and the jump in the gradient that marks a kink
 NUDGE, JUMP = 1e-7, 1e-4
-
-
-def read_shapes(text: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    """'W=3x2, x=2, s=scalar' -> (('W', (3, 2)), ('x', (2,)), ('s', ()))."""
-    out: dict[str, tuple[int, ...]] = {}
-    for piece in [p.strip() for p in text.split(",") if p.strip()]:
-        name, sep, dims = (t.strip() for t in piece.partition("="))
-        if not sep or not re.fullmatch(r"[^\W\d]\w*", name):
-            raise GradcalcError(f"--shape {quote(piece)}: expected NAME=SHAPE, e.g. W=3x2",
-                                kind="usage")
-        if dims.lower() in ("scalar", "()", ""):
-            shape: tuple[int, ...] = ()
-        else:
-            parts = re.split(r"\s*[x×*]\s*", dims.lower())
-            if not all(p.isdigit() and 0 < int(p) for p in parts):
-                raise GradcalcError(f"--shape {quote(piece)}: dimensions are whole numbers "
-                                    "above 0 joined by x, e.g. 3x2", kind="usage")
-            shape = tuple(int(p) for p in parts)
-        if len(shape) > MAX_DIMS or math.prod(shape) > MAX_ENTRIES:
-            raise GradcalcError(f"--shape {quote(piece)}: at most {MAX_DIMS} dimensions and "
-                                f"{MAX_ENTRIES:,} entries", kind="limit")
-        if name in out:
-            raise GradcalcError(f"--shape: {quote(name)} is given twice", kind="usage")
-        out[name] = shape
-    if not out:
-        raise GradcalcError("--shape: give NAME=SHAPE, e.g. 'W=3x2, x=2'", kind="usage")
-    return tuple(out.items())
 
 
 def _program(text: str, what: str, limits: Limits) -> tuple[Program, str]:
@@ -116,9 +84,9 @@ def judge_tensor(function: str, answer: str, wrt: list[str] | None, kind: Kind,
     draws = _draws(names, shapes, fixed, kind.integers, settings)
     kinky = any(f"{k}(" in function + answer for k in KINKED)
     want = shapes.get(w, ())
+    loss = f_out if f_out != RESULT_NAME else "L"
     base: dict[str, Any] = {"kind": "tensor", "wrt": (w,),
-                            "expected": f"∂{f_out if f_out != RESULT_NAME else 'L'}/∂{w}, "
-                                        f"of {w}'s shape {_shape(want)}"}
+                            "expected": f"∂{loss}/∂{w}, of {w}'s shape {_shape(want)}"}
     truths, answers, used = [], [], []
     for values in draws:
         g = _gradient(f_prog, names, w, values, limits)
@@ -134,9 +102,17 @@ def judge_tensor(function: str, answer: str, wrt: list[str] | None, kind: Kind,
     if not truths:
         return Verdict("undetermined", "numeric", reason=(
             "no draw of the inputs gave a finite loss gradient and answer"), **base)
+    derived = backprop.derive(f_prog, w, {n: np.shape(v) for n, v in used[0].items()})
+    if derived is not None and _matches(derived.formula, f_prog, used, truths, limits):
+        base["expected"] = f"∂{loss}/∂{w} = {derived.text}, of {w}'s shape {_shape(want)}"
+        mistake = next((m for m in derived.mistakes
+                        if _matches(m.formula, f_prog, used, answers, limits)), None)
+    else:
+        mistake = None
     said = _shape_feedback(answers, truths, w, want)
     if said is not None:
-        return Verdict("incorrect", "numeric", feedback=said, score=0.0,
+        return Verdict("incorrect", "numeric", feedback=mistake.message if mistake else said,
+                       score=0.0, misconception=_named(mistake),
                        counterexample=_counter(used[0], truths[0], answers[0]), **base)
     A, G = np.stack([np.broadcast_to(a, want) for a in answers]), np.stack(truths)
     with np.errstate(all="ignore"):
@@ -150,7 +126,26 @@ def judge_tensor(function: str, answer: str, wrt: list[str] | None, kind: Kind,
         return Verdict("correct", "numeric", entries=entries, score=score, **base)
     k = int(np.flatnonzero(bad.reshape(len(A), -1).any(axis=1))[0])
     return Verdict("incorrect", "numeric", counterexample=_counter(used[k], G[k], A[k]),
-                   feedback=_value_feedback(A, G), entries=entries, score=score, **base)
+                   feedback=mistake.message if mistake else _value_feedback(A, G),
+                   misconception=_named(mistake), entries=entries, score=score, **base)
+
+
+def _matches(formula: Any, function: Program, used: list[dict[str, np.ndarray]],
+             targets: list[np.ndarray], limits: Limits) -> bool:
+    """Whether a derived formula takes the target values at every draw."""
+    program = backprop.program_of(formula, function)
+    for values, target in zip(used, targets, strict=True):
+        try:
+            value = _answer(program, values, limits)
+        except GradcalcError:
+            return False
+        if value.shape != np.shape(target) or not same(value, target):
+            return False
+    return True
+
+
+def _named(mistake: backprop.Mistake | None) -> dict[str, str] | None:
+    return {"rule": mistake.rule, "at": mistake.at} if mistake else None
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -247,7 +242,7 @@ def _shape_feedback(answers: list[np.ndarray], truths: list[np.ndarray], w: str,
 
 def _value_feedback(A: np.ndarray, G: np.ndarray) -> str | None:
     if A.ndim == 3 and A.shape[1] == A.shape[2] and same(A, np.swapaxes(G, 1, 2)):
-        return "the answer is transposed (g @ x.T, not x.T @ g): rows and columns swapped"
+        return "the answer is the gradient transposed: rows and columns swapped"
     if same(A, -G) and not same(G, 0 * G):
         return "sign error: the answer is the negative of the gradient"
     with np.errstate(all="ignore"):

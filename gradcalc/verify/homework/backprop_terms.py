@@ -1,0 +1,165 @@
+"""The formulas of backprop.py: built from expressions of the language with light
+simplification (ones and double negatives dropped, numbers first, 0.25*u as u/4, (-u).T
+as -(u.T)), and printed as backprop answers are written (X.T, W@x)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from gradcalc.language.program import Binary, Call, Compare, Name, Num, Pos, Unary
+
+AT = Pos(0, 0)
+
+
+class Unsupported(Exception):
+    """The loss uses something outside the rule set."""
+
+
+def is_number(e: Any, v: float) -> bool:
+    return isinstance(e, Num) and e.value == v
+
+
+def total(terms: list[Any]) -> Any:
+    out = terms[0]
+    for t in terms[1:]:
+        out = add(out, t)
+    return out
+
+
+def neg(e: Any) -> Any:
+    if isinstance(e, Num):
+        return Num(-e.value, AT)
+    if isinstance(e, Unary) and e.op == "-":
+        return e.operand
+    if isinstance(e, Binary) and e.op == "*" and isinstance(e.left, Num):
+        return mul(Num(-e.left.value, AT), e.right)
+    if isinstance(e, Binary) and e.op == "-":
+        return Binary("-", e.right, e.left, AT)
+    return Unary("-", e, AT)
+
+
+def add(a: Any, b: Any) -> Any:
+    if is_number(a, 0):
+        return b
+    if is_number(b, 0):
+        return a
+    if isinstance(b, Unary) and b.op == "-":
+        return sub(a, b.operand)
+    if isinstance(a, Unary) and a.op == "-":
+        return sub(b, a.operand)
+    return Binary("+", a, b, AT)
+
+
+def sub(a: Any, b: Any) -> Any:
+    if is_number(b, 0):
+        return a
+    if is_number(a, 0):
+        return neg(b)
+    if isinstance(b, Unary) and b.op == "-":
+        return add(a, b.operand)
+    return Binary("-", a, b, AT)
+
+
+def mul(a: Any, b: Any) -> Any:
+    """a * b with numbers first and ones dropped."""
+    if isinstance(b, Num) and not isinstance(a, Num):
+        a, b = b, a
+    if is_number(a, 1):
+        return b
+    if is_number(a, -1):
+        return neg(b)
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(a.value * b.value, AT)
+    if isinstance(a, Num) and isinstance(b, Unary) and b.op == "-":
+        return mul(Num(-a.value, AT), b.operand)
+    if isinstance(a, Num) and isinstance(b, Binary) and b.op == "*" and isinstance(
+            b.left, Num):
+        return mul(Num(a.value * b.left.value, AT), b.right)
+    if isinstance(b, Unary) and b.op == "-":
+        return neg(mul(a, b.operand))
+    if isinstance(a, Num) and a.value != int(a.value):
+        r = Fraction(a.value).limit_denominator(1000)
+        if float(r) == a.value:  # 0.25*u reads as u/4
+            return div(mul(Num(float(r.numerator), AT), b), Num(float(r.denominator), AT))
+    return Binary("*", a, b, AT)
+
+
+def div(a: Any, b: Any) -> Any:
+    if is_number(b, 1):
+        return a
+    if isinstance(a, Num) and isinstance(b, Num) and b.value:
+        return Num(a.value / b.value, AT)
+    return Binary("/", a, b, AT)
+
+
+def power(a: Any, n: float) -> Any:
+    if n == 1:
+        return a
+    if n == 0:
+        return Num(1.0, AT)
+    return Binary("**", a, Num(n, AT), AT)
+
+
+def matmul(a: Any, b: Any) -> Any:
+    return Binary("@", a, b, AT)
+
+
+def T(e: Any) -> Any:
+    if isinstance(e, Unary) and e.op == "-":
+        return neg(T(e.operand))
+    if isinstance(e, Call) and e.func == "transpose" and len(e.args) == 1:
+        return e.args[0]
+    return Call("transpose", (e,), AT)
+
+
+def axis_of(e: Call) -> int | None:
+    """A call's axis argument, a whole number (None when it is anything else)."""
+    a = e.args[1]
+    return int(a.value) if isinstance(a, Num) and a.value == int(a.value) else None
+
+
+def call(func: str, *args: Any) -> Any:
+    if func == "sum" and isinstance(args[0], Unary) and args[0].op == "-":
+        return neg(call("sum", args[0].operand, *args[1:]))
+    return Call(func, tuple(args), AT)
+
+
+# --------------------------------------------------------------------------- text
+
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 4}
+
+
+def text(e: Any) -> str:
+    """An expression as backprop answers are written (X.T, @ without spaces inside a
+    product of names)."""
+    if isinstance(e, Num):
+        return str(int(e.value)) if e.value == int(e.value) else repr(e.value)
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, Unary):
+        return f"{e.op}{_wrap(e.operand, 3)}"
+    if isinstance(e, Binary):
+        p = _PREC[e.op]
+        left = _wrap(e.left, p + (1 if e.op == "**" else 0))
+        right = _wrap(e.right, p + (0 if e.op == "**" else 1))
+        if e.op in ("@", "**"):
+            return f"{left}{e.op}{right}"
+        return f"{left}{e.op}{right}" if e.op in "*/" else f"{left} {e.op} {right}"
+    if isinstance(e, Call):
+        if e.func == "transpose" and len(e.args) == 1:
+            return f"{_wrap(e.args[0], 9)}.T"
+        if e.func in ("sum", "mean", "softmax", "log_softmax") and len(e.args) == 2 and \
+                isinstance(e.args[1], Num):
+            return f"{e.func}({text(e.args[0])}, axis={text(e.args[1])})"
+        return f"{e.func}({', '.join(text(a) for a in e.args)})"
+    if isinstance(e, Compare):
+        return f"{text(e.operands[0])} {e.ops[0]} {text(e.operands[1])}"
+    raise Unsupported(type(e).__name__)
+
+
+def _wrap(e: Any, at_least: int) -> str:
+    p = _PREC[e.op] if isinstance(e, Binary) else 3 if isinstance(e, Unary) else 9
+    if isinstance(e, Num) and e.value < 0:
+        p = 3
+    return f"({text(e)})" if p < at_least else text(e)
