@@ -11,6 +11,7 @@ from test_stream import answer, fast, numbers_table  # noqa: F401 - the fixture
 from gradcalc.commands import parallel
 from gradcalc.commands import stream as chunking
 from gradcalc.commands.jobs import Job
+from gradcalc.errors import GradcalcError
 from gradcalc.render import ranges, stream
 
 
@@ -65,3 +66,29 @@ def os_listdir(path):
     import os
 
     return sorted(os.listdir(path))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_cell_that_only_looks_like_a_number_gets_its_error_cell(tmp_path, fast, jobs):  # noqa: F811
+    path = tmp_path / "p.csv"
+    path.write_text("x,y\n1,2\n1e,3\n4,5\n")
+    text, outcome = answer(path, "z = x*y", jobs=jobs)
+    assert text.splitlines() == ["x,y,z,dz/dx,dz/dy,error", "1,2,2,2,1,",
+                                 "1e,3,,,,row 2 (line 3): '1e' is not a number (column x)",
+                                 "4,5,20,5,4,"]
+    assert "1 of 3 rows could not be read" in outcome.error
+
+
+def test_a_late_such_cell_after_rows_went_out_is_a_clear_error(tmp_path, fast):  # noqa: F811
+    path = tmp_path / "p.csv"
+    path.write_text("x,y\n" + "".join(f"{k},2\n" for k in range(1, 9)) + "1.2.3,4\n")
+    if fast:  # polars parses 8 MiB of lines at a time: found before any row goes out
+        assert answer(path, "z = x*y", chunk_rows=3)[0].splitlines()[-1].endswith(
+            "'1.2.3' is not a number (column x)")
+    else:
+        with pytest.raises(GradcalcError, match="looks like a number but is not one"):
+            answer(path, "z = x*y", chunk_rows=3)
+    out = tmp_path / "g.csv"
+    job = Job(command="grad", program="z = x*y", at=[], check=False)
+    stream.run(job, str(path), "csv", output=str(out), chunk_rows=3)
+    assert out.read_text().splitlines()[-1].endswith("'1.2.3' is not a number (column x)")

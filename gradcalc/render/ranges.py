@@ -90,7 +90,7 @@ def piece_of(r: Range, header: Header, fast: bool) -> chunking.Piece:
             numbers = frame.to_numpy(order="c").astype(np.float64, copy=False)
             return chunking.Piece(r.offset, r.rows, data=numbers)
         except pl.exceptions.PolarsError:
-            pass  # a cell that only looks like a number: the text reader reports it
+            raise chunking.not_plain() from None  # read again as text
     return chunking.Piece(r.offset, r.rows, data.decode("utf-8"), r.line,
                           source=r.path if r.several else "")
 
