@@ -621,6 +621,9 @@ def _fail(kind: str, message: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `gradcalc` script: run the app, map failures to exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
+    from gradcalc.render.encoding import tolerate_narrow_streams
+
+    tolerate_narrow_streams()
     _state["format"] = "json" if "--json" in args else "rich"
     from typer.main import get_command
 
