@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcalc.language.program import (
+from gradcalc.language.ir import (
     Binary,
     BoolOp,
     Call,
