@@ -19,7 +19,8 @@ import warnings
 
 import pytest
 
-from tests.differential_scripts import first_difference, generate, run_script
+from tests.differential_library import generate
+from tests.differential_scripts import first_difference, run_script
 
 COUNT = int(os.environ.get("GRADCALC_DIFF_SCRIPTS", "1000"))
 START = int(os.environ.get("GRADCALC_DIFF_SEED", "0"))

@@ -47,10 +47,12 @@ def _cat_call(prim: Prim, tensors: Any, dim: int = 0, axis: Any = None) -> Any:
     items = list(tensors)
     if not items:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for k, t in enumerate(items):  # checked before any shape, as PyTorch
+        if ndim(t) == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be "
+                               f"concatenated")
     items = [i for i in items if shape(i) != (0,)] or items[:1]  # PyTorch skips empty 1-d
     nd = ndim(items[0])
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = dim_index(dim if axis is None else axis, nd)
     first = shape(items[0])
     for k, t in enumerate(items[1:], 1):
@@ -209,8 +211,18 @@ def pad(prim: Prim, input: Any, pad: Any, mode: str = "constant",  # noqa: A002
     pairs = [(0, 0)] * nd
     for k in range(len(pad) // 2):
         pairs[nd - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    if any(n - max(-lo, 0) - max(-hi, 0) < 0 for n, (lo, hi) in
+           zip(shape(input), pairs, strict=True)):  # cropping more than there is
+        raise RuntimeError("narrow(): length must be non-negative.")
     if mode != "constant":
-        return _pad_by_index(input, pairs, mode)
+        if mode in _MODES and nd - len(pad) // 2 not in (1, 2) or len(pad) > 6:
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
+                "Supported combinations for non-constant padding:\n"
+                "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+        return _pad_by_index(input, pairs, mode, len(pad) // 2)
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in
                  zip(shape(input), pairs, strict=True))
     x = input if all(lo >= 0 and hi >= 0 for lo, hi in pairs) else fn.getitem(input, crop)
@@ -221,11 +233,20 @@ def pad(prim: Prim, input: Any, pad: Any, mode: str = "constant",  # noqa: A002
 _MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
-def _pad_by_index(x: Any, pairs: list[tuple[int, int]], mode: str) -> Any:
+def _pad_by_index(x: Any, pairs: list[tuple[int, int]], mode: str, k: int) -> Any:
     """reflect, replicate and circular padding as reading x at computed indices (so the
     gradient adds up where one element is read several times)."""
     if mode not in _MODES:
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
+    if mode == "reflect":  # PyTorch's order (the last dim first) and argument numbers
+        for d in reversed(range(len(pairs) - k, len(pairs))):
+            (lo, hi), n = pairs[d], shape(x)[d]
+            if lo >= n or hi >= n:
+                raise RuntimeError(f"Argument #{4 + 2 * (len(pairs) - 1 - d)}: Padding size "
+                                   f"should be less than the corresponding input dimension, "
+                                   f"but got: "
+                                   f"padding ({lo}, {hi}) at dimension {d} of input "
+                                   f"{list(shape(x))}")
     out = x
     for d, (lo, hi) in enumerate(pairs):
         if lo == 0 and hi == 0:
@@ -235,10 +256,6 @@ def _pad_by_index(x: Any, pairs: list[tuple[int, int]], mode: str) -> Any:
             out = fn.getitem(out, (slice(None),) * d + (slice(max(-lo, 0), n - max(-hi, 0)),))
             n = shape(out)[d]
             lo, hi = max(lo, 0), max(hi, 0)
-        if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the "
-                               f"corresponding input dimension, but got: padding ({lo}, {hi}) "
-                               f"at dimension {d} of input {list(shape(x))}")
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         # reflect and replicate pad the whole dim, then crop the negative parts

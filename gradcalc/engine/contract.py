@@ -38,6 +38,11 @@ def _vjp(i, g, ans, *ops, spec=""):
         full = shape(g)[:nb] + tuple(sizes[c] if c in reach else 1 for c in unique)
         part = fn.broadcast_to(fn.reshape(part, full),
                                shape(g)[:nb] + tuple(sizes[c] for c in unique))
+    # an axis of one that broadcast against another operand's: summed back to one
+    ones = tuple(nb + k for k, c in enumerate(unique) if sizes[c] == 1
+                 and shape(part)[nb + k] != 1)
+    if ones:
+        part = fn.sum(part, ones, True)
     if unique == mine:
         return part
     # a repeated index (a diagonal such as 'ii'): the gradient lives on that diagonal
@@ -102,8 +107,17 @@ def _spell(spec: str, ops: tuple) -> str:
         letters = "".join(spelled)
         out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
                                    and c not in ell))
+    for c in out:
+        if c not in "".join(spelled):
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                               f"equation for any input operand")
     sizes: dict[str, int] = {}
     for k, (s, o) in enumerate(zip(spelled, ops, strict=True)):
+        own: dict[str, int] = {}
+        for c, n in zip(s, shape(o), strict=True):
+            if own.setdefault(c, n) != n:
+                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but "
+                                   f"the sizes don't match, {own[c]} != {n}")
         for c, n in zip(s, shape(o), strict=True):
             if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} "

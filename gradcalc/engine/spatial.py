@@ -38,10 +38,9 @@ def _pads(padding: Any, sp: int, ks: tuple[int, ...], dil: tuple[int, ...],
         if padding == "valid":
             return ((0, 0),) * sp
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                             "{'valid', 'same'}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
         if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         out = []
         for k, d in zip(ks, dil, strict=True):
             total = d * (k - 1)
@@ -62,22 +61,42 @@ def _check(x: Any, w: Any, sp: int, groups: int, name: str) -> None:
                            f"{list(shape(w))} instead")
 
 
+def _check_args(stride: tuple, padding: Any, dilation: tuple) -> None:
+    if not isinstance(padding, str) and min(_tuple(padding, len(stride), "padding")) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(stride) < 1:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) < 1:
+        raise RuntimeError("dilation should be greater than zero")
+
+
+def _check_bias(bias: Any, weight: Any, n: int, transposed: str) -> None:
+    if bias is not None and tuple(shape(bias)) != (n,):
+        raise RuntimeError(f"Given {transposed}weight of size {list(shape(weight))}, expected "
+                           f"bias to be 1-dimensional with {n} elements, but got bias of size "
+                           f"{list(shape(bias))} instead")
+
+
 def convolution(sp: int, name: str):
     def function(input: Any, weight: Any, bias: Any = None, stride: Any = 1,  # noqa: A002
                  padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
         x = to_tensor(input)
+        st, dil = _tuple(stride, sp, "stride"), _tuple(dilation, sp, "dilation")
+        if isinstance(padding, str):  # PyTorch checks the padding string first
+            _pads(padding, sp, (1,) * sp, dil, st)
+        _check_args(st, padding, dil)
         _check(x, weight, sp, groups, name)
         unbatched = ndim(x) == sp + 1
         if unbatched:
             x = fn.reshape(x, (1,) + shape(x))
         ks = shape(weight)[2:]
-        st, dil = _tuple(stride, sp, "stride"), _tuple(dilation, sp, "dilation")
         pads = _pads(padding, sp, ks, dil, st)
         if shape(x)[1] != shape(weight)[1] * groups:
             raise RuntimeError(
                 f"Given groups={groups}, weight of size {list(shape(weight))}, expected "
                 f"input{list(shape(x))} to have {shape(weight)[1] * groups} channels, but got "
                 f"{shape(x)[1]} channels instead")
+        _check_bias(bias, weight, shape(weight)[0], "")
         for n, k, s, p, d in zip(shape(x)[2:], ks, st, pads, dil, strict=True):
             if out_size(n, k, s, p, d) < 1:
                 raise RuntimeError("Calculated padded input size per channel is smaller than "
@@ -96,6 +115,12 @@ def transposed(sp: int, name: str):
                  padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                  dilation: Any = 1) -> Tensor:
         x = to_tensor(input)
+        st, dil = _tuple(stride, sp, "stride"), _tuple(dilation, sp, "dilation")
+        _check_args(st, padding, dil)
+        if ndim(weight) == sp + 2 and shape(weight)[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                               f"{groups} at dimension 0, but got weight of size "
+                               f"[{list(shape(weight))}] instead")  # (sic: PyTorch's [[...]])
         unbatched = ndim(x) == sp + 1
         if unbatched:
             x = fn.reshape(x, (1,) + shape(x))
@@ -104,8 +129,8 @@ def transposed(sp: int, name: str):
                 f"Given transposed=1, weight of size {list(shape(weight))}, expected "
                 f"input{list(shape(x))} to have {shape(weight)[0]} channels, but got "
                 f"{shape(x)[1]} channels instead")
+        _check_bias(bias, weight, shape(weight)[1] * groups, "transposed=1, ")
         ks = shape(weight)[2:]
-        st, dil = _tuple(stride, sp, "stride"), _tuple(dilation, sp, "dilation")
         pad, opad = _tuple(padding, sp, "padding"), _tuple(output_padding, sp, "output_padding")
         for o, s, d in zip(opad, st, dil, strict=True):
             if o >= s and o >= d:
@@ -113,10 +138,23 @@ def transposed(sp: int, name: str):
                                    "dilation")
         size = tuple((n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in
                      zip(shape(x)[2:], st, pad, dil, ks, opad, strict=True))
-        x_shape = (shape(x)[0], shape(weight)[1] * groups) + size
+        if min(size) < 1:
+            raise RuntimeError(
+                f"Given input size per channel: ({' x '.join(map(str, shape(x)[2:]))}). "
+                f"Calculated output size per channel: ({' x '.join(map(str, size))}). Output "
+                f"size is too small")
+        # conv_input_grad's buffer must be a size whose convolution gives x's back (its
+        # VJP): an output_padding of a stride or more (allowed below the dilation) pads
+        # less at the high end, and past the buffer the output is zeros, appended
+        his = [p - s * (o // s) for p, s, o in zip(pad, st, opad, strict=True)]
+        zeros = tuple(max(-h, 0) for h in his)
+        x_shape = (shape(x)[0], shape(weight)[1] * groups) + tuple(
+            n - z for n, z in zip(size, zeros, strict=True))
         y = run("conv_input_grad", x, weight, x_shape=x_shape, stride=st,
-                               padding=tuple((p, p) for p in pad), dilation=dil,
-                               groups=int(groups))
+                padding=tuple((p, max(h, 0)) for p, h in zip(pad, his, strict=True)),
+                dilation=dil, groups=int(groups))
+        if any(zeros):
+            y = fn.pad(y, tuple(v for z in reversed(zeros) for v in (0, z)))
         if bias is not None:
             y = y + fn.reshape(bias, (1, -1) + (1,) * sp)
         return to_tensor(fn.reshape(y, shape(y)[1:]) if unbatched else y)

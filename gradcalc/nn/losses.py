@@ -25,10 +25,15 @@ def _reduce(loss: Any, reduction: str) -> Tensor:
 
 
 def _same_shape(input: Any, target: Any, name: str) -> None:  # noqa: A002
-    if tuple(np.shape(to_tensor(input).value)) != tuple(np.shape(to_tensor(target).value)):
-        raise ValueError(f"Using a target size ({list(to_tensor(target).shape)}) that is "
-                         f"different to the input size ({list(to_tensor(input).shape)}) is "
-                         f"deprecated. Please ensure they have the same size.")
+    have, want = list(to_tensor(target).shape), list(to_tensor(input).shape)
+    if have == want:
+        return
+    if name == "binary_cross_entropy_with_logits":
+        raise ValueError(f"Target size (Size({have})) must be the same as input size "
+                         f"(Size({want}))")
+    raise ValueError(f"Using a target size (Size({have})) that is different to the input "
+                     f"size (Size({want})) is deprecated. Please ensure they have the same "
+                     f"size.")
 
 
 def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
@@ -69,6 +74,12 @@ def _classes_last(x: Tensor) -> Tensor:
     return x.permute(*dims).reshape(-1, x.shape[1])
 
 
+def _mean_over(total: Tensor, weight: float) -> Tensor:
+    """total / weight; with every sample ignored (weight 0), PyTorch's nan with a zero
+    gradient (the ignored terms carry no weight, so no 0·inf)."""
+    return total / weight if weight else total + float("nan")
+
+
 def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None,  # noqa: A002
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """-weight[t] · input[i, t] for each sample i with class t; 'mean' divides by the sum
@@ -98,7 +109,7 @@ def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = No
     if reduction == "sum":
         return losses.sum()
     if reduction == "mean":
-        return losses.sum() / float(wt.sum())
+        return _mean_over(losses.sum(), float(wt.sum()))
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
@@ -112,6 +123,9 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     dim = 0 if x.ndim == 1 else 1
     logp = _gc.log_softmax(x, dim)
     target = to_tensor(target)
+    if x.ndim > 1 and target.ndim and target.shape[0] != x.shape[0]:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
     c = x.shape[dim]
     w = None if weight is None else to_tensor(weight)
     wshape = (c,) + (1,) * (x.ndim - dim - 1)
@@ -132,10 +146,10 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     smooth = -per_class.sum(dim) * keep
     if reduction == "mean":
         if w is None:
-            smooth = smooth.sum() / float(keep.value.sum())
+            smooth = _mean_over(smooth.sum(), float(keep.value.sum()))
         else:
             picked = np.asarray(w.value)[np.where(t != ignore_index, t, 0)] * keep.value
-            smooth = smooth.sum() / float(picked.sum())
+            smooth = _mean_over(smooth.sum(), float(picked.sum()))
     else:
         smooth = _reduce(smooth, reduction)
     return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
