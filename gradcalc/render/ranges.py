@@ -95,12 +95,12 @@ def piece_of(r: Range, header: Header, fast: bool) -> chunking.Piece:
                           source=r.path if r.several else "")
 
 
-def answer_range(plan: chunking.Plan, fmt: Any, fast: bool, folder: str, r: Range) -> Any:
-    """One range answered and written to its own part file, in a worker: its Answered,
-    with the part's path instead of the text."""
-    from gradcalc.render import stream
-
-    done = stream.answer(plan, fmt, piece_of(r, plan.header, fast))
+def answer_range(answer: Any, plan: chunking.Plan, fmt: Any, fast: bool, folder: str,
+                 r: Range) -> Any:
+    """One range answered by `answer` (render.stream's, passed in: stream imports this
+    module) and written to its own part file, in a worker: its Answered, with the part's
+    path instead of the text."""
+    done = answer(plan, fmt, piece_of(r, plan.header, fast))
     part = os.path.join(folder, f"part-{r.offset:012d}.csv")
     with open(part, "wb") as fh:
         if isinstance(done.out, str):

@@ -212,7 +212,7 @@ def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)
     try:
         answers = parallel.ordered_map(
-            partial(ranges.answer_range, plan, fmt, fast_read, folder),
+            partial(ranges.answer_range, answer, plan, fmt, fast_read, folder),
             ranges.ranges(files, header, chunk_rows), jobs)
         totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
                             written)
