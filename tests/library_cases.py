@@ -262,6 +262,10 @@ CASES: dict[str, tuple[dict[str, object], str]] = {
                                 ".cumprod(1)"),
     "cross_entropy_reduction_first": ({"a": grid(3, 4)}, "F.cross_entropy(a, lib.ones(4)"
                                       ".long(), reduction='average')"),
+    "cumprod_two_zeros": ({"a": [[2.0, 0.5, 0.0, 3.0, 0.0, 2.0], [0.0, 3.0, 4.0, 1.0, 2.0, 0.5]]},
+                          "a.cumprod(1)"),
+    "cumprod_nan_first": ({"a": [math.nan, -0.0, 3.0, 0.0, 2.0]}, "a.cumprod(0)"),
+    "stack_sizes": ({"a": B3}, "lib.stack([a.sum(), a])"),
     "argmax_dim": ({"a": KINKED}, "a.argmax(1)"),
     "compare_index": ({"a": A23, "b": B23}, "b[a > 0]"),
     "int_index": ({"a": A23}, "a[:, a.argmax(1)]"),

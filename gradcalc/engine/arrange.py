@@ -308,11 +308,18 @@ def _cumprod_vjp(g, ans, x, axis=0):
     upper = np.triu(np.ones((n, n), dtype=bool))
     gj = fn.reshape(gm, shape(gm)[:-1] + (1, n))
     d = fn.sum(fn.where(upper, others * gj, 0.0), (ndim(gm),), False)
-    # past the first zero every product holds that zero: PyTorch's 0 there, even where
-    # another factor is nan or inf
-    zero = np.moveaxis(np.asarray(xv) == 0, axis, -1)
-    first = np.where(zero.any(-1), np.argmax(zero, -1), n)[..., None]
-    d = fn.where(np.arange(n) > first, 0.0, d)
+    if value(g) is g:
+        # a plain sweep: as PyTorch's O(n) formula outside grad mode, 0 past the first
+        # zero (every product there holds it) even where another factor is nan or inf;
+        # a recorded sweep keeps the products, whose derivatives are the second ones
+        xm = np.moveaxis(np.asarray(xv), axis, -1)
+        first = np.where((xm == 0).any(-1), np.argmax(xm == 0, -1), n)[..., None]
+        d = np.where(np.arange(n) > first, 0.0, d)
+        # before it, PyTorch's reversed cumulative sum of g·out divided by x
+        before = np.arange(n) < first
+        w = np.where(before, np.moveaxis(np.asarray(ans), axis, -1) * np.asarray(gm), 0.0)
+        early = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / np.where(before, xm, 1.0)
+        d = np.where(before, early, d)
     back = tuple(int(i) for i in np.argsort(_to_last(ndim(x), axis)))
     return fn.transpose(d, tuple(range(nb)) + tuple(nb + i for i in back))
 
