@@ -6,11 +6,13 @@ the same bytes as ten 10^6-row runs concatenated) and --jobs 2 against --jobs 1 
 points and on a class file.
 
     pip install ".[fast]"          # polars and pyarrow: the fast extra
-    python bench/scale.py          # about ten minutes on a quiet 2-core machine
-    python bench/scale.py --rows 100000 --big 0 --class-rows 1000   # a smoke run
+    python bench/scale.py          # about fifteen minutes on a quiet 2-core machine
+    python bench/scale.py --rows 100000 --big 0 --class-rows 1000 --repeat 1  # a smoke run
 
-Every line carries the load average when it ran: on a shared machine the times move with
-it; the ratios of a row's contenders, run back to back, move less.
+Each contender runs --repeat times, round-robin with the others (so background load hits
+everyone alike); every line gives the medians of wall and CPU time (user + system, worker
+processes included) and the range of the 1-minute load average over its runs. On a shared
+machine the wall times move with the load; CPU times and ratios move less.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,19 +70,56 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def timed(cmd: list[str]) -> tuple[float, float, int]:
-    """(seconds, peak resident MiB, exit code) of one process."""
+def timed(cmd: list[str], out: Path | None = None) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds (user + system, its children's included), peak
+    resident MiB, exit code) of one process; its standard output to `out` or nowhere."""
     start = time.perf_counter()
     # /usr/bin/time measures the process alone (a child forked from this one would
     # inherit its high-water mark in wait4)
-    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    _, err = proc.communicate()
+    with (out.open("wb") if out else open(os.devnull, "wb")) as sink:
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M", *cmd], stdout=sink,
+                                stderr=subprocess.PIPE)
+        _, err = proc.communicate()
     seconds = time.perf_counter() - start
     text = err.decode().strip().splitlines()
     if proc.returncode not in (0, 1):
         sys.stderr.write(err.decode())
-    return seconds, int(text[-1]) / 1024, proc.returncode
+    user, system, peak = text[-1].split()
+    return seconds, float(user) + float(system), int(peak) / 1024, proc.returncode
+
+
+class Runs:
+    """A contender's runs: medians of wall and CPU time, the largest peak, the loads."""
+
+    def __init__(self) -> None:
+        self.walls: list[float] = []
+        self.cpus: list[float] = []
+        self.peaks: list[float] = []
+        self.loads: list[float] = []
+
+    def add(self, wall: float, cpu: float, peak: float) -> None:
+        self.walls.append(wall)
+        self.cpus.append(cpu)
+        self.peaks.append(peak)
+        self.loads.append(os.getloadavg()[0])
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus)
+
+
+def compile_bytecode() -> None:
+    """gradcalc's .pyc files, as `pip install .` writes them (PYTHONDONTWRITEBYTECODE
+    would otherwise make every run compile gradcalc's modules again)."""
+    import gradcalc
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q",
+                    str(Path(gradcalc.__file__).parent)], check=False,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
 
 
 def gradcalc(*args: str) -> list[str]:
@@ -109,11 +149,16 @@ def max_relative(a: Path, b: Path) -> float:
     return float(np.max(np.abs(x - y) / np.maximum(np.abs(y), 1e-300)))
 
 
-def row(name: str, seconds: float, mib: float, base: float | None, note: str = "") -> dict:
-    ratio = f"{seconds / base:.2f} x" if base else ""
-    line = {"contender": name, "seconds": round(seconds, 3), "peak_mib": round(mib, 1),
-            "ratio": ratio, "load": load(), "note": note}
-    print(f"| {name} | {seconds:.2f} s | {mib:.0f} MiB | {ratio} | {line['load']} | {note} |",
+def row(name: str, runs: Runs, base: Runs | None, note: str = "") -> dict:
+    ratio = f"{runs.wall / base.wall:.2f} x" if base else ""
+    cpu_ratio = f"{runs.cpu / base.cpu:.2f} x" if base else ""
+    loads = f"{min(runs.loads):.1f}-{max(runs.loads):.1f}"
+    line = {"contender": name, "runs": len(runs.walls), "wall": round(runs.wall, 3),
+            "cpu": round(runs.cpu, 3), "walls": [round(w, 3) for w in runs.walls],
+            "cpus": [round(c, 3) for c in runs.cpus], "peak_mib": round(max(runs.peaks), 1),
+            "ratio_wall": ratio, "ratio_cpu": cpu_ratio, "load": loads, "note": note}
+    print(f"| {name} | {len(runs.walls)} | {runs.wall:.2f} s | {runs.cpu:.2f} s | "
+          f"{max(runs.peaks):.0f} MiB | {ratio} | {cpu_ratio} | {loads} | {note} |",
           flush=True)
     return line
 
@@ -121,54 +166,66 @@ def row(name: str, seconds: float, mib: float, base: float | None, note: str = "
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each contender, "
+                        "interleaved round-robin; medians reported")
     parser.add_argument("--big", type=int, default=10, help="the big run: this many times "
                         "--rows (0: skip)")
     parser.add_argument("--class-rows", type=int, default=100_000)
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
+    compile_bytecode()
     work = Path(tempfile.mkdtemp(prefix="gradcalc-scale-"))
     lines = []
     try:
         data = work / "points.csv"
         points_file(data, args.rows)
         print(f"{args.rows:,} points x 3 inputs, {data.stat().st_size / 2**20:.0f} MiB; "
-              f"{os.cpu_count()} cores; load average (1, 5, 15 min) on every line\n")
-        print("| contender | wall | peak RSS | vs polars + NumPy | load | note |")
-        print("| --- | --- | --- | --- | --- | --- |")
+              f"{os.cpu_count()} cores; load average at start {load()}; {args.repeat} runs "
+              "of each contender, interleaved; medians of wall and CPU (user + system, "
+              "workers included) time\n")
+        print("| contender | runs | wall | CPU | peak RSS | wall vs polars + NumPy | "
+              "CPU vs polars + NumPy | load (1 min) | note |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         scripts = {"polars + NumPy script": POLARS, "NumPy loadtxt/savetxt script": NUMPY}
         try:
             import torch  # noqa: F401
 
             scripts["PyTorch + polars script"] = TORCH
         except Exception:  # noqa: BLE001 - not installed, or installed broken
-            print("| PyTorch + polars script | skipped: torch is not installed | | | | |")
-        runs: dict[str, tuple[float, float, Path]] = {}
+            print("| PyTorch + polars script | skipped: torch is not installed | | | | | | | |")
+        contenders: dict[str, tuple[list[str], Path]] = {}
         for name, code in scripts.items():
             script = work / ("by_hand_" + name.split()[0].lower() + ".py")  # not polars.py
             script.write_text(code)
             out = work / f"{script.stem}.csv"
-            seconds, mib, _ = timed([sys.executable, str(script), str(data), str(out)])
-            runs[name] = (seconds, mib, out)
-        for name, extra in (("gradcalc --no-check", ["--no-check"]), ("gradcalc, checked", [])):
-            out = work / ("gc" + str(len(extra)) + ".csv")
-            seconds, mib, _ = timed(gradcalc("grad", PROGRAM, "--points", str(data),
-                                             "--output", str(out), *extra))
-            runs[name] = (seconds, mib, out)
-        base = runs["polars + NumPy script"][0]
-        for name, (seconds, mib, out) in runs.items():
+            contenders[name] = ([sys.executable, str(script), str(data), str(out)], out)
+        for name, extra in (("gradcalc --no-check", ["--no-check"]), ("gradcalc, checked", []),
+                            ("gradcalc --no-check --jobs 2", ["--no-check", "--jobs", "2"]),
+                            ("gradcalc, checked, --jobs 2", ["--jobs", "2"])):
+            out = work / ("gc-" + "-".join(extra).replace("--", "") + ".csv")
+            contenders[name] = (gradcalc("grad", PROGRAM, "--points", str(data), "--output",
+                                         str(out), *extra), out)
+        runs = {name: Runs() for name in contenders}
+        for round_ in range(args.repeat):
+            for name, (cmd, _) in contenders.items():
+                if round_ and name != "polars + NumPy script" and "script" in name:
+                    continue  # the slow hand scripts once
+                wall, cpu, peak, _ = timed(cmd)
+                runs[name].add(wall, cpu, peak)
+        base = runs["polars + NumPy script"]
+        hand = contenders["polars + NumPy script"][1]
+        one = contenders["gradcalc --no-check"][1]
+        for name, (_, out) in contenders.items():
             note = ""
-            if name != "polars + NumPy script":
-                hand = runs["polars + NumPy script"][2]
+            if "--jobs 2" in name:
+                ones = runs[name.replace(", --jobs 2", "").replace(" --jobs 2", "")]
+                note = (f"{ones.wall / runs[name].wall:.2f} x --jobs 1 (wall); "
+                        + ("same bytes" if out.read_bytes() == one.read_bytes()
+                           else "BYTES DIFFER"))
+            elif name != "polars + NumPy script":
                 note = "the same numbers as the polars script" if same_numbers(out, hand) \
                     else f"largest relative difference {max_relative(out, hand):.1e}"
-            lines.append(row(name, seconds, mib, base, note))
-        one = runs["gradcalc --no-check"]
-        seconds, mib, _ = timed(gradcalc("grad", PROGRAM, "--points", str(data), "--no-check",
-                                         "--output", str(work / "j2.csv"), "--jobs", "2"))
-        same = (work / "j2.csv").read_bytes() == one[2].read_bytes()
-        lines.append(row("gradcalc --no-check --jobs 2", seconds, mib, None,
-                         f"{one[0] / seconds:.2f} x --jobs 1; "
-                         + ("same bytes" if same else "BYTES DIFFER")))
+            lines.append(row(name, runs[name], base, note))
         if args.big:
             big = work / "big.csv"
             with big.open("wb") as out, data.open("rb") as src:
@@ -176,13 +233,14 @@ def main() -> None:
                 body = src.read()
                 out.write(head + body * args.big)
             del body
-            seconds, mib, _ = timed(gradcalc("grad", PROGRAM, "--points", str(big),
-                                             "--no-check", "--output", str(work / "big-out.csv")))
-            ten = one[2].read_bytes()
+            r = Runs()
+            r.add(*timed(gradcalc("grad", PROGRAM, "--points", str(big), "--no-check",
+                                  "--output", str(work / "big-out.csv")))[:3])
+            ten = one.read_bytes()
             cut = ten.index(b"\n") + 1
             same = (work / "big-out.csv").read_bytes() == ten[:cut] + ten[cut:] * args.big
-            lines.append(row(f"gradcalc --no-check, {args.big * args.rows:,} rows", seconds,
-                             mib, None, "same bytes as the 10^6 run's rows repeated"
+            lines.append(row(f"gradcalc --no-check, {args.big * args.rows:,} rows", r, None,
+                             "same bytes as the 10^6 run's rows repeated"
                              if same else "BYTES DIFFER"))
             big.unlink()
         if args.class_rows:
@@ -191,16 +249,22 @@ def main() -> None:
 
             answers = work / "class.csv"
             answers.write_text(class_file(args.class_rows))
-            times = {}
-            for jobs in ("1", "2"):
-                seconds, mib, _ = timed(gradcalc("check", "--file", str(answers), "--json",
-                                                 "--jobs", jobs))
-                times[jobs] = seconds
-                lines.append(row(f"check --file, {args.class_rows:,} rows, --jobs {jobs}",
-                                 seconds, mib, None,
-                                 "" if jobs == "1" else f"{times['1'] / seconds:.2f} x"))
+            judged = {jobs: Runs() for jobs in ("1", "2")}
+            outs = {jobs: work / f"class-{jobs}.jsonl" for jobs in judged}
+            for _ in range(max(1, args.repeat // 2)):
+                for jobs, r in judged.items():
+                    r.add(*timed(gradcalc("check", "--file", str(answers), "--json",
+                                          "--jobs", jobs), outs[jobs])[:3])
+            same = outs["1"].read_bytes() == outs["2"].read_bytes()
+            for jobs, r in judged.items():
+                note = "" if jobs == "1" else (
+                    f"{judged['1'].wall / r.wall:.2f} x --jobs 1 (wall); "
+                    + ("same bytes" if same else "BYTES DIFFER"))
+                lines.append(row(f"check --file --json, {args.class_rows:,} rows, --jobs {jobs}",
+                                 r, None, note))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    print(f"\nload average at the end {load()}")
     if args.json:
         Path(args.json).write_text(json.dumps(lines, indent=1))
 

@@ -500,7 +500,8 @@ def check(
     key: Annotated[str | None, typer.Option(
         "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,"
         "rtol,atol,points] and, for other kinds of problem, order, partial, at, kind, "
-        "implicit, constant, shape; --file then holds submissions student,problem,answer.",
+        "implicit, constant, shape, integers; --file then holds submissions "
+        "student,problem,answer.",
         show_default=False)] = None,
     grades: Annotated[str | None, typer.Option(
         "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a "

@@ -155,3 +155,13 @@ def test_dask_judges_a_partitioned_class_in_order(scheduler, tmp_path):
 
     assert verdicts(out.getvalue()) == verdicts(expected.getvalue())
     assert len(verdicts(out.getvalue())) == 91
+
+
+@pytest.mark.parametrize("args", [
+    ("grad", "z = x*y", "--points", "-", "--engine", "dask"),
+    ("check", "--file", "-", "--json", "--engine", "dask"),
+])
+def test_dask_refuses_standard_input_before_starting(invoke, args, monkeypatch):
+    monkeypatch.setattr(cluster, "client_for", lambda s: pytest.fail("a cluster started"))
+    r = invoke(*args)
+    assert r.code == 2 and "not standard input: save it to a shared file" in r.err

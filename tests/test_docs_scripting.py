@@ -8,6 +8,8 @@ from docs_examples import ROOT, examples, run
 
 PAGE = ROOT / "docs" / "scripting.md"
 EXAMPLES = examples(PAGE)
+#: later examples read files earlier ones made: the page runs in order on one worker
+pytestmark = pytest.mark.xdist_group("scripting-page")
 
 
 def test_the_page_has_examples():

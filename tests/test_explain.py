@@ -219,6 +219,8 @@ def test_rule_text_names_arguments_by_their_steps():
     ex = _explain("grad", "y = sin(x)**2", "x=1").explain
     rules = {s.op: s.rule for s in ex.steps if s.op != "input"}
     assert rules == {"sin": "∂#2·cos(#1)", "pow": "∂#3·2·#2^(2−1)"}
+    ex = _explain("grad", "y = logb(x, 2)", "x=2").explain  # the table calls the base b
+    assert ex.steps[-1].rule == "∂#2 / (#1·ln 2)"
 
 
 def test_rule_text_never_reads_as_a_program_name():

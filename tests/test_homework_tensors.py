@@ -158,6 +158,8 @@ ONE_HOT = "Y=[[1, 0], [0, 1], [0, 1], [1, 0]]"
     (BATCH_SOFTMAX, "W", "X=4x3, W=3x2, b=2, Y=4x2",
      "X.T@((softmax(X@W + b, axis=1).T*sum(Y, axis=1)).T - Y)"),
     (RELU, "W1", RELU_SHAPES, "outer(where(W1@x > 0, W2.T@(2*(W2@h - y)), 0), x)"),
+    ("L = sum(X@W)", "W", "W=2x3, X=4x2", "X.T@ones(4, 3)"),
+    ("L = sum(exp(W)@x)", "W", "W=2x3, x=3", "outer(ones(2), x)*exp(W)"),
     (BATCH_RELU, "b1", BATCH_RELU_SHAPES,
      "sum(where(X@W1 + b1 > 0, 2*(h@W2 - Y)@W2.T, 0), axis=0)"),
 ])

@@ -114,6 +114,22 @@ def test_save(tmp_path, suffix, magic, capsys):
     assert magic in path.read_bytes()[:400]
 
 
+@needs_matplotlib
+def test_save_gets_the_terminals_treatment(tmp_path, capsys):
+    """The saved picture of tan on [-3, 3]: the y-range chosen away from the poles (no
+    8,580 tick), the asymptotes drawn and named, the derivative dashed (no colour needed)."""
+    import re
+
+    path = tmp_path / "tan.svg"
+    assert main(["plot", "y = tan(x)", "--over", "x=-3:3", "--save", str(path)]) == 0
+    svg = path.read_text(encoding="utf-8")
+    labels = re.findall(r"<!-- (.*?) -->", svg)  # matplotlib writes each text as a comment
+    assert {"y", "dy/dx", "asymptote"} <= set(labels)
+    ticks = [float(t.replace("−", "-")) for t in labels if re.fullmatch(r"−?\d+", t)]
+    assert max(ticks) <= 14 and min(ticks) >= -6  # the range is -4.49 … 12.07, padded
+    assert "stroke-dasharray" in svg  # the dashed derivative and dotted asymptotes
+
+
 def test_save_needs_a_known_suffix(tmp_path, capsys):
     assert main(["plot", "y = x", "--over", "x=0:1", "--save", str(tmp_path / "p.gif")]) == 2
     assert ".svg or .png" in capsys.readouterr().err

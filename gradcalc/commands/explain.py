@@ -164,8 +164,9 @@ class Explanation:
         return out
 
 
-#: the table's names for a rule's arguments, by position; `g` is the incoming cotangent
-_FORMAL = ({"x", "A"}, {"y", "B"})
+#: the table's names for a rule's arguments, by position (logb's base b, conv's weight
+#: w); `g` is the incoming cotangent
+_FORMAL = ({"x", "A"}, {"y", "B", "b", "w"})
 #: the rules that name the step's own result by a letter (sigmoid's g·s·(1 − s))
 _RESULT = {"sigmoid": "s", "softmax": "s", "cumprod": "out"}
 
@@ -188,7 +189,7 @@ def _named(rule: str, operands: tuple[str, ...], incoming: str = "g") -> str:
                 return operands[k]
         return m.group(0)
 
-    return re.sub(r"(?<![A-Za-z_0-9])[gxyAB](?![A-Za-z_0-9])", name, rule)
+    return re.sub(r"(?<![A-Za-z_0-9])[gxyABbw](?![A-Za-z_0-9])", name, rule)
 
 
 def _short(v: Any) -> str:

@@ -34,6 +34,9 @@ DEFAULT_CHUNK_ROWS = CHUNK_ROWS
 _NUMERIC = b"0123456789.eE+-,\r\n"
 #: bytes of a file scanned at a time
 SCAN_BYTES = 1 << 22
+#: the kind of error a columnar reader raises for a cell that passed the byte scan but
+#: is not a number (such as 1e): the table is then read again as text
+NOT_PLAIN = "not-plain"
 #: file name endings read as Parquet
 PARQUET = (".parquet", ".pq")
 
@@ -100,6 +103,12 @@ def sources(path: str, where: str = "--points") -> list[str]:
     if len(kinds) > 1:
         raise GradcalcError(f"{where}: {path!r} mixes CSV and Parquet files", kind="usage")
     return found
+
+
+def not_plain() -> GradcalcError:
+    """The error a columnar reader raises for a cell that only looks like a number."""
+    return GradcalcError("a cell of the table looks like a number but is not one",
+                         kind=NOT_PLAIN)
 
 
 def is_parquet(files: list[str]) -> bool:
@@ -226,6 +235,8 @@ def compute(plan: Plan, piece: Piece) -> points.PointsResult:
     """A chunk answered: `points.run` on its rows, the check on the sample's rows in it."""
     table = table_of(plan, piece)
     n, bad = table.count, table.bad
+    if bad and not plan.errors:  # the byte scan said plain numbers, a cell is not one
+        raise not_plain()
     sample = None
     single = plan.whole(piece)
     if not single:  # the whole table's sample; a bad row's turn goes to the next row

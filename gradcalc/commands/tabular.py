@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.commands.stream import Piece
-from gradcalc.commands.stream import csv_pieces as text_pieces
+from gradcalc.commands.stream import Piece, not_plain
 from gradcalc.commands.table import Header, header_of
 from gradcalc.errors import GradcalcError
 
@@ -47,9 +46,9 @@ def _columns(batch: Any, columns: list[int]) -> np.ndarray:
 
 
 def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Piece]:
-    """A plain-number CSV table in chunks (polars' streaming reader); a cell it cannot take
-    as a number (one that only looks like one, such as 1e) hands the rest of the table to
-    the row-by-row reader, which reports that row in its place."""
+    """A plain-number CSV table in chunks (polars' reader); a cell it cannot take as a
+    number (one that only looks like one, such as 1e) raises `not_plain`: the command
+    reads the table again as text, which answers that row with its error in its place."""
     import polars as pl
 
     width = len(header.columns)
@@ -79,16 +78,13 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Pi
                     return
 
     offset = 0
-    for n, path in enumerate(files):
-        start = offset
+    for path in files:
         try:
             for piece in _rechunk(batches(path), chunk_rows, offset):
                 yield piece
                 offset += piece.rows
         except pl.exceptions.PolarsError:
-            yield from text_pieces(files[n:], header, chunk_rows, offset=offset,
-                                   skip=offset - start, several=len(files) > 1)
-            return
+            raise not_plain() from None
 
 
 def parquet_header(files: list[str], reads: set[str]) -> tuple[Header, int]:

@@ -41,11 +41,7 @@ def _verdict_part(verdict: Any) -> tuple[str, str | None]:
 
 
 def json_line(r: Result, keyed: bool) -> str:
-    """One row's JSON line (with its line break)."""
-    from gradcalc.render.classview import row_json
-
-    if r.verdict is None:  # an unreadable row: its error, no verdict to share
-        return json.dumps(row_json(r, keyed)) + "\n"
+    """One row's JSON line (with its line break): classview.row_json's object."""
     head: dict[str, Any] = {"id": r.task.student, "line": r.task.line}
     if keyed:
         head["problem"] = r.task.problem
@@ -53,6 +49,10 @@ def json_line(r: Result, keyed: bool) -> str:
     head["columns"] = dict(r.task.extras)
     head["score"] = r.earned
     head["max_score"] = r.task.points
+    if r.verdict is None:  # an unreadable row: its error, no verdict to share
+        kind, message = r.error  # type: ignore[misc]
+        return json.dumps({**head, "error": {"kind": kind, "message": message},
+                           "receipt": r.receipt}) + "\n"
     part, receipt = _verdict_part(r.verdict)
     if receipt is None:
         receipt = json.dumps(r.receipt)

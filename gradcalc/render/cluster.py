@@ -126,7 +126,7 @@ def run_points(job: Job, source: str, kind: str = "csv", output: str | None = No
     """--points over the partitions of `source` on a Dask cluster; see the module."""
     if source == "-":
         raise GradcalcError("--engine dask reads files the workers can see, not standard "
-                            "input", kind="usage")
+                            "input: save it to a shared file", kind="usage")
     files = [os.path.abspath(f) for f in chunking.sources(source)]
     reads = program_reads(job)
     parquet = chunking.is_parquet(files)
@@ -247,6 +247,9 @@ def run_class(source: str, fmt: str, settings: Any, limits: Any, scheduler: str 
 
     if fmt == "rich":
         raise GradcalcError("--engine dask writes --json or --plain lines", kind="usage")
+    if source == "-":
+        raise GradcalcError("--engine dask reads class files the workers can see, not "
+                            "standard input: save it to a shared file", kind="usage")
     files = [os.path.abspath(f) for f in chunking.sources(source, "--file")]
     client, cluster = client_for(scheduler)
     summary, students = Summary(), {}

@@ -45,6 +45,7 @@ class Answered:
     stats: stream.Stats
     checks: list = field(default_factory=list)  # (row of the table, CheckResult)
     of: str = ""  # the output's name
+    part: str | None = None  # a worker's part file holding `out` (render.ranges)
 
 
 @dataclass
@@ -139,24 +140,84 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
         header, total = tabular.parquet_header(files, reads)
         plan = stream.plan(job, header, total, False, chunk_rows)
         pieces: Iterator[stream.Piece] = tabular.parquet_pieces(files, header, chunk_rows)
+        return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout)
     else:
         header = stream.csv_header(files, reads)
         total, plain = stream.scan(files, header)
-        bad = 0
-        if not plain:
-            total, bad = stream.count_bad(files, header, chunk_rows)
+        if plain:
+            written = [0]
+            try:
+                return _run_plain(job, files, header, total, kind, output, chunk_rows, jobs,
+                                  progress, stdout, written)
+            except GradcalcError as exc:
+                if exc.kind != stream.NOT_PLAIN:
+                    raise
+                if written[0] and output is None:
+                    raise GradcalcError(
+                        "--points: a cell looks like a number but is not one (such as 1e); "
+                        "the rows before its chunk are written: give --output FILE (or "
+                        "--jobs 1 --chunk-rows larger) to have it answered in its place, or "
+                        "correct it", kind="value") from None
+        # not plain numbers (or a cell that only looked like one): read as text
+        total, bad = stream.count_bad(files, header, chunk_rows)
         plan = stream.plan(job, header, total, bad > 0, chunk_rows)
-        if plain and fast and kind != "json" and not _spaced(files):
-            from gradcalc.commands import tabular
+        pieces = stream.csv_pieces(files, header, chunk_rows)
+    return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout)
 
-            pieces = tabular.csv_pieces(files, header, chunk_rows)
-        else:
-            pieces = stream.csv_pieces(files, header, chunk_rows)
+
+def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
+               output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+               written: list[int]) -> Outcome:
+    """A table the byte scan found to be plain numbers: by byte ranges on --jobs workers,
+    or through polars' reader (the fast extra); `written` counts chunks already out."""
+    fast = fast_available()
+    plan = stream.plan(job, header, total, False, chunk_rows)
+    columnar = fast and kind != "json" and not _spaced(files)
+    if jobs > 1 and kind != "parquet":
+        return _run_ranges(job, files, header, plan, kind, output, chunk_rows, jobs,
+                           progress, stdout, columnar, written)
+    if columnar:
+        from gradcalc.commands import tabular
+
+        pieces: Iterator[stream.Piece] = tabular.csv_pieces(files, header, chunk_rows)
+    else:
+        pieces = stream.csv_pieces(files, header, chunk_rows)
+    return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout,
+                   written)
+
+
+def _answer(job: Job, plan: stream.Plan, pieces: Iterator[stream.Piece], kind: str,
+            output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+            written: list[int] | None = None) -> Outcome:
+    fast = fast_available()
     fmt = Format(kind, fast=fast and kind == "csv")
     if job.check and jobs <= 1:
         _warm_up_check()
     answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs)
-    totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout)
+    totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout, written)
+    return Outcome(totals, totals.warnings(of, chunk_rows),
+                   write.sample_note(totals.checks, totals.count) if job.check else None,
+                   totals.error())
+
+
+def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind: str,
+                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+                fast_read: bool, written: list[int] | None = None) -> Outcome:
+    """A plain table on --jobs workers that read their own byte ranges and write their own
+    part files (`render.ranges`); the parts joined here in order."""
+    from gradcalc.render import ranges
+
+    fmt = Format(kind, fast=fast_available() and kind == "csv")
+    folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
+                              dir=os.path.dirname(os.path.abspath(output)) if output else None)
+    try:
+        answers = parallel.ordered_map(
+            partial(ranges.answer_range, answer, plan, fmt, fast_read, folder),
+            ranges.ranges(files, header, chunk_rows), jobs)
+        totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
+                            written)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
                    totals.error())
@@ -188,8 +249,11 @@ def _spaced(files: list[str]) -> bool:
 
 
 def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: stream.Plan,
-           progress: Any, stdout: Any) -> tuple[stream.Totals, str]:
-    """The answers in order to the output; the run's totals and the output's name."""
+           progress: Any, stdout: Any, written: list[int] | None = None
+           ) -> tuple[stream.Totals, str]:
+    """The answers in order to the output; the run's totals and the output's name;
+    `written` counts the chunks gone to standard output (they cannot be taken back)."""
+    written = [0] if written is None else written
     totals = stream.Totals()
     header: list[str] | None = None
     of = ""
@@ -208,10 +272,20 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
                     f"--points: the points' outputs have different shapes: row "
                     f"{done.offset + 1} has the columns {','.join(done.header)}, row 1 has "
                     f"{','.join(header)}", kind="shape")
-            if target is not None:
+            if done.part is not None:  # a worker's part file
+                from gradcalc.render.ranges import copy_part
+
+                if target is not None:
+                    copy_part(done.part, target.fh)
+                else:
+                    stdout.flush()
+                    copy_part(done.part, stdout.buffer if hasattr(stdout, "buffer")
+                              else _TextSink(stdout))
+            elif target is not None:
                 target.write(done.out)
             elif done.out is not None and fmt.kind != "parquet":
                 emit(stdout, done.out)
+            written[0] += target is None
             totals.add(done.rows, done.stats, done.checks)
             if progress is not None:
                 progress("answering", totals.count, plan.total)
@@ -237,6 +311,16 @@ def emit(stdout: Any, text: Any) -> None:
     else:
         stdout.write(text)
     stdout.flush()
+
+
+class _TextSink:
+    """A text stream taking bytes (a test's stand-in for standard output)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        emit(self.stream, bytes(data))
 
 
 class Target:

@@ -20,14 +20,21 @@ class Timeout(BaseException):
 
 @contextmanager
 def time_budget(seconds: float | None) -> Iterator[bool]:
-    """Raise `Timeout` in the body after `seconds` (main thread only; yields whether armed).
+    """Raise `Timeout` in the body after `seconds` (yields whether armed).
 
-    The timer repeats every 50 ms until disarmed, in case sympy swallows one alarm; the
-    previous handler and timer are restored afterwards.
+    In the main thread an alarm signal; in any other thread (a Dask worker's task) a
+    watcher thread raises it in this one between two of its bytecodes. Either repeats
+    every 50 ms until disarmed, in case sympy swallows one; the previous handler and
+    timer are restored afterwards.
     """
-    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if seconds is None or seconds <= 0:
+        yield False
+        return
+    if threading.current_thread() is not threading.main_thread():
+        with _thread_budget(seconds) as armed:
+            yield armed
+        return
+    if not hasattr(signal, "setitimer"):
         yield False
         return
     state = {"active": True}
@@ -53,3 +60,41 @@ def time_budget(seconds: float | None) -> Iterator[bool]:
         if previous_delay > 0:
             left = max(previous_delay - (time.monotonic() - started), 1e-3)
             signal.setitimer(signal.ITIMER_REAL, left, previous_interval)
+
+
+@contextmanager
+def _thread_budget(seconds: float) -> Iterator[bool]:
+    """`time_budget` in a thread that is not the main one (signals reach only that):
+    CPython's PyThreadState_SetAsyncExc raises `Timeout` in this thread, as a signal
+    handler would (sympy is Python code; a long NumPy call ends first)."""
+    try:
+        import ctypes
+
+        raise_in = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError):  # not CPython: no budget, as before
+        yield False
+        return
+    ident = ctypes.c_ulong(threading.get_ident())
+    stop = threading.Event()
+
+    def watch() -> None:
+        if stop.wait(seconds):
+            return
+        while not stop.is_set():
+            raise_in(ident, ctypes.py_object(Timeout))
+            if stop.wait(0.05):
+                return
+
+    watcher = threading.Thread(target=watch, name="gradcalc-check-budget", daemon=True)
+    watcher.start()
+    try:
+        yield True
+    finally:
+        while True:  # a Timeout may land while disarming: disarm again
+            try:
+                stop.set()
+                watcher.join()
+                raise_in(ident, None)  # one raised but not yet delivered: withdrawn
+                break
+            except Timeout:
+                continue

@@ -149,6 +149,8 @@ class _Walk:
             if k is None or not -len(a) <= k < len(a):
                 raise Unsupported(f"{e.func} along this axis")
             return a[:k % len(a)] + a[k % len(a) + 1:]
+        if isinstance(e, Call) and e.func == "ones" and all(isinstance(n, Num) for n in e.args):
+            return tuple(int(n.value) for n in e.args)
         if isinstance(e, Call) and len(e.args) == 1:
             a = self.shape(e.args[0])
             if e.func in ELEMENTWISE or e.func in ("softmax", "log_softmax"):
@@ -205,8 +207,7 @@ class _Walk:
 
     def _matmul(self, e: Binary, g: Any) -> None:
         a, b = self.shape(e.left), self.shape(e.right)
-        if self.shape(g) != self.shape(e):
-            raise Unsupported("a broadcast adjoint")
+        g = self.full(g, e)
         if len(a) == 2 and len(b) == 2:
             left, right = matmul(g, T(e.right)), matmul(T(e.left), g)
         elif len(a) == 2 and len(b) == 1:
@@ -225,8 +226,8 @@ class _Walk:
     def _call(self, e: Call, g: Any) -> None:
         if e.func == "outer" and len(e.args) == 2:
             p, q = e.args
-            if self.shape(g) != self.shape(e) or len(self.shape(p)) != 1 or len(
-                    self.shape(q)) != 1:
+            g = self.full(g, e)
+            if len(self.shape(p)) != 1 or len(self.shape(q)) != 1:
                 raise Unsupported("outer")
             self.back(p, matmul(g, q))
             self.back(q, matmul(T(g), p))
@@ -287,6 +288,16 @@ class _Walk:
         else:
             s = log_of or (call("softmax", u) if axis is None else call("softmax", u, axis))
             self.back(u, sub(g, scale(s, g)))
+
+    def full(self, g: Any, e: Any) -> Any:
+        """g with e's shape: a number that stands for every entry (the adjoint of a sum)
+        times ones(...), for the rules that multiply matrices."""
+        want, have = self.shape(e), self.shape(g)
+        if have == want:
+            return g
+        if have == () and 1 <= len(want) <= 2:
+            return mul(g, call("ones", *(Num(float(n), AT) for n in want)))
+        raise Unsupported("a broadcast adjoint")
 
     def unbroadcast(self, g: Any, operand: Any) -> Any:
         """g summed over the axes a broadcast added to `operand`."""

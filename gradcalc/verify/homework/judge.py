@@ -227,6 +227,7 @@ def forget_formulas() -> int:
     forget_functions()
     misconceptions.forget()
     reading.forget()
+    proof.forget()
     return kept
 
 
