@@ -144,7 +144,13 @@ def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = F
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join equal-shaped tensors along a new axis `dim` (differentiable)."""
-    out = ops.stack(list(tensors))
+    tensors = list(tensors)
+    for k, t in enumerate(tensors[1:], 1):
+        if ops.shape(t) != ops.shape(tensors[0]):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ops.shape(tensors[0]))} at entry 0 and "
+                               f"{list(ops.shape(t))} at entry {k}")
+    out = ops.stack(tensors)
     if dim != 0:
         nd = ops.ndim(out)
         dim = dim % nd

@@ -256,6 +256,16 @@ CASES: dict[str, tuple[dict[str, object], str]] = {
         "F.cross_entropy(a, lib.tensor([0]).long(), ignore_index=0, label_smoothing=0.2)"),
     "nll_all_ignored_weight": ({"a": grid(2, 3)}, "F.nll_loss(a, lib.tensor([1, 1]).long(), "
                                "weight=lib.tensor([1.0, 2.0, 3.0]), ignore_index=1)"),
+    "pad_reflect_nothing": ({"a": grid(2, 4, 2)}, "F.pad(a, (0, 0), mode='reflect')"),
+    "cumprod_nan_before_zero": ({"a": [[0.0, -1.0, 0.5], [1.5, 2.0, 0.5]]},
+                                "(lib.tensor([[0.0, 0.0, 1.5], [0.5, -0.5, -1.0]]) / a)"
+                                ".cumprod(1)"),
+    "cross_entropy_reduction_first": ({"a": grid(3, 4)}, "F.cross_entropy(a, lib.ones(4)"
+                                      ".long(), reduction='average')"),
+    "cumprod_two_zeros": ({"a": [[2.0, 0.5, 0.0, 3.0, 0.0, 2.0], [0.0, 3.0, 4.0, 1.0, 2.0, 0.5]]},
+                          "a.cumprod(1)"),
+    "cumprod_nan_first": ({"a": [math.nan, -0.0, 3.0, 0.0, 2.0]}, "a.cumprod(0)"),
+    "stack_sizes": ({"a": B3}, "lib.stack([a.sum(), a])"),
     "argmax_dim": ({"a": KINKED}, "a.argmax(1)"),
     "compare_index": ({"a": A23, "b": B23}, "b[a > 0]"),
     "int_index": ({"a": A23}, "a[:, a.argmax(1)]"),

@@ -214,7 +214,7 @@ def pad(prim: Prim, input: Any, pad: Any, mode: str = "constant",  # noqa: A002
     if any(n - max(-lo, 0) - max(-hi, 0) < 0 for n, (lo, hi) in
            zip(shape(input), pairs, strict=True)):  # cropping more than there is
         raise RuntimeError("narrow(): length must be non-negative.")
-    if mode != "constant":
+    if mode != "constant":  # (nothing to pad: the constant path's copy, as PyTorch's)
         if mode in _MODES and nd - len(pad) // 2 not in (1, 2) or len(pad) > 6:
             raise NotImplementedError(
                 f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
@@ -222,7 +222,8 @@ def pad(prim: Prim, input: Any, pad: Any, mode: str = "constant",  # noqa: A002
                 "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-        return _pad_by_index(input, pairs, mode, len(pad) // 2)
+        if any(pad) or mode not in _MODES:
+            return _pad_by_index(input, pairs, mode, len(pad) // 2)
     crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for n, (lo, hi) in
                  zip(shape(input), pairs, strict=True))
     x = input if all(lo >= 0 and hi >= 0 for lo, hi in pairs) else fn.getitem(input, crop)
@@ -307,6 +308,18 @@ def _cumprod_vjp(g, ans, x, axis=0):
     upper = np.triu(np.ones((n, n), dtype=bool))
     gj = fn.reshape(gm, shape(gm)[:-1] + (1, n))
     d = fn.sum(fn.where(upper, others * gj, 0.0), (ndim(gm),), False)
+    if value(g) is g:
+        # a plain sweep: as PyTorch's O(n) formula outside grad mode, 0 past the first
+        # zero (every product there holds it) even where another factor is nan or inf;
+        # a recorded sweep keeps the products, whose derivatives are the second ones
+        xm = np.moveaxis(np.asarray(xv), axis, -1)
+        first = np.where((xm == 0).any(-1), np.argmax(xm == 0, -1), n)[..., None]
+        d = np.where(np.arange(n) > first, 0.0, d)
+        # before it, PyTorch's reversed cumulative sum of g·out divided by x
+        before = np.arange(n) < first
+        w = np.where(before, np.moveaxis(np.asarray(ans), axis, -1) * np.asarray(gm), 0.0)
+        early = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / np.where(before, xm, 1.0)
+        d = np.where(before, early, d)
     back = tuple(int(i) for i in np.argsort(_to_last(ndim(x), axis)))
     return fn.transpose(d, tuple(range(nb)) + tuple(nb + i for i in back))
 

@@ -119,6 +119,8 @@ def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any
     """log_softmax over the class dim (1; 0 for one unbatched sample), then the negative
     log-likelihood: of class indices, or against class probabilities (a target of the
     input's shape)."""
+    if reduction not in ("mean", "sum", "none"):  # PyTorch checks it first
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     x = to_tensor(input)
     dim = 0 if x.ndim == 1 else 1
     logp = _gc.log_softmax(x, dim)
