@@ -40,8 +40,8 @@ def _verdict_part(verdict: Any) -> tuple[str, str | None]:
     return part, receipt
 
 
-def json_line(r: Result, keyed: bool) -> str:
-    """One row's JSON line (with its line break): classview.row_json's object."""
+def row_head(r: Result, keyed: bool) -> dict[str, Any]:
+    """The keys a row's JSON object starts with, before its verdict (or error)."""
     head: dict[str, Any] = {"id": r.task.student, "line": r.task.line}
     if keyed:
         head["problem"] = r.task.problem
@@ -49,6 +49,12 @@ def json_line(r: Result, keyed: bool) -> str:
     head["columns"] = dict(r.task.extras)
     head["score"] = r.earned
     head["max_score"] = r.task.points
+    return head
+
+
+def json_line(r: Result, keyed: bool) -> str:
+    """One row's JSON line (with its line break): classview.row_json's object."""
+    head = row_head(r, keyed)
     if r.verdict is None:  # an unreadable row: its error, no verdict to share
         kind, message = r.error  # type: ignore[misc]
         return json.dumps({**head, "error": {"kind": kind, "message": message},

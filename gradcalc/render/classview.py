@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gradcalc.render.classlines import json_line, row_head
 from gradcalc.render.homework import _MARK, _STYLE, plain, verdict_json
 
 if TYPE_CHECKING:
@@ -20,13 +21,7 @@ def points_text(x: float) -> str:
 def row_json(r: Result, keyed: bool) -> dict[str, Any]:
     """{"id", "line", ["problem"], "answer", "columns", "score", "max_score", ...verdict,
     "receipt"} or, for an unreadable row, the same with "error" for the verdict."""
-    head: dict[str, Any] = {"id": r.task.student, "line": r.task.line}
-    if keyed:
-        head["problem"] = r.task.problem
-    head["answer"] = r.task.answer
-    head["columns"] = dict(r.task.extras)
-    head["score"] = r.earned
-    head["max_score"] = r.task.points
+    head = row_head(r, keyed)
     if r.error is not None:
         kind, message = r.error
         return {**head, "error": {"kind": kind, "message": message}, "receipt": r.receipt}
@@ -85,8 +80,6 @@ def row_plain(r: Result, keyed: bool) -> str:
 
 def row_text(r: Result, fmt: str, keyed: bool) -> str:
     if fmt == "json":
-        from gradcalc.render.classlines import json_line
-
         return json_line(r, keyed)  # json.dumps(row_json(r, keyed)), a verdict encoded once
     return row_plain(r, keyed)
 
