@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from expression_strategies import expressions
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -99,18 +100,8 @@ UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "atan"]
 
 
 def _expressions() -> st.SearchStrategy[str]:
-    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        unary = st.tuples(st.sampled_from(UNARY), inner).map(lambda t: f"{t[0]}({t[1]})")
-        binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
-            lambda t: f"({t[0]} {t[1]} {t[2]})")
-        power = st.tuples(inner, st.sampled_from(["2", "3", "-1"])).map(
-            lambda t: f"({t[0]})^{t[1]}")
-        exponential = st.tuples(st.sampled_from(["2", "e"]), inner).map(
-            lambda t: f"{t[0]}^({t[1]})")
-        return unary | binary | power | exponential
-
     leaves = st.sampled_from(["x", "x", "2", "3"])
-    return st.recursive(leaves, extend, max_leaves=4).filter(lambda e: "x" in e)
+    return expressions(UNARY, leaves, max_leaves=4, exponential=True).filter(lambda e: "x" in e)
 
 
 FRESH = np.array([0.37, 0.81, 1.3, 1.9, 2.6, 0.55, 1.13])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from expression_strategies import expressions
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -17,15 +18,7 @@ LEAVES = st.sampled_from(["x", "y", "2", "3", "0.5", "pi"])
 
 
 def _expressions() -> st.SearchStrategy[str]:
-    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        unary = st.tuples(st.sampled_from(UNARY), inner).map(lambda t: f"{t[0]}({t[1]})")
-        binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/"]), inner).map(
-            lambda t: f"({t[0]} {t[1]} {t[2]})")
-        power = st.tuples(inner, st.sampled_from(["2", "3", "-1"])).map(
-            lambda t: f"({t[0]})^{t[1]}")
-        return unary | binary | power
-
-    return st.recursive(LEAVES, extend, max_leaves=5)
+    return expressions(UNARY, LEAVES, max_leaves=5)
 
 
 PERTURBATIONS = st.sampled_from(["0.5*x", "x^2/7", "sin(x)/3", "0.001*exp(x/10)", "1",
