@@ -8,11 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import sympy as sp
+from test_check import tape_check
 
 from gradcalc.limits import DEFAULT_LIMITS
 from gradcalc.verify import memo
-
-from test_check import tape_check
 
 PROGRAM = "y = a*b*sin(c) + exp(a*c)/(1+b**2)"
 POINTS = [{"a": 0.3, "b": -1.2, "c": 0.7}, {"a": 1.5, "b": 0.25, "c": -2.0},
