@@ -69,3 +69,37 @@ def test_a_worker_that_dies_ends_the_run_with_a_clear_error():
     with pytest.raises(GradcalcError) as info:
         list(parallel.ordered_map(die, range(3), 2))
     assert info.value.kind == "internal" and "ended unexpectedly" in info.value.message
+
+
+def test_read_ahead_keeps_order_and_raises_the_readers_error_in_place():
+    assert list(parallel.read_ahead(iter(range(50)), depth=2)) == list(range(50))
+
+    def broken():
+        yield 1
+        yield 2
+        raise GradcalcError("the third cannot be read", kind="value")
+
+    got = []
+    with pytest.raises(GradcalcError) as info:
+        for item in parallel.read_ahead(broken()):
+            got.append(item)
+    assert got == [1, 2] and info.value.message == "the third cannot be read"
+
+
+def test_read_ahead_closed_early_stops_reading():
+    import threading
+
+    read = []
+
+    def endless():
+        k = 0
+        while True:
+            read.append(k)
+            yield k
+            k += 1
+
+    items = parallel.read_ahead(endless(), depth=1)
+    assert [next(items) for _ in range(3)] == [0, 1, 2]
+    items.close()
+    assert not any(t.name == "gradcalc-read-ahead" for t in threading.enumerate())
+    assert len(read) <= 3 + 2  # the items taken, the one queued, the one being read

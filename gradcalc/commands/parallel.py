@@ -165,3 +165,44 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
         else:
             for future in pending:
                 future.cancel()
+
+
+def read_ahead(items: Iterable[T], depth: int = 1) -> Iterator[T]:
+    """The items, with the next `depth` read by a thread while this one works on the
+    current (for a reader that releases the interpreter's lock, such as polars' CSV
+    parser: one core parses the next chunk while the other answers this one). The
+    reader's exception is raised here, in order; closing early stops the reader."""
+    import queue
+    import threading
+
+    box: queue.Queue[tuple[bool, Any]] = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def read() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                box.put((True, item))
+            box.put((True, done))
+        except BaseException as exc:  # noqa: BLE001 - raised in the reading thread's place
+            box.put((False, exc))
+
+    reader = threading.Thread(target=read, name="gradcalc-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            ok, item = box.get()
+            if not ok:
+                raise item
+            if item is done:
+                return
+            yield item
+    finally:
+        stop.set()
+        while reader.is_alive():  # let a reader blocked on a full queue see the stop
+            try:
+                box.get(timeout=0.05)
+            except queue.Empty:
+                pass

@@ -195,6 +195,8 @@ def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
         from gradcalc.commands import tabular
 
         pieces: Iterator[stream.Piece] = tabular.csv_pieces(files, header, chunk_rows)
+        if jobs <= 1:  # polars parses the next chunk while this one is answered
+            pieces = parallel.read_ahead(pieces)
     else:
         pieces = stream.csv_pieces(files, header, chunk_rows)
     return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout,
