@@ -151,6 +151,7 @@ def test_jobs_workers_send_their_samples_back(invoke, table, tmp_path, spy):
 def test_json_lines_and_unchecked_runs_start_no_child(monkeypatch):
     started = []
     monkeypatch.setattr(checker.Checker, "spawn", lambda self: started.append(1) or False)
+    monkeypatch.setattr(checker, "warm_up", lambda: None)
     checker.start(Job("grad", PROGRAM, check=True), "json")
     checker.start(Job("grad", PROGRAM, check=False), "csv")
     assert not started and checker._ACTIVE is None

@@ -162,13 +162,18 @@ _ACTIVE: Checker | None = None
 
 def start(job: Job, kind: str, jobs: int = 1) -> None:
     """A checked run's checker: a child process when forking is safe now (call first,
-    before polars is imported), else the rows are checked here at the end."""
+    before polars is imported); else the rows are checked here at the end, sympy
+    imported meanwhile in a thread when no --jobs workers are to be forked. JSON lines
+    carry each row's check, so their rows are checked inline, as the chunk is answered."""
     global _ACTIVE
     stop()
-    if not job.check or kind == "json":  # JSON lines carry each row's check: checked inline
+    if not job.check:
         return
-    _ACTIVE = Checker()
-    if not _ACTIVE.spawn() and jobs <= 1:
+    if kind != "json":
+        _ACTIVE = Checker()
+        if _ACTIVE.spawn():
+            return
+    if jobs <= 1:
         warm_up()
 
 
