@@ -67,27 +67,37 @@ def reaped(pid: int) -> bool:
     return False
 
 
-def run(invoke, table, tmp_path, name, *more):
+def run(invoke, table, tmp_path, name, *more, command="grad", program=PROGRAM):
     out = tmp_path / name
-    result = invoke("grad", PROGRAM, "--points", str(table), "--chunk-rows", "7",
+    result = invoke(command, program, "--points", str(table), "--chunk-rows", "7",
                     "--output", str(out), *more)
     return result, out.read_bytes() if out.exists() else None
 
 
-def test_the_child_says_what_checking_here_says(invoke, table, tmp_path, spy, monkeypatch):
-    forked, text = run(invoke, table, tmp_path, "forked.csv")
+@pytest.mark.parametrize("command, program, more", [
+    ("grad", PROGRAM, ()),
+    ("grad", "y = [a*b, sin(c)*a]", ("--weights", "[2, -1]")),
+    ("jacobian", "k = [a*b, exp(c)*a, relu(b)]", ()),
+    ("hessian", "y = a*a*b + sin(c)*b", ()),
+])
+def test_the_child_says_what_checking_here_says(invoke, table, tmp_path, spy, monkeypatch,
+                                                command, program, more):
+    forked, text = run(invoke, table, tmp_path, "forked.csv", *more, command=command,
+                       program=program)
     assert spy["forked"] and spy["answered"] == 5 and spy["threads"] == 1
     assert reaped(spy["pid"])
     assert forked.code == 0 and "check: pass (symbolic) on a sample of 5 of 40" in forked.err
     # the note of checking the same rows in this process, as before the checker
-    job = Job("grad", PROGRAM, at=[], check=True)
+    job = Job(command, program, at=[], check=True, weights=more[1] if more else None)
     whole = points.read_table(table.open())
     expected = points.run(job, whole, sample=list(chunking.plan(job, None, ROWS, False).sample))
     assert forked.err == f"note: {write.sample_note(expected.checks, ROWS)}\n"
     no_child(monkeypatch)
-    here, same = run(invoke, table, tmp_path, "here.csv")
+    here, same = run(invoke, table, tmp_path, "here.csv", *more, command=command,
+                     program=program)
     assert (here.code, here.err, same) == (forked.code, forked.err, text)
-    unchecked = run(invoke, table, tmp_path, "unchecked.csv", "--no-check")
+    unchecked = run(invoke, table, tmp_path, "unchecked.csv", "--no-check", *more,
+                    command=command, program=program)
     assert unchecked[1] == text
 
 
