@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -45,6 +47,24 @@ def run_cli(*args: str, stdin: str | None = None, timeout: float = 60, cwd=None)
     proc = subprocess.run([*entry_point(), *args], input=stdin, capture_output=True, text=True,
                           timeout=timeout, cwd=cwd)
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_main(*args: str, cwd=None) -> Run:
+    """Run the command in-process through `gradcalc.cli.main`, the function the installed
+    script calls: what it prints and returns, without starting Python and importing
+    numpy and sympy again (tests of the shell itself use `run_cli`)."""
+    from gradcalc.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(before)
+    return Run(code, out.getvalue(), err.getvalue())
 
 
 def same_ieee(actual, expected) -> bool:
