@@ -156,7 +156,7 @@ def test_jobs_workers_read_their_own_spans(tmp_path, monkeypatch):
 
     real = parallel.ordered_map
 
-    def spy(fn, items, jobs=1, preload=()):
+    def spy(fn, items, jobs=1, preload=(), workers=None):
         items = list(items)
         sent.extend(items)
         return real(fn, items, 1)

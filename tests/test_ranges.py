@@ -39,7 +39,7 @@ def test_workers_get_addresses_not_rows(tmp_path, fast, monkeypatch):  # noqa: F
     sent = []
     real = parallel.ordered_map
 
-    def spy(fn, items, jobs=1, preload=()):
+    def spy(fn, items, jobs=1, preload=(), workers=None):
         items = list(items)
         sent.extend(items)
         return real(fn, items, 1)

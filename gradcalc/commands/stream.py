@@ -153,10 +153,10 @@ def scan(files: list[str], header: Header) -> tuple[int, bool]:
                 b = np.frombuffer(block, np.uint8)
                 comma, newline = b == 44, b == 10
                 lines += int(np.count_nonzero(newline))
-                commas += int(np.count_nonzero(comma))
-                if plain:
-                    plain = not block.translate(None, _NUMERIC) and not _gaps(b, comma,
-                                                                              newline, last)
+                if plain:  # past the first odd byte only the line breaks are counted
+                    commas += int(np.count_nonzero(comma))
+                    plain = not block.translate(None, _NUMERIC) and not _gaps(
+                        block, b, comma | newline, last)
                 last = int(b[-1])
             if last != 10:
                 lines += 1  # a last row without a line break
@@ -165,16 +165,15 @@ def scan(files: list[str], header: Header) -> tuple[int, bool]:
     return rows, plain
 
 
-def _gaps(b: np.ndarray, comma: np.ndarray, newline: np.ndarray, last: int) -> bool:
-    """Whether the block has an empty cell or a blank line: two separators in a row (a
-    carriage return before a line break is part of it)."""
-    cr = b == 13
-    if cr.any():  # \r only before \n; then read \r\n as \n
-        if not (newline[1:] >= cr[:-1]).all() or cr[-1]:
+def _gaps(block: bytes, b: np.ndarray, sep: np.ndarray, last: int) -> bool:
+    """Whether the block has an empty cell or a blank line: two separators (',' or a line
+    break) in a row; a carriage return is allowed only before a line break."""
+    if b"\r" in block:  # rare: read \r\n as \n (one more pass over the block)
+        cr = b == 13
+        if not (b[1:][cr[:-1]] == 10).all() or cr[-1]:
             return True
         keep = ~cr
-        b, comma, newline = b[keep], comma[keep], newline[keep]
-    sep = comma | newline
+        b, sep = b[keep], sep[keep]
     return bool((sep[:-1] & sep[1:]).any() or (last in (10, 44) and sep[0]))
 
 

@@ -143,31 +143,46 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
         return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout)
     else:
         header = stream.csv_header(files, reads)
-        total, plain = stream.scan(files, header)
-        if plain:
-            written = [0]
-            try:
-                return _run_plain(job, files, header, total, kind, output, chunk_rows, jobs,
-                                  progress, stdout, written)
-            except GradcalcError as exc:
-                if exc.kind != stream.NOT_PLAIN:
-                    raise
-                if written[0] and output is None:
-                    raise GradcalcError(
-                        "--points: a cell looks like a number but is not one (such as 1e); "
-                        "the rows before its chunk are written: give --output FILE (or "
-                        "--jobs 1 --chunk-rows larger) to have it answered in its place, or "
-                        "correct it", kind="value") from None
-        # not plain numbers (or a cell that only looked like one): read as text
-        total, bad = stream.count_bad(files, header, chunk_rows)
-        plan = stream.plan(job, header, total, bad > 0, chunk_rows)
-        pieces = stream.csv_pieces(files, header, chunk_rows)
+        with _workers(jobs, fast and kind != "json") as workers:
+            total, plain = stream.scan(files, header)  # while the workers start
+            if plain:
+                written = [0]
+                try:
+                    return _run_plain(job, files, header, total, kind, output, chunk_rows,
+                                      jobs, progress, stdout, written, workers)
+                except GradcalcError as exc:
+                    if exc.kind != stream.NOT_PLAIN:
+                        raise
+                    if written[0] and output is None:
+                        raise GradcalcError(
+                            "--points: a cell looks like a number but is not one (such as "
+                            "1e); the rows before its chunk are written: give --output FILE "
+                            "(or --jobs 1 --chunk-rows larger) to have it answered in its "
+                            "place, or correct it", kind="value") from None
+            # not plain numbers (or a cell that only looked like one): read as text
+            total, bad = stream.count_bad(files, header, chunk_rows)
+            plan = stream.plan(job, header, total, bad > 0, chunk_rows)
+            pieces = stream.csv_pieces(files, header, chunk_rows)
+            return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress,
+                           stdout, workers=workers)
     return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout)
+
+
+def _workers(jobs: int, columnar: bool) -> Any:
+    """--jobs workers, started before the table is scanned (each importing the columnar
+    writer while this process scans), or nothing for one job."""
+    import contextlib
+
+    if jobs <= 1:
+        return contextlib.nullcontext(None)
+    warm = ("polars", "gradcalc.render.tabular", "gradcalc.commands.tabular") \
+        if columnar else ()
+    return parallel.Workers(jobs, warm=warm)
 
 
 def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-               written: list[int]) -> Outcome:
+               written: list[int], workers: parallel.Workers | None = None) -> Outcome:
     """A table the byte scan found to be plain numbers: by byte ranges on --jobs workers,
     or through polars' reader (the fast extra); `written` counts chunks already out."""
     fast = fast_available()
@@ -175,25 +190,28 @@ def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
     columnar = fast and kind != "json" and not _spaced(files)
     if jobs > 1 and kind != "parquet":
         return _run_ranges(job, files, header, plan, kind, output, chunk_rows, jobs,
-                           progress, stdout, columnar, written)
+                           progress, stdout, columnar, written, workers)
     if columnar:
         from gradcalc.commands import tabular
 
         pieces: Iterator[stream.Piece] = tabular.csv_pieces(files, header, chunk_rows)
+        if jobs <= 1:  # polars parses the next chunk while this one is answered
+            pieces = parallel.read_ahead(pieces)
     else:
         pieces = stream.csv_pieces(files, header, chunk_rows)
     return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout,
-                   written)
+                   written, workers)
 
 
 def _answer(job: Job, plan: stream.Plan, pieces: Iterator[stream.Piece], kind: str,
             output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-            written: list[int] | None = None) -> Outcome:
+            written: list[int] | None = None, workers: parallel.Workers | None = None
+            ) -> Outcome:
     fast = fast_available()
     fmt = Format(kind, fast=fast and kind == "csv")
     if job.check and jobs <= 1:
         _warm_up_check()
-    answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs)
+    answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs, workers=workers)
     totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout, written)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
@@ -202,7 +220,8 @@ def _answer(job: Job, plan: stream.Plan, pieces: Iterator[stream.Piece], kind: s
 
 def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind: str,
                 output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-                fast_read: bool, written: list[int] | None = None) -> Outcome:
+                fast_read: bool, written: list[int] | None = None,
+                workers: parallel.Workers | None = None) -> Outcome:
     """A plain table on --jobs workers that read their own byte ranges and write their own
     part files (`render.ranges`); the parts joined here in order."""
     from gradcalc.render import ranges
@@ -213,7 +232,7 @@ def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind
     try:
         answers = parallel.ordered_map(
             partial(ranges.answer_range, answer, plan, fmt, fast_read, folder),
-            ranges.ranges(files, header, chunk_rows), jobs)
+            ranges.ranges(files, header, chunk_rows), jobs, workers=workers)
         totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
                             written)
     finally:
