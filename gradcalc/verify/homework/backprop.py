@@ -69,14 +69,16 @@ def derive_all(program: Program, w: str, shapes: dict[str, Shape]) -> list[Deriv
         try:
             walk = Walk(program, w, shapes, normalized=normalized)
             formula = walk.run()
-            if formula is None or (normalized and not walk.assumed):
-                continue
+            if formula is None:
+                return out
             mistakes = order_mistakes(walk, formula) + leaf_mistakes(walk)
             for kind in ("where", "relu"):
                 mistakes[:0] = _mask_mistake(program, w, shapes, walk, kind, formula)
             out.append(Derivation(formula, text(formula), tuple(mistakes)))
+            if not walk.assumed:  # no targets were taken as normalized: the one formula
+                return out
         except (Unsupported, ValueError, RecursionError):
-            continue
+            return out
     return out
 
 
