@@ -46,6 +46,14 @@ BATCH_SOFTMAX = ("L = -sum(Y*log(softmax(X@W + b, axis=1)))", "W", "X=4x3, W=3x2
     (COLUMN, "X.T@outer(2*(X@W)[:, 0], [1, 0])"),
     (("L = sum(W[1, 0:2]**2)", "W", "W=3x3"), "outer([0, 1, 0], 2*W[1, 0:2]@[[1, 0, 0], "
                                               "[0, 1, 0]])"),
+    (("L = sum(sum(X, axis=-1)**2)", "X", "X=4x3"), "outer(2*sum(X, axis=-1), ones(3))"),
+    (("L = sum(x[-2:]**2)", "x", "x=4"), "2*x[-2:]@[[0, 0, 1, 0], [0, 0, 0, 1]]"),
+    (("L = sum(x[::-1]*x)", "x", "x=3"), "x@[[0, 0, 1], [0, 1, 0], [1, 0, 0]] + x[::-1]"),
+    (("L = sum(where(W > 0, W, 0)) + sum(relu(W))", "W", "W=3x2"), "where(W > 0, 2, 0)"),
+    (("L = sum(mean(X, axis=1))", "X", "X=4x3"), "ones(4, 3)/3"),
+    (("L = sum(log(sum(exp(Z), axis=0)))", "Z", "Z=3x2"), "exp(Z)/sum(exp(Z), axis=0)"),
+    (("h = relu(W@x); L = sum(h[0:2]**2)", "W", "W=3x2, x=2"),
+     "outer(where(W@x > 0, 2*h[0:2]@[[1, 0, 0], [0, 1, 0]], 0), x)"),
 ])
 def test_the_expected_gradient_is_a_formula_that_reads_back(problem, formula):
     """Derived by the rules, shown once it agrees with the tape at every draw, and itself

@@ -67,6 +67,8 @@ def neg(e: Any) -> Any:
 
 
 def add(a: Any, b: Any) -> Any:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(a.value + b.value, AT)
     if is_number(a, 0):
         return b
     if is_number(b, 0):
@@ -79,6 +81,8 @@ def add(a: Any, b: Any) -> Any:
 
 
 def sub(a: Any, b: Any) -> Any:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(a.value - b.value, AT)
     if is_number(b, 0):
         return a
     if is_number(a, 0):
@@ -105,6 +109,8 @@ def mul(a: Any, b: Any) -> Any:
         return mul(Num(a.value * b.left.value, AT), b.right)
     if isinstance(b, Unary) and b.op == "-":
         return neg(mul(a, b.operand))
+    if isinstance(b, Binary) and b.op == "/" and is_number(b.left, 1):
+        return div(a, b.right)  # a*(1/v) is a/v
     if isinstance(a, Num) and a.value != int(a.value):
         r = Fraction(a.value).limit_denominator(1000)
         if float(r) == a.value:  # 0.25*u reads as u/4
@@ -144,8 +150,10 @@ def T(e: Any) -> Any:
 
 def axis_of(e: Call) -> int | None:
     """A call's axis argument, a whole number (None when it is anything else)."""
-    a = e.args[1]
-    return int(a.value) if isinstance(a, Num) and a.value == int(a.value) else None
+    a, sign = e.args[1], 1
+    if isinstance(a, Unary) and a.op == "-":
+        a, sign = a.operand, -1
+    return sign * int(a.value) if isinstance(a, Num) and a.value == int(a.value) else None
 
 
 def literal(rows: Any) -> Any:
@@ -195,7 +203,7 @@ def text(e: Any) -> str:
         if e.func == "transpose" and len(e.args) == 1:
             return f"{_wrap(e.args[0], 9)}.T"
         if e.func in ("sum", "mean", "softmax", "log_softmax") and len(e.args) == 2 and \
-                isinstance(e.args[1], Num):
+                axis_of(e) is not None:
             return f"{e.func}({text(e.args[0])}, axis={text(e.args[1])})"
         return f"{e.func}({', '.join(text(a) for a in e.args)})"
     if isinstance(e, Compare):

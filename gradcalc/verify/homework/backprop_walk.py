@@ -80,7 +80,12 @@ class Walk:
             if isinstance(s, Assign) and s.target in self.adjoints:
                 self.back(s.value, total(self.adjoints.pop(s.target)))
         terms = self.adjoints.get(self.w)
-        return total(terms) if terms else None
+        if not terms:
+            return None
+        out = total(terms)
+        if isinstance(out, Num) and self.shapes[self.w] != ():  # the same for every entry
+            return self.full(out, Name(self.w, AT))
+        return out
 
     # ------------------------------------------------------------------ shapes
 
