@@ -52,6 +52,7 @@ class Walk:
         self.w, self.unmasked, self.normalized = w, unmasked, normalized
         self.shapes = dict(shapes)
         self.inputs = set(shapes)
+        self.assigned = {s.target for s in self.body if isinstance(s, Assign)}
         self.adjoints: dict[str, list[Any]] = {}
         self.relus: list[str] = []
         self.wheres: list[str] = []
@@ -139,8 +140,8 @@ class Walk:
     # ------------------------------------------------------------------ adjoints
 
     def back(self, e: Any, g: Any) -> None:
-        if isinstance(e, Num):
-            return
+        if isinstance(e, Num) or not self.depends(e):
+            return  # a constant (ones(2), [1, 0], the targets): no gradient to pass
         if isinstance(e, Name):
             if e.id == self.w or any(isinstance(s, Assign) and s.target == e.id
                                      for s in self.body):
@@ -307,6 +308,17 @@ class Walk:
         else:
             s = log_of or (call("softmax", u) if axis is None else call("softmax", u, axis))
             self.back(u, sub(g, scale(s, g)))
+
+    def depends(self, e: Any) -> bool:
+        """Whether e reads w or a name the loss assigns."""
+        if isinstance(e, Name):
+            return e.id == self.w or e.id in self.assigned
+        if isinstance(e, (Binary, Unary, Call, ListLit, Index, Compare)):
+            parts = {Binary: lambda: (e.left, e.right), Unary: lambda: (e.operand,),
+                     Call: lambda: e.args, ListLit: lambda: e.items,
+                     Index: lambda: (e.target,), Compare: lambda: e.operands}[type(e)]()
+            return any(self.depends(p) for p in parts)
+        return False
 
     def times(self, v: Any, g: Any) -> Any:
         """v*g, written as a student would: v*h for g = outer(ones(n), h) (NumPy
