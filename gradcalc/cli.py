@@ -212,6 +212,9 @@ def _run_points(job: Any, source: str, fmt: str, scale: dict[str, Any]) -> bool:
         if scale.get("engine", "local") != "local":
             raise GradcalcError(f"--engine takes local or dask, not {scale['engine']!r}",
                                 kind="usage")
+        from gradcalc.commands.parallel import one_heap
+
+        one_heap()  # the chunks' memory stays one chunk's (see one_heap)
         bar = stream.LazyBar()
         try:
             outcome = stream.run(job, source, jobs=job_count(scale.get("jobs")),

@@ -103,3 +103,29 @@ def test_read_ahead_closed_early_stops_reading():
     items.close()
     assert not any(t.name == "gradcalc-read-ahead" for t in threading.enumerate())
     assert len(read) <= 3 + 2  # the items taken, the one queued, the one being read
+
+
+ARENAS = """
+import ctypes, sys, threading
+from gradcalc.commands import parallel
+if sys.argv[1] == "one":
+    parallel.one_heap()
+kept = []
+worker = threading.Thread(target=lambda: kept.extend(bytearray(1000) for _ in range(100)))
+worker.start()
+worker.join()
+ctypes.CDLL(None).malloc_stats()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_stats")
+def test_one_heap_keeps_a_threads_allocations_in_the_main_heap():
+    import subprocess
+
+    def arenas(mode: str) -> int:
+        run = subprocess.run([sys.executable, "-c", ARENAS, mode], capture_output=True,
+                             text=True, check=True)
+        return run.stderr.count("Arena ")
+
+    assert arenas("default") >= 2  # the thread got a heap of its own
+    assert arenas("one") == 1

@@ -206,3 +206,17 @@ def read_ahead(items: Iterable[T], depth: int = 1) -> Iterator[T]:
                 box.get(timeout=0.05)
             except queue.Empty:
                 pass
+
+
+def one_heap() -> None:
+    """Have every thread of this process allocate from one heap (glibc's
+    MALLOC_ARENA_MAX=1). glibc gives each thread that allocates its own heap, and chunks
+    allocated by `read_ahead`'s thread and freed by this one leave both heaps fragmented:
+    a 10^7-row table then peaked at 297 MiB instead of 227 MiB, growing with the rows.
+    For a process the command line owns; elsewhere (not glibc) nothing changes."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-8, 1)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass

@@ -7,7 +7,18 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from gradcalc.language.program import Binary, Call, Compare, Name, Num, Pos, Unary
+from gradcalc.language.program import (
+    Binary,
+    Call,
+    Compare,
+    Index,
+    ListLit,
+    Name,
+    Num,
+    Pos,
+    Slice,
+    Unary,
+)
 
 AT = Pos(0, 0)
 
@@ -21,13 +32,29 @@ def is_number(e: Any, v: float) -> bool:
 
 
 def total(terms: list[Any]) -> Any:
-    out = terms[0]
-    for t in terms[1:]:
+    """The sum of the terms; where(c, a, 0) + where(c, 0, b) is where(c, a, b)."""
+    merged: list[Any] = []
+    for t in terms:
+        k = next((i for i, m in enumerate(merged) if _masks(m) and _masks(t) and
+                  text(m.args[0]) == text(t.args[0])), None)
+        if k is None:
+            merged.append(t)
+        else:
+            c, a, b = merged[k].args
+            merged[k] = Call("where", (c, add(a, t.args[1]), add(b, t.args[2])), AT)
+    out = merged[0]
+    for t in merged[1:]:
         out = add(out, t)
     return out
 
 
+def _masks(e: Any) -> bool:
+    return isinstance(e, Call) and e.func == "where" and len(e.args) == 3
+
+
 def neg(e: Any) -> Any:
+    if _masks(e):
+        return Call("where", (e.args[0], neg(e.args[1]), neg(e.args[2])), AT)
     if isinstance(e, Num):
         return Num(-e.value, AT)
     if isinstance(e, Unary) and e.op == "-":
@@ -40,6 +67,8 @@ def neg(e: Any) -> Any:
 
 
 def add(a: Any, b: Any) -> Any:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(a.value + b.value, AT)
     if is_number(a, 0):
         return b
     if is_number(b, 0):
@@ -52,6 +81,8 @@ def add(a: Any, b: Any) -> Any:
 
 
 def sub(a: Any, b: Any) -> Any:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(a.value - b.value, AT)
     if is_number(b, 0):
         return a
     if is_number(a, 0):
@@ -78,6 +109,8 @@ def mul(a: Any, b: Any) -> Any:
         return mul(Num(a.value * b.left.value, AT), b.right)
     if isinstance(b, Unary) and b.op == "-":
         return neg(mul(a, b.operand))
+    if isinstance(b, Binary) and b.op == "/" and is_number(b.left, 1):
+        return div(a, b.right)  # a*(1/v) is a/v
     if isinstance(a, Num) and a.value != int(a.value):
         r = Fraction(a.value).limit_denominator(1000)
         if float(r) == a.value:  # 0.25*u reads as u/4
@@ -88,6 +121,8 @@ def mul(a: Any, b: Any) -> Any:
 def div(a: Any, b: Any) -> Any:
     if is_number(b, 1):
         return a
+    if isinstance(a, Unary) and a.op == "-":
+        return neg(div(a.operand, b))
     if isinstance(a, Num) and isinstance(b, Num) and b.value:
         return Num(a.value / b.value, AT)
     return Binary("/", a, b, AT)
@@ -115,13 +150,31 @@ def T(e: Any) -> Any:
 
 def axis_of(e: Call) -> int | None:
     """A call's axis argument, a whole number (None when it is anything else)."""
-    a = e.args[1]
-    return int(a.value) if isinstance(a, Num) and a.value == int(a.value) else None
+    a, sign = e.args[1], 1
+    if isinstance(a, Unary) and a.op == "-":
+        a, sign = a.operand, -1
+    return sign * int(a.value) if isinstance(a, Num) and a.value == int(a.value) else None
+
+
+def literal(rows: Any) -> Any:
+    """A nested list of whole numbers as a list literal ([0, 1, 0])."""
+    if isinstance(rows, list):
+        return ListLit(tuple(literal(r) for r in rows), AT)
+    return Num(float(rows), AT)
+
+
+def ones(n: int) -> Any:
+    return Call("ones", (Num(float(n), AT),), AT)
 
 
 def call(func: str, *args: Any) -> Any:
     if func == "sum" and isinstance(args[0], Unary) and args[0].op == "-":
         return neg(call("sum", args[0].operand, *args[1:]))
+    minus = [isinstance(a, Unary) and a.op == "-" for a in args]
+    if func == "outer" and any(minus):
+        inner = call("outer", *(a.operand if m else a for a, m in zip(args, minus,
+                                                                         strict=True)))
+        return inner if all(minus) else neg(inner)
     return Call(func, tuple(args), AT)
 
 
@@ -150,12 +203,24 @@ def text(e: Any) -> str:
         if e.func == "transpose" and len(e.args) == 1:
             return f"{_wrap(e.args[0], 9)}.T"
         if e.func in ("sum", "mean", "softmax", "log_softmax") and len(e.args) == 2 and \
-                isinstance(e.args[1], Num):
+                axis_of(e) is not None:
             return f"{e.func}({text(e.args[0])}, axis={text(e.args[1])})"
         return f"{e.func}({', '.join(text(a) for a in e.args)})"
     if isinstance(e, Compare):
         return f"{text(e.operands[0])} {e.ops[0]} {text(e.operands[1])}"
+    if isinstance(e, ListLit):
+        return f"[{', '.join(text(a) for a in e.items)}]"
+    if isinstance(e, Index):
+        return f"{_wrap(e.target, 9)}[{', '.join(_item(a) for a in e.items)}]"
     raise Unsupported(type(e).__name__)
+
+
+def _item(a: Any) -> str:
+    """An index's item: a number, or a slice written start:stop:step."""
+    if not isinstance(a, Slice):
+        return text(a)
+    parts = ["" if p is None else text(p) for p in (a.start, a.stop, a.step)]
+    return ":".join(parts[:2]) + (f":{parts[2]}" if a.step is not None else "")
 
 
 def _wrap(e: Any, at_least: int) -> str:

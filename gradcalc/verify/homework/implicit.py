@@ -9,6 +9,12 @@ crossing) there is no dy/dx and the point is dropped. The truth at each point is
 dy/dx = -H_x/H_y, and d²y/dx² = -(H_xx + 2·H_xy·y' + H_yy·y'²)/H_y, every partial from
 the tape (higher.py).
 
+sympy's -F_x/F_y (implicit_exact.py) is the expected text and a second, exact check,
+within one time budget (`check_seconds`): on a polynomial curve an answer proved to be
+dy/dx is correct whatever the points gave, and a wrong one is confirmed at an exact point
+of the curve; either makes the method `symbolic`. Where sympy cannot tell, the points
+decide (`numeric`).
+
 Branches: where one x has several points of the curve, each is named by its rank
 (lower, middle, upper). An answer that agrees everywhere is correct on every branch; one
 that agrees on all the points of some branches only (`-x/sqrt(25 - x^2)`, the upper half
@@ -17,6 +23,7 @@ of the circle) is correct there, and the verdict says on which (`branch`).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -26,12 +33,11 @@ from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.homework import higher, proof
+from gradcalc.verify.homework import higher, implicit_exact, proof
 from gradcalc.verify.homework.judge import Settings, Verdict
 from gradcalc.verify.homework.kinds import Kind
 from gradcalc.verify.homework.problem import Side, free_names, read_side
 from gradcalc.verify.homework.sample import evaluate
-from gradcalc.verify.homework.student import formula
 
 #: x values drawn per round, starts of y per x, rounds at most, Newton steps at most
 XS, STARTS, ROUNDS, NEWTON_STEPS = 16, 6, 4, 60
@@ -80,7 +86,9 @@ def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
     order = kind.order
     pts, labels = curve_points(side, x, y, settings, limits)
     said = f"d{y}/d{x}" if order == 1 else f"d^2{y}/d{x}^2"
-    base: dict[str, Any] = {"expected": _expected(side, x, y, order, limits),
+    deadline = time.monotonic() + limits.check_seconds  # one budget for all of sympy's work
+    exact, expected = _exact(side, x, y, order, limits)
+    base: dict[str, Any] = {"expected": expected,
                             "kind": "implicit", "wrt": (x,), "read": {
                                 "function": f"{left} = {right}",
                                 "answer": f"{said} = {a_side.entries[0].text}"}}
@@ -99,9 +107,10 @@ def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
         return Verdict("undetermined", "numeric", score=None, reason=(
             "the answer is not a real number at any point found on the curve"), **base)
     names = sorted(set(labels[defined]), key=_RANK.index)
-    if ok[defined].all():
-        return Verdict("correct", "numeric", score=1.0, branch=_branches(names, True),
-                       **base)
+    proven = exact is not None and _decide(exact, a_side, None, settings, limits, deadline)
+    if proven or ok[defined].all():
+        return Verdict("correct", "symbolic" if proven else "numeric", score=1.0,
+                       branch=_branches(names, True), **base)
     right = [b for b in names if (labels == b)[defined].sum() >= BRANCH_POINTS
              and ok[defined & (labels == b)].all()]
     if right and len(names) > 1:
@@ -111,7 +120,9 @@ def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
                                  f"{x} and {y} holds on every branch"), **base)
     k = int(np.flatnonzero(defined & ~ok)[0])
     counter = {"at": points[k], "expected": float(truth[k]), "answer": float(got[k])}
-    return Verdict("incorrect", "numeric", counterexample=counter, score=0.0,
+    method = "symbolic" if exact is not None and _decide(exact, a_side, points[k], settings,
+                                                         limits, deadline) else "numeric"
+    return Verdict("incorrect", method, counterexample=counter, score=0.0,
                    branch=_branches(names, True), feedback=_feedback(got, truth, defined),
                    **base)
 
@@ -224,19 +235,39 @@ def slope(side: Side, pts: dict[str, np.ndarray], x: str, y: str, order: int,
         return -(d[(x, x)] + 2 * d[(x, y)] * p + d[(y, y)] * p**2) / d[(y,)]
 
 
-def _expected(side: Side, x: str, y: str, order: int, limits: Limits) -> str:
-    """dy/dx (or d²y/dx²) as a formula in x and y, from sympy within the budget."""
-    import sympy as sp
-
+def _exact(side: Side, x: str, y: str, order: int, limits: Limits
+           ) -> tuple[implicit_exact.Slope | None, str]:
+    """dy/dx (or d²y/dx²) from sympy and its text, within the budget; (None, why not)
+    when sympy cannot."""
     try:
         with time_budget(limits.check_seconds):
-            h = proof.side_exprs(side, (x, y), {x: 0.5, y: 0.5}, limits)[0]
-            X, Y = proof.symbol(x), proof.symbol(y)
-            p = -sp.diff(h, X) / sp.diff(h, Y)
-            if order == 2:
-                p = sp.diff(p, X) + sp.diff(p, Y) * p
-            return formula(sp.simplify(p), (x, y))
+            exact = implicit_exact.slope(side, x, y, order, limits)
+            return exact, implicit_exact.text(exact)
     except Timeout:
-        return f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
+        return None, f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        return f"(no formula: {type(exc).__name__})"
+        return None, f"(no formula: {type(exc).__name__})"
+
+
+def _decide(exact: implicit_exact.Slope, a_side: Side, point: dict[str, float] | None,
+            settings: Settings, limits: Limits, deadline: float) -> bool:
+    """With no point: whether sympy proves the answer is the slope on the whole curve.
+    With the numeric counterexample: whether the two differ at the exact point of the
+    curve there. False when sympy cannot tell within the budget (the numeric check
+    stands): so is the budget's end, `deadline` (time.monotonic), having passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return False
+    if proof._decides(a_side.entries[0].program):  # noqa: SLF001 - the same test
+        return False  # its symbolic run would hold on one path only
+    try:
+        with time_budget(left):
+            answer = implicit_exact.answer_expr(a_side, exact, limits)
+            if point is None:
+                return implicit_exact.proved(exact, answer)
+            return implicit_exact.refuted(exact, answer, point, settings.rtol,
+                                          settings.atol)
+    except Timeout:
+        return False
+    except Exception:  # noqa: BLE001 - sympy fails in many ways; the numeric check stands
+        return False

@@ -102,8 +102,10 @@ def judge_tensor(function: str, answer: str, wrt: list[str] | None, kind: Kind,
     if not truths:
         return Verdict("undetermined", "numeric", reason=(
             "no draw of the inputs gave a finite loss gradient and answer"), **base)
-    derived = backprop.derive(f_prog, w, {n: np.shape(v) for n, v in used[0].items()})
-    if derived is not None and _matches(derived.formula, f_prog, used, truths, limits):
+    derived = next((d for d in backprop.derive_all(f_prog, w, {n: np.shape(v) for n, v in
+                                                               used[0].items()})
+                    if _matches(d.formula, f_prog, used, truths, limits)), None)
+    if derived is not None:
         base["expected"] = f"∂{loss}/∂{w} = {derived.text}, of {w}'s shape {_shape(want)}"
         mistake = next((m for m in derived.mistakes
                         if _matches(m.formula, f_prog, used, answers, limits)), None)
