@@ -20,6 +20,10 @@ from gradcalc.render import points as write
 PROGRAM = "y = a*b*sin(c) + exp(a*c)/(1+b**2)"
 ROWS = 40
 
+#: the tests of the child process (the others run wherever gradcalc does)
+needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                                reason="no fork on this platform: the rows are checked here")
+
 
 @pytest.fixture
 def table(tmp_path):
@@ -74,6 +78,7 @@ def run(invoke, table, tmp_path, name, *more, command="grad", program=PROGRAM):
     return result, out.read_bytes() if out.exists() else None
 
 
+@needs_fork
 @pytest.mark.parametrize("command, program, more", [
     ("grad", PROGRAM, ()),
     ("grad", "y = [a*b, sin(c)*a]", ("--weights", "[2, -1]")),
@@ -101,6 +106,7 @@ def test_the_child_says_what_checking_here_says(invoke, table, tmp_path, spy, mo
     assert unchecked[1] == text
 
 
+@needs_fork
 def test_a_failed_check_exits_1_with_the_same_messages(invoke, table, tmp_path, spy,
                                                        monkeypatch):
     evaluate = points.evaluate
@@ -118,6 +124,7 @@ def test_a_failed_check_exits_1_with_the_same_messages(invoke, table, tmp_path, 
     assert (here.code, here.err) == (forked.code, forked.err)
 
 
+@needs_fork
 def test_a_child_that_dies_leaves_its_rows_here(invoke, table, tmp_path, spy, monkeypatch):
     expected, text = run(invoke, table, tmp_path, "expected.csv")
     monkeypatch.setattr(checker, "_serve", lambda conn, other: os._exit(3))
@@ -126,6 +133,7 @@ def test_a_child_that_dies_leaves_its_rows_here(invoke, table, tmp_path, spy, mo
     assert (died.code, died.err, same) == (expected.code, expected.err, text)
 
 
+@needs_fork
 def test_a_child_that_hangs_is_given_up(invoke, table, tmp_path, spy, monkeypatch):
     expected, _ = run(invoke, table, tmp_path, "expected.csv")
     monkeypatch.setattr(checker, "_serve", lambda conn, other: time.sleep(600))
@@ -135,6 +143,7 @@ def test_a_child_that_hangs_is_given_up(invoke, table, tmp_path, spy, monkeypatc
     assert (hung.code, hung.err) == (expected.code, expected.err)
 
 
+@needs_fork
 def test_a_row_whose_check_raises_in_the_child_is_checked_here(invoke, table, tmp_path, spy,
                                                                monkeypatch):
     expected, _ = run(invoke, table, tmp_path, "expected.csv")
@@ -151,6 +160,7 @@ def test_a_row_whose_check_raises_in_the_child_is_checked_here(invoke, table, tm
     assert (again.code, again.err) == (expected.code, expected.err)
 
 
+@needs_fork
 def test_jobs_workers_send_their_samples_back(invoke, table, tmp_path, spy):
     one, text = run(invoke, table, tmp_path, "one.csv")
     two, same = run(invoke, table, tmp_path, "two.csv", "--jobs", "2")
@@ -168,3 +178,21 @@ def test_json_lines_and_unchecked_runs_start_no_child(monkeypatch):
     checker.start(Job("grad", PROGRAM, check=True), "csv", jobs=2)
     assert started == [1]
     checker.stop()
+
+
+@needs_fork
+def test_the_child_leaves_jobs_workers_free_to_fork(monkeypatch):
+    """No thread is started here: `commands.parallel` may still fork --jobs workers."""
+    from gradcalc.commands import parallel
+
+    monkeypatch.setattr(checker, "THREADED", frozenset())
+    monkeypatch.setattr(parallel, "_THREADED", frozenset())
+    checker.start(Job("grad", PROGRAM, check=True), "csv", jobs=2)
+    try:
+        assert checker._ACTIVE is not None and checker._ACTIVE.forked
+        assert threading.active_count() == 1
+        assert parallel._context(None, ()).get_start_method() == "fork"
+    finally:
+        pid = checker._ACTIVE.process.pid
+        checker.stop()
+    assert reaped(pid)
