@@ -6,7 +6,8 @@ from text. An answer A is dy/dx on the curve when A·F_y + F_x vanishes wherever
 With F a polynomial in x and y and A rational, that is exact algebra: the numerator N of
 A - dy/dx (over a common denominator) is a multiple of F (F alone is a Gröbner basis of
 the ideal it generates, so the remainder of N divided by F is 0 exactly when it is), and
-then A = dy/dx at every point of the curve where F_y ≠ 0 and A is defined: `proved`. An
+then A = dy/dx at every point of the curve where F_y ≠ 0 and A is defined: `proved`; so
+is an A whose difference from -F_x/F_y expands to 0, on any curve. An
 answer the numeric check finds wrong is confirmed at its counterexample: x there is a
 float, so an exact rational, and y is the real root of F(x, y) = 0 nearest the point,
 an exact algebraic number; the two sides differ there in 30-digit arithmetic:
@@ -73,19 +74,21 @@ def answer_expr(a_side: Side, s: Slope, limits: Limits) -> Any:
 
 
 def proved(s: Slope, answer: Any) -> bool:
-    """Whether the numerator of answer - slope is a multiple of the curve's polynomial."""
-    curve = _polynomial(sp.numer(sp.together(s.h)), s)
-    if curve is None or curve.is_zero:
-        return False
+    """Whether answer - slope is 0 as it stands or once expanded, or its numerator is a
+    multiple of the curve's polynomial."""
     difference = sp.together(answer - s.slope)
-    if difference == 0:
-        return True
-    numerator, denominator = (_polynomial(part(difference), s) for part in (sp.numer,
-                                                                            sp.denom))
-    if numerator is None or denominator is None:
+    curve = _polynomial(sp.numer(sp.together(s.h)), s)
+    if curve is not None and curve.is_zero:
         return False
-    if sp.div(denominator, curve)[1].is_zero:
-        return False  # undefined on the whole curve
+    if curve is not None:
+        denominator = _polynomial(sp.denom(difference), s)
+        if denominator is not None and sp.div(denominator, curve)[1].is_zero:
+            return False  # undefined on the whole curve
+    if difference == 0 or sp.expand(sp.numer(difference)) == 0:
+        return True  # the same formula, on the curve and off it
+    numerator = _polynomial(sp.numer(difference), s)
+    if curve is None or numerator is None:
+        return False
     return bool(sp.div(numerator, curve)[1].is_zero)
 
 
