@@ -107,3 +107,16 @@ def test_the_json_says_which_check_decided():
     proved = verdict_json(verdict("x^2 + y^2 = 25", "-x/y"))
     numeric = verdict_json(verdict("x^2 + y^2 = 25", "-x/sqrt(25 - x^2)"))
     assert proved["method"] == "symbolic" and numeric["method"] == "numeric"
+
+
+def test_the_readable_view_says_the_counterexample_is_exact():
+    from rich.console import Console
+
+    from gradcalc.render.homework import show
+
+    console = Console(record=True, width=100)
+    show(verdict("x^2 + y^2 = 25", "x/y"), console)
+    assert "symbolic: a counterexample at an exact point of the curve" in console.export_text()
+    console = Console(record=True, width=100)
+    show(verdict("sin(x) + cos(y) = 0.5", "-cos(x)/sin(y)"), console)
+    assert "numeric: a counterexample" in console.export_text()
