@@ -25,6 +25,7 @@ MASKED = ("L = sum(where(X@W > 0, (X@W)**2, 0))", "W", "X=4x3, W=3x2")
 ROW = ("L = sum(W[0]**2)", "W", "W=3x2")
 SLICE = ("L = sum(x[1:3]**2)", "x", "x=5")
 COLUMN = ("L = sum((X@W)[:, 0]**2)", "W", "X=4x3, W=3x2")
+KEPT = ("L = sum((X - mean(X, axis=1, keepdims=True))**2)", "X", "X=4x3")
 ONE_HOT = "Y=[[1, 0], [0, 1], [0, 1], [1, 0]]"
 BATCH_SOFTMAX = ("L = -sum(Y*log(softmax(X@W + b, axis=1)))", "W", "X=4x3, W=3x2, b=2, Y=4x2")
 
@@ -54,6 +55,13 @@ BATCH_SOFTMAX = ("L = -sum(Y*log(softmax(X@W + b, axis=1)))", "W", "X=4x3, W=3x2
     (("L = sum(log(sum(exp(Z), axis=0)))", "Z", "Z=3x2"), "exp(Z)/sum(exp(Z), axis=0)"),
     (("h = relu(W@x); L = sum(h[0:2]**2)", "W", "W=3x2, x=2"),
      "outer(where(W@x > 0, 2*h[0:2]@[[1, 0, 0], [0, 1, 0]], 0), x)"),
+    (KEPT, "2*(X - mean(X, axis=1, keepdims=True)) - "
+           "sum(2*(X - mean(X, axis=1, keepdims=True)), axis=1, keepdims=True)/3"),
+    (("L = sum(log(sum(exp(X), axis=1, keepdims=True)))", "X", "X=4x3"),
+     "exp(X)/sum(exp(X), axis=1, keepdims=True)"),
+    (("L = sum(X/sum(X, axis=0, keepdims=True)*Y)", "X", "X=3x2, Y=3x2"),
+     "Y/sum(X, axis=0, keepdims=True) - sum(X*Y/sum(X, axis=0, keepdims=True)**2, axis=0, "
+     "keepdims=True)"),
 ])
 def test_the_expected_gradient_is_a_formula_that_reads_back(problem, formula):
     """Derived by the rules, shown once it agrees with the tape at every draw, and itself
@@ -139,7 +147,7 @@ def test_one_hot_targets_give_the_textbook_formula():
     v = verdict(function, "0*W", w, shapes, at=ONE_HOT)
     assert v.expected.startswith("∂L/∂W = X.T@(softmax(X@W + b, axis=1) - Y), of"), v.expected
     drawn = verdict(function, "0*W", w, shapes)
-    assert "outer(sum(Y, axis=1), ones(2))" in drawn.expected
+    assert "sum(Y, axis=1, keepdims=True)" in drawn.expected
     one = verdict("L = -sum(y*log(softmax(W@x)))", "0*W", "W", "W=3x2, x=2, y=3",
                   at="y=[0, 1, 0]")
     assert one.expected.startswith("∂L/∂W = outer(softmax(W@x) - y, x), of"), one.expected
@@ -155,7 +163,7 @@ def test_the_derivations_are_offered_most_readable_first():
     found = backprop.derive_all(program, "W", {"X": (4, 3), "W": (3, 2), "Y": (4, 2)})
     assert [d.text for d in found] == [
         "X.T@(softmax(X@W, axis=1) - Y)",
-        "X.T@(softmax(X@W, axis=1)*outer(sum(Y, axis=1), ones(2)) - Y)"]
+        "X.T@(softmax(X@W, axis=1)*sum(Y, axis=1, keepdims=True) - Y)"]
     plain = backprop.derive_all(parse("L = sum(W**2)"), "W", {"W": (2, 2)})
     assert [d.text for d in plain] == ["2*W"]
 
@@ -176,6 +184,9 @@ def _matrices(depth: int):
         st.tuples(inner, rows).map(lambda t: f"({t[0]}) - {t[1]}"),
         inner.map(lambda m: f"where({m} > 0, {m}, 0.5*{m})"),
         st.tuples(cols, rows).map(lambda t: f"outer({t[0]}, {t[1]})"),
+        inner.map(lambda m: f"({m}) - mean({m}, axis=0, keepdims=True)"),
+        st.tuples(inner, inner).map(
+            lambda t: f"({t[0]})*sum({t[1]}, axis=1, keepdims=True)"),
     )
 
 
@@ -196,9 +207,9 @@ def _vectors(depth: int, n: int):
 
 
 def test_the_rules_agree_with_the_tape_on_random_losses():
-    """Every formula the rules derive for a random loss of axis sums and means, where,
-    indexing and broadcasting, typed back as the answer, is judged correct: the rules
-    are right, not merely filtered by the check."""
+    """Every formula the rules derive for a random loss of axis sums and means (keepdims
+    or not), where, indexing and broadcasting, typed back as the answer, is judged
+    correct: the rules are right, not merely filtered by the check."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
