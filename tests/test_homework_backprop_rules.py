@@ -241,7 +241,8 @@ def test_an_answer_numpy_cannot_broadcast_says_how_to_repeat_a_row_sum():
         verdict(function, "X.T@((X@W - Y)/sqrt(sum((X@W - Y)**2, axis=1)))", w, shapes)
     assert err.value.message.startswith("the answer: '/' at line 1, column 15 failed on "
                                         "shape (4, 2) and shape (4,)")
-    assert err.value.message.endswith("is repeated along each row by outer(v, ones(m))")
+    assert err.value.message.endswith("so keep its axis, sum(…, axis=1, keepdims=True), or "
+                                      "repeat it along each row, outer(v, ones(m))")
     with pytest.raises(GradcalcError) as err:
         verdict(function, "ones(2)@X", w, shapes)
     assert err.value.message.startswith("the answer: '@'") and "NumPy" not in err.value.message

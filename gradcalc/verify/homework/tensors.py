@@ -155,8 +155,9 @@ def _broadcast_hint(message: str) -> str:
     """For a vector that NumPy cannot stretch across a matrix's rows: how to repeat it."""
     if "could not be broadcast" not in message:
         return ""
-    return ("; NumPy repeats a vector along a matrix's rows only: a vector with one entry "
-            "per row (a sum along axis 1) is repeated along each row by outer(v, ones(m))")
+    return ("; NumPy repeats a vector along a matrix's rows only: a sum along axis 1 has "
+            "one entry per row, so keep its axis, sum(…, axis=1, keepdims=True), or repeat "
+            "it along each row, outer(v, ones(m))")
 
 
 def _named(mistake: backprop.Mistake | None) -> dict[str, str] | None:
