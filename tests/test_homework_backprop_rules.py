@@ -218,3 +218,19 @@ def test_the_rules_agree_with_the_tape_on_random_losses():
 
     judged()
     assert len(derived) >= 20
+
+
+def test_an_answer_numpy_cannot_broadcast_says_how_to_repeat_a_row_sum():
+    """The answer of a student who forgot that a sum along axis 1 has one entry per
+    row: an error about the answer, saying how to repeat it along each row."""
+    from gradcalc.errors import GradcalcError
+
+    function, w, shapes = NORMS
+    with pytest.raises(GradcalcError) as err:
+        verdict(function, "X.T@((X@W - Y)/sqrt(sum((X@W - Y)**2, axis=1)))", w, shapes)
+    assert err.value.message.startswith("the answer: '/' at line 1, column 15 failed on "
+                                        "shape (4, 2) and shape (4,)")
+    assert err.value.message.endswith("is repeated along each row by outer(v, ones(m))")
+    with pytest.raises(GradcalcError) as err:
+        verdict(function, "ones(2)@X", w, shapes)
+    assert err.value.message.startswith("the answer: '@'") and "NumPy" not in err.value.message
