@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -45,6 +47,36 @@ def run_cli(*args: str, stdin: str | None = None, timeout: float = 60, cwd=None)
     proc = subprocess.run([*entry_point(), *args], input=stdin, capture_output=True, text=True,
                           timeout=timeout, cwd=cwd)
     return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_main(*args: str, stdin: str | None = None, cwd=None) -> Run:
+    """Run the command in-process through `gradcalc.cli.main`, the function the installed
+    script calls: what it prints and returns, without starting Python and importing
+    numpy and sympy again (tests of the shell itself use `run_cli`). `stdin` is piped
+    in, as bytes under a text stream like a real pipe's (empty when None)."""
+    from gradcalc.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    piped = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
+    before = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                _stdin(piped):
+            code = main(list(args))
+    finally:
+        os.chdir(before)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stdin(stream):
+    saved, sys.stdin = sys.stdin, stream
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 def same_ieee(actual, expected) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from docs_examples import ROOT, examples, run
+import pytest
+
+from docs_examples import ROOT, examples, run_segment, segments
 
 PAGE = ROOT / "docs" / "scripting.md"
 EXAMPLES = examples(PAGE)
@@ -12,10 +14,9 @@ def test_the_page_has_examples():
     assert len(EXAMPLES) >= 10
 
 
-def test_the_page_runs_in_order(tmp_path):
-    """One test for the whole page, in one scratch folder: later examples read files
-    earlier ones made, so the page cannot be split between test workers."""
-    for example in EXAMPLES:
-        lines, code = run(example, tmp_path)
-        assert lines == example.expected, f"{example.id}\n" + "\n".join(lines)
-        assert code == example.exit_code, f"{example.id}: exit {code}"
+@pytest.mark.parametrize("part", segments(EXAMPLES),
+                         ids=lambda r: f"{r.start + 1}-{r.stop}" if len(r) > 1 else f"{r.stop}")
+def test_the_page_runs(part, tmp_path):
+    """Consecutive examples that share files run together, in order, in one scratch
+    folder (`segments`); the page's first example through the installed command."""
+    run_segment(EXAMPLES, part, tmp_path, installed={0})

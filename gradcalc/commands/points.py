@@ -25,8 +25,8 @@ from gradcalc.commands.table import Table, open_source, read_table
 from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Program
 
-__all__ = ["PointsResult", "Table", "open_source", "program_reads", "read_table", "run",
-           "sample_rows"]
+__all__ = ["PointsResult", "Sample", "Table", "check_sample", "open_source", "program_reads",
+           "read_table", "run", "sample_rows"]
 
 #: how many points the symbolic check samples
 CHECK_SAMPLE = 5
@@ -68,6 +68,46 @@ class PointsResult:
         return {"grad": "gradient", "jacobian": "jacobian", "hessian": "hessian"}[self.command]
 
 
+@dataclass
+class Sample:
+    """What the check of one sampled point needs, and nothing else of the table: small,
+    so it can be sent to another process (commands.checker) and checked there."""
+
+    job: Job
+    point: dict[str, np.ndarray]  # every input's value at the point
+    names: list[str]  # the inputs differentiated
+    of: str
+    tape: dict[str, np.ndarray]  # the tape's derivative at the point, by result column
+    weights: np.ndarray | None
+    ticket: int = -1  # its number in the checker process (commands.checker)
+
+
+def check_sample(sample: Sample, programs: dict[str, Program] | None = None) -> Any:
+    """The check of one sampled point (a CheckResult): its path recorded by a numeric run,
+    then `verify.check.check_derivative`; `programs` keeps parsed programs by text."""
+    from gradcalc.backends.numeric import as_function
+    from gradcalc.engine.tape import no_grad
+    from gradcalc.language.parse import parse
+    from gradcalc.verify.check import check_derivative  # imports sympy: only when checking
+
+    job, point, names, of = sample.job, sample.point, sample.names, sample.of
+    programs = {} if programs is None else programs
+    if job.program not in programs:
+        programs[job.program] = parse(job.program, limits=job.limits)
+    program = programs[job.program]
+    constants = {k: v for k, v in point.items() if k not in names}
+    f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
+    with no_grad():
+        f(*(point[n] for n in names))  # records this point's path for the check
+    tape_result: dict[Any, np.ndarray] = dict(sample.tape)
+    if job.command == "hessian":  # blocks keyed by (row input, column input)
+        tape_result = {tuple(k.split(",")) if "," in k else (k, k): v
+                       for k, v in tape_result.items()}
+    return check_derivative(check_kind(job.command, sample.weights), program, point, names,
+                            constants, of, decisions, tape_result, weights=sample.weights,
+                            limits=job.limits)
+
+
 def sample_rows(count: int, size: int = CHECK_SAMPLE) -> list[int]:
     """First, last and evenly spaced rows between: the points the check looks at."""
     if count <= size:
@@ -76,9 +116,10 @@ def sample_rows(count: int, size: int = CHECK_SAMPLE) -> list[int]:
 
 
 def run(job: Job, table: Table, progress: Progress = no_progress,
-        sample: list[int] | None = None) -> PointsResult:
+        sample: list[int] | None = None, defer: bool = False) -> PointsResult:
     """The job (grad or jacobian, with --points) on every point of `table`; the check (if
-    on) looks at the rows `sample` of it (None: `sample_rows` of its rows read)."""
+    on) looks at the rows `sample` of it (None: `sample_rows` of its rows read). `defer`:
+    the checks are not made here; `checks` holds each sampled row's `Sample` instead."""
     from gradcalc.language.parse import parse
 
     if job.command not in ("grad", "jacobian", "hessian"):
@@ -105,8 +146,8 @@ def run(job: Job, table: Table, progress: Progress = no_progress,
                           paths=paths, passes=passes)
     result.warnings = _warnings(result)
     if job.check:
-        result.checks = _check_sample(job, program, values, names, of, result, progress,
-                                      sample)
+        samples = _samples(job, values, names, of, result, sample)
+        result.checks = samples if defer else _check_samples(samples, program, progress)
     return result
 
 
@@ -168,30 +209,24 @@ def _warnings(result: PointsResult) -> list[str]:
     return out + nonfinite_warnings(result.output_name, output, derivative, points=True)
 
 
-def _check_sample(job: Job, program: Program, values: dict[str, np.ndarray], names: list[str],
-                  of: str, result: PointsResult, progress: Progress,
-                  sample: list[int] | None = None) -> list[tuple[int, Any]]:
-    from gradcalc.backends.numeric import as_function
-    from gradcalc.engine.tape import no_grad
-    from gradcalc.verify.check import check_derivative  # imports sympy: only when checking
-
-    kind = check_kind(job.command, result.weights)
+def _samples(job: Job, values: dict[str, np.ndarray], names: list[str], of: str,
+             result: PointsResult, sample: list[int] | None = None
+             ) -> list[tuple[int, Sample]]:
+    """The sampled rows' points and tape derivatives (copies: nothing of the table)."""
     good = [k for k in range(result.count) if k not in result.table.bad]
     rows = [good[i] for i in sample_rows(len(good))] if sample is None else sample
+    return [(row, Sample(job, {k: v[row].copy() for k, v in values.items()}, list(names), of,
+                         {k: v[row].copy() for k, v in result.derivative.items()},
+                         result.weights)) for row in rows]
+
+
+def _check_samples(samples: list[tuple[int, Sample]], program: Program,
+                   progress: Progress) -> list[tuple[int, Any]]:
+    """Each sampled row checked here, in order."""
     checks = []
-    for done, row in enumerate(rows):
-        progress("checking a sample", done, len(rows))
-        point = {k: v[row] for k, v in values.items()}
-        constants = {k: v for k, v in point.items() if k not in names}
-        f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
-        with no_grad():
-            f(*(point[n] for n in names))  # records this point's path for the check
-        tape_result: dict[Any, np.ndarray] = {k: v[row] for k, v in result.derivative.items()}
-        if job.command == "hessian":  # blocks keyed by (row input, column input)
-            tape_result = {tuple(k.split(",")) if "," in k else (k, k): v
-                           for k, v in tape_result.items()}
-        checks.append((row, check_derivative(kind, program, point, names, constants, of,
-                                             decisions, tape_result, weights=result.weights,
-                                             limits=job.limits)))
-    progress("checking a sample", len(rows), len(rows))
+    programs = {samples[0][1].job.program: program} if samples else {}
+    for done, (row, sample) in enumerate(samples):
+        progress("checking a sample", done, len(samples))
+        checks.append((row, check_sample(sample, programs)))
+    progress("checking a sample", len(samples), len(samples))
     return checks

@@ -230,8 +230,9 @@ def table_of(plan: Plan, piece: Piece) -> Table:
     return plan.header.table(rows)
 
 
-def compute(plan: Plan, piece: Piece) -> points.PointsResult:
-    """A chunk answered: `points.run` on its rows, the check on the sample's rows in it."""
+def compute(plan: Plan, piece: Piece, defer: bool = False) -> points.PointsResult:
+    """A chunk answered: `points.run` on its rows, the check on the sample's rows in it
+    (`defer`: not checked here; their `points.Sample`s in `checks`, for commands.checker)."""
     table = table_of(plan, piece)
     n, bad = table.count, table.bad
     if bad and not plan.errors:  # the byte scan said plain numbers, a cell is not one
@@ -257,7 +258,7 @@ def compute(plan: Plan, piece: Piece) -> points.PointsResult:
                          derivative={k: np.full((n,) + v.shape[1:], np.nan)
                                      for k, v in one.derivative.items()})
     else:
-        result = points.run(job, table, sample=sample)
+        result = points.run(job, table, sample=sample, defer=defer)
     result.offset, result.errors = piece.offset, plan.errors
     return result
 

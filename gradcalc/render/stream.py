@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from gradcalc.commands import parallel, stream
+from gradcalc.commands import checker, parallel, stream
 from gradcalc.commands.jobs import Job
 from gradcalc.commands.points import PointsResult, program_reads
 from gradcalc.errors import GradcalcError
@@ -32,6 +32,7 @@ class Format:
 
     kind: str
     fast: bool = False  # CSV through the columnar writer (same text, faster)
+    defer: bool = False  # the check's sampled rows left to commands.checker
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Outcome:
 
 def answer(plan: stream.Plan, fmt: Format, piece: stream.Piece) -> Answered:
     """One chunk computed and written: the function --jobs workers run."""
-    result = stream.compute(plan, piece)
+    result = stream.compute(plan, piece, defer=fmt.defer)
     first = piece.offset == 0
     if fmt.kind == "parquet":
         from gradcalc.render import tabular
@@ -118,12 +119,14 @@ def run(job: Job, source: str, kind: str, output: str | None = None,
         files = stream.sources(source)
         return _run(job, files, kind, output, chunk_rows, jobs, progress, stdout)
     finally:
+        checker.stop()
         if spooled is not None:
             os.unlink(spooled.name)
 
 
 def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: int,
          jobs: int, progress: Any, stdout: Any) -> Outcome:
+    checker.start(job, kind, jobs)  # first: a fork is safe only before polars is imported
     reads = program_reads(job)
     fast = fast_available()
     if output is not None and output.lower().endswith(stream.PARQUET):
@@ -208,11 +211,11 @@ def _answer(job: Job, plan: stream.Plan, pieces: Iterator[stream.Piece], kind: s
             written: list[int] | None = None, workers: parallel.Workers | None = None
             ) -> Outcome:
     fast = fast_available()
-    fmt = Format(kind, fast=fast and kind == "csv")
-    if job.check and jobs <= 1:
-        _warm_up_check()
-    answers = parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs, workers=workers)
+    fmt = Format(kind, fast=fast and kind == "csv", defer=job.check and kind != "json")
+    answers = checker.feed(parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs,
+                                                workers=workers))
     totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout, written)
+    totals.checks = checker.resolve(totals.checks)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
                    totals.error())
@@ -226,38 +229,22 @@ def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind
     part files (`render.ranges`); the parts joined here in order."""
     from gradcalc.render import ranges
 
-    fmt = Format(kind, fast=fast_available() and kind == "csv")
+    fmt = Format(kind, fast=fast_available() and kind == "csv",
+                 defer=job.check and kind != "json")
     folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)
     try:
-        answers = parallel.ordered_map(
+        answers = checker.feed(parallel.ordered_map(
             partial(ranges.answer_range, answer, plan, fmt, fast_read, folder),
-            ranges.ranges(files, header, chunk_rows), jobs, workers=workers)
+            ranges.ranges(files, header, chunk_rows), jobs, workers=workers))
         totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
                             written)
+        totals.checks = checker.resolve(totals.checks)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
                    totals.error())
-
-
-def _warm_up_check() -> None:
-    """Import the check's modules (sympy: about half a second of CPU) in a thread while
-    the first chunk is read and computed: polars and NumPy release the interpreter's lock,
-    so on a second core the import costs the run little. The first sampled row waits for
-    the import as it would have made it."""
-    import threading
-
-    def load() -> None:
-        try:
-            import gradcalc.backends.symbolic  # noqa: F401
-            import gradcalc.backends.symbolic_derivatives  # noqa: F401
-            import gradcalc.verify.check  # noqa: F401
-        except Exception:  # noqa: BLE001 - the check reports its own failure when it runs
-            pass
-
-    threading.Thread(target=load, name="gradcalc-check-import", daemon=True).start()
 
 
 def _spaced(files: list[str]) -> bool:

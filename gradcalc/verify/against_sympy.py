@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.verify import memo
 from gradcalc.verify.compare import ABS_TOL, REL_TOL, Entry, Excuse, differ, label, verdict
 from gradcalc.verify.job import CheckJob
 from gradcalc.verify.result import CheckResult
@@ -114,7 +115,8 @@ class _Comparison:
         if out.size != 1:
             raise _ShapeFail(f"the output has shape {out.shape}; a Hessian needs a scalar")
         undefined = not bool(np.isfinite(job.output).all())
-        blocks = self.symd.hessian_exprs(out.reshape(()), symbols, self.budget.spend)
+        blocks = memo.derivatives("hessian", self.symd.hessian_exprs, out.reshape(()),
+                                  symbols, self.budget.spend)
         for key, block in blocks.items():
             if key not in job.tape:
                 continue
@@ -154,7 +156,9 @@ class _Comparison:
         job, symbols = self.job, self.symbols
         target, nan_rows = self.target()
         no = target.ndim
-        for name, d in self.symd.derivative_exprs(target, symbols, self.budget.spend).items():
+        exprs = memo.derivatives("first", self.symd.derivative_exprs, target, symbols,
+                                 self.budget.spend)
+        for name, d in exprs.items():
             if name not in job.tape:
                 continue
             if job.tape[name].shape != d.shape:
