@@ -82,6 +82,7 @@ def test_the_expected_gradient_is_a_formula_that_reads_back(problem, formula):
     (ROW, "2*W*[[1, 1], [0, 0], [0, 0]]"),
     (SLICE, "2*x*[0, 1, 1, 0, 0]"),
     (COLUMN, "2*X.T@(X@W*[1, 0])"),
+    (KEPT, "2*(X - mean(X, axis=1, keepdims=True))"),  # the mean's own path sums to 0
 ])
 def test_right_answers_written_another_way(problem, answer):
     function, w, shapes = problem
@@ -96,6 +97,8 @@ def test_right_answers_written_another_way(problem, answer):
     (MASKED, "where(X@W > 0, 2*X@W, 0).T@X"),
     (ROW, "outer(2*W[0], [1, 0, 0])"),
     (COLUMN, "outer(2*(X@W)[:, 0], [1, 0]).T@X"),
+    (KEPT, "(2*(X - mean(X, axis=1, keepdims=True)) - "
+           "sum(2*(X - mean(X, axis=1, keepdims=True)), axis=1, keepdims=True)/3).T"),
 ])
 def test_transposed_answers(problem, answer):
     function, w, shapes = problem
