@@ -120,3 +120,25 @@ def test_the_readable_view_says_the_counterexample_is_exact():
     console = Console(record=True, width=100)
     show(verdict("sin(x) + cos(y) = 0.5", "-cos(x)/sin(y)"), console)
     assert "numeric: a counterexample" in console.export_text()
+
+
+def test_a_class_on_one_equation_reads_it_once(monkeypatch):
+    """The points of the curve and sympy's slope are kept per equation: a second answer
+    to the same equation finds no new points, and its verdict is the one it gets afresh."""
+    from gradcalc.verify.homework import implicit
+
+    implicit.forget()
+    calls = []
+    real = implicit.curve_points
+    monkeypatch.setattr(implicit, "curve_points", lambda *a: calls.append(1) or real(*a))
+    first = verdict("x^2 + y^2 = 25", "-x/y")
+    again = verdict("x^2 + y^2 = 25", "x/y")
+    other_order = verdict("x^2 + y^2 = 25", "-25/y^3", order=2)
+    assert len(calls) == 2  # the circle for dy/dx, then for d²y/dx²
+    assert implicit.forget() == 2
+    fresh = verdict("x^2 + y^2 = 25", "x/y")
+    assert len(calls) == 3
+    assert (first.verdict, again.verdict, other_order.verdict) == ("correct", "incorrect",
+                                                                   "correct")
+    assert (fresh.verdict, fresh.method, fresh.counterexample, fresh.points) == (
+        again.verdict, again.method, again.counterexample, again.points)
