@@ -93,3 +93,10 @@ def test_what_keepdims_takes(text, message):
     with pytest.raises(GradcalcError) as err:
         parse(text)
     assert message in err.value.message
+
+
+def test_explain_writes_keepdims_back_as_it_was_written():
+    from gradcalc.engine.ops import FUNCTIONS, takes_axis
+    from gradcalc.language.unparse import KEEPDIMS
+
+    assert set(KEEPDIMS) == {n for n in FUNCTIONS if takes_axis(n) and FUNCTIONS[n][1][1] == 3}
