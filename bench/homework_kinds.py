@@ -2,6 +2,7 @@
 
     python bench/homework_kinds.py            # 3 rounds over the problems below
     python bench/homework_kinds.py --rounds 1
+    python bench/homework_kinds.py --afresh   # every row's equation read anew (no memo)
 
 Each row is one `gradcalc.verify.homework.dispatch.check` call, as a class file's row
 with kind columns is judged: a right answer, a rewritten one and a wrong one per problem.
@@ -9,7 +10,9 @@ Backprop rows: linear, batched linear, softmax cross-entropy (one-hot targets), 
 ReLU, a sum along an axis, where, and an index. Implicit rows: a circle, an ellipse, the
 folium, a product, a trigonometric curve, a branch-only answer and d²y/dx². Reported per
 kind: rows, the mean and median milliseconds of wall-clock time a row, and the mean CPU
-milliseconds (time.process_time: the figure to compare on a shared machine).
+milliseconds (time.process_time: the figure to compare on a shared machine). Rows on the
+same equation share its points and sympy's slope (implicit.py's memo), as a class's rows
+do; `--afresh` forgets them before every row.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import statistics
 import time
 
+from gradcalc.verify.homework import implicit
 from gradcalc.verify.homework.dispatch import check
 from gradcalc.verify.homework.kinds import Kind
 
@@ -69,15 +73,19 @@ def rows() -> dict[str, list[tuple[str, str, list[str] | None, Kind]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--afresh", action="store_true",
+                        help="forget what is kept per equation before every row")
     args = parser.parse_args()
     table = rows()
-    for kind, items in table.items():  # warm-up: imports, sympy's caches
+    for items in table.values():  # warm-up: imports, sympy's caches
         for function, answer, wrt, settings in items[:2]:
             check(function, answer, wrt, settings)
     for kind, items in table.items():
         walls, cpus, verdicts = [], [], {}
         for _ in range(args.rounds):
             for function, answer, wrt, settings in items:
+                if args.afresh:
+                    getattr(implicit, "forget", lambda: 0)()
                 t, c = time.perf_counter(), time.process_time()
                 v = check(function, answer, wrt, settings)
                 walls.append(1000 * (time.perf_counter() - t))

@@ -156,6 +156,7 @@ def test_refusals(args, message, capsys):
 @pytest.mark.parametrize("text", [
     "(a + b) * (b + c)", "a - (b - c)", "a - b - c", "-x**2", "(-x)**2", "x**y**z",
     "(x**y)**z", "a / (b * c)", "sum(x[1:3]) + x[0, 1]", "[x, y * 2]", "m @ v", "2 * -x",
+    "mean(x, 1, keepdims=True)", "sum(x, axis=0, keepdims=True) - x",
 ])
 def test_unparse_reads_back_as_the_same_expression(text):
     expr = parse(f"r = {text}").body[0].value

@@ -25,6 +25,7 @@ MASKED = ("L = sum(where(X@W > 0, (X@W)**2, 0))", "W", "X=4x3, W=3x2")
 ROW = ("L = sum(W[0]**2)", "W", "W=3x2")
 SLICE = ("L = sum(x[1:3]**2)", "x", "x=5")
 COLUMN = ("L = sum((X@W)[:, 0]**2)", "W", "X=4x3, W=3x2")
+KEPT = ("L = sum((X - mean(X, axis=1, keepdims=True))**2)", "X", "X=4x3")
 ONE_HOT = "Y=[[1, 0], [0, 1], [0, 1], [1, 0]]"
 BATCH_SOFTMAX = ("L = -sum(Y*log(softmax(X@W + b, axis=1)))", "W", "X=4x3, W=3x2, b=2, Y=4x2")
 
@@ -54,6 +55,13 @@ BATCH_SOFTMAX = ("L = -sum(Y*log(softmax(X@W + b, axis=1)))", "W", "X=4x3, W=3x2
     (("L = sum(log(sum(exp(Z), axis=0)))", "Z", "Z=3x2"), "exp(Z)/sum(exp(Z), axis=0)"),
     (("h = relu(W@x); L = sum(h[0:2]**2)", "W", "W=3x2, x=2"),
      "outer(where(W@x > 0, 2*h[0:2]@[[1, 0, 0], [0, 1, 0]], 0), x)"),
+    (KEPT, "2*(X - mean(X, axis=1, keepdims=True)) - "
+           "sum(2*(X - mean(X, axis=1, keepdims=True)), axis=1, keepdims=True)/3"),
+    (("L = sum(log(sum(exp(X), axis=1, keepdims=True)))", "X", "X=4x3"),
+     "exp(X)/sum(exp(X), axis=1, keepdims=True)"),
+    (("L = sum(X/sum(X, axis=0, keepdims=True)*Y)", "X", "X=3x2, Y=3x2"),
+     "Y/sum(X, axis=0, keepdims=True) - sum(X*Y/sum(X, axis=0, keepdims=True)**2, axis=0, "
+     "keepdims=True)"),
 ])
 def test_the_expected_gradient_is_a_formula_that_reads_back(problem, formula):
     """Derived by the rules, shown once it agrees with the tape at every draw, and itself
@@ -74,6 +82,7 @@ def test_the_expected_gradient_is_a_formula_that_reads_back(problem, formula):
     (ROW, "2*W*[[1, 1], [0, 0], [0, 0]]"),
     (SLICE, "2*x*[0, 1, 1, 0, 0]"),
     (COLUMN, "2*X.T@(X@W*[1, 0])"),
+    (KEPT, "2*(X - mean(X, axis=1, keepdims=True))"),  # the mean's own path sums to 0
 ])
 def test_right_answers_written_another_way(problem, answer):
     function, w, shapes = problem
@@ -88,6 +97,8 @@ def test_right_answers_written_another_way(problem, answer):
     (MASKED, "where(X@W > 0, 2*X@W, 0).T@X"),
     (ROW, "outer(2*W[0], [1, 0, 0])"),
     (COLUMN, "outer(2*(X@W)[:, 0], [1, 0]).T@X"),
+    (KEPT, "(2*(X - mean(X, axis=1, keepdims=True)) - "
+           "sum(2*(X - mean(X, axis=1, keepdims=True)), axis=1, keepdims=True)/3).T"),
 ])
 def test_transposed_answers(problem, answer):
     function, w, shapes = problem
@@ -139,7 +150,7 @@ def test_one_hot_targets_give_the_textbook_formula():
     v = verdict(function, "0*W", w, shapes, at=ONE_HOT)
     assert v.expected.startswith("∂L/∂W = X.T@(softmax(X@W + b, axis=1) - Y), of"), v.expected
     drawn = verdict(function, "0*W", w, shapes)
-    assert "outer(sum(Y, axis=1), ones(2))" in drawn.expected
+    assert "sum(Y, axis=1, keepdims=True)" in drawn.expected
     one = verdict("L = -sum(y*log(softmax(W@x)))", "0*W", "W", "W=3x2, x=2, y=3",
                   at="y=[0, 1, 0]")
     assert one.expected.startswith("∂L/∂W = outer(softmax(W@x) - y, x), of"), one.expected
@@ -155,7 +166,7 @@ def test_the_derivations_are_offered_most_readable_first():
     found = backprop.derive_all(program, "W", {"X": (4, 3), "W": (3, 2), "Y": (4, 2)})
     assert [d.text for d in found] == [
         "X.T@(softmax(X@W, axis=1) - Y)",
-        "X.T@(softmax(X@W, axis=1)*outer(sum(Y, axis=1), ones(2)) - Y)"]
+        "X.T@(softmax(X@W, axis=1)*sum(Y, axis=1, keepdims=True) - Y)"]
     plain = backprop.derive_all(parse("L = sum(W**2)"), "W", {"W": (2, 2)})
     assert [d.text for d in plain] == ["2*W"]
 
@@ -176,6 +187,9 @@ def _matrices(depth: int):
         st.tuples(inner, rows).map(lambda t: f"({t[0]}) - {t[1]}"),
         inner.map(lambda m: f"where({m} > 0, {m}, 0.5*{m})"),
         st.tuples(cols, rows).map(lambda t: f"outer({t[0]}, {t[1]})"),
+        inner.map(lambda m: f"({m}) - mean({m}, axis=0, keepdims=True)"),
+        st.tuples(inner, inner).map(
+            lambda t: f"({t[0]})*sum({t[1]}, axis=1, keepdims=True)"),
     )
 
 
@@ -196,9 +210,9 @@ def _vectors(depth: int, n: int):
 
 
 def test_the_rules_agree_with_the_tape_on_random_losses():
-    """Every formula the rules derive for a random loss of axis sums and means, where,
-    indexing and broadcasting, typed back as the answer, is judged correct: the rules
-    are right, not merely filtered by the check."""
+    """Every formula the rules derive for a random loss of axis sums and means (keepdims
+    or not), where, indexing and broadcasting, typed back as the answer, is judged
+    correct: the rules are right, not merely filtered by the check."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
@@ -218,3 +232,20 @@ def test_the_rules_agree_with_the_tape_on_random_losses():
 
     judged()
     assert len(derived) >= 20
+
+
+def test_an_answer_numpy_cannot_broadcast_says_how_to_repeat_a_row_sum():
+    """The answer of a student who forgot that a sum along axis 1 has one entry per
+    row: an error about the answer, saying how to repeat it along each row."""
+    from gradcalc.errors import GradcalcError
+
+    function, w, shapes = NORMS
+    with pytest.raises(GradcalcError) as err:
+        verdict(function, "X.T@((X@W - Y)/sqrt(sum((X@W - Y)**2, axis=1)))", w, shapes)
+    assert err.value.message.startswith("the answer: '/' at line 1, column 15 failed on "
+                                        "shape (4, 2) and shape (4,)")
+    assert err.value.message.endswith("so keep its axis, sum(…, axis=1, keepdims=True), or "
+                                      "repeat it along each row, outer(v, ones(m))")
+    with pytest.raises(GradcalcError) as err:
+        verdict(function, "ones(2)@X", w, shapes)
+    assert err.value.message.startswith("the answer: '@'") and "NumPy" not in err.value.message

@@ -30,6 +30,8 @@ def answer(text, s):
 
 
 @pytest.mark.parametrize("equation,answer_text,order", [
+    ("sin(x) + cos(y) = 0.5", "-cos(x)/(-sin(y))", 1),  # sympy's formula itself
+    ("e^(x y) = x + y", "(1 - y e^(x y))/(x e^(x y) - 1)", 1),
     ("x^2 + y^2 = 25", "-x/y", 1),
     ("x^2 + y^2 = 25", "x/(-y)", 1),
     ("x^2/4 + y^2/9 = 1", "-(9/4) x/y", 1),
@@ -75,7 +77,7 @@ def test_a_point_off_the_curve_refutes_nothing():
 
 @pytest.mark.parametrize("equation,answer_text,expected", [
     ("x^2 + y^2 = 25", "-x/sqrt(25 - x^2)", "correct"),  # one branch: not polynomial
-    ("sin(x) + cos(y) = 0.5", "cos(x)/sin(y)", "correct"),  # the curve is not polynomial
+    ("sin(x) + cos(y) = 0.5", "cos(x) csc(y)", "correct"),  # the curve is not polynomial
     ("sin(x) + cos(y) = 0.5", "-cos(x)/sin(y)", "incorrect"),
     ("x^2 + y^2 = 25", "where(y > 0, -x/y, -x/y)", "correct"),  # a formula that decides
 ])
@@ -105,3 +107,38 @@ def test_the_json_says_which_check_decided():
     proved = verdict_json(verdict("x^2 + y^2 = 25", "-x/y"))
     numeric = verdict_json(verdict("x^2 + y^2 = 25", "-x/sqrt(25 - x^2)"))
     assert proved["method"] == "symbolic" and numeric["method"] == "numeric"
+
+
+def test_the_readable_view_says_the_counterexample_is_exact():
+    from rich.console import Console
+
+    from gradcalc.render.homework import show
+
+    console = Console(record=True, width=100)
+    show(verdict("x^2 + y^2 = 25", "x/y"), console)
+    assert "symbolic: a counterexample at an exact point of the curve" in console.export_text()
+    console = Console(record=True, width=100)
+    show(verdict("sin(x) + cos(y) = 0.5", "-cos(x)/sin(y)"), console)
+    assert "numeric: a counterexample" in console.export_text()
+
+
+def test_a_class_on_one_equation_reads_it_once(monkeypatch):
+    """The points of the curve and sympy's slope are kept per equation: a second answer
+    to the same equation finds no new points, and its verdict is the one it gets afresh."""
+    from gradcalc.verify.homework import implicit
+
+    implicit.forget()
+    calls = []
+    real = implicit.curve_points
+    monkeypatch.setattr(implicit, "curve_points", lambda *a: calls.append(1) or real(*a))
+    first = verdict("x^2 + y^2 = 25", "-x/y")
+    again = verdict("x^2 + y^2 = 25", "x/y")
+    other_order = verdict("x^2 + y^2 = 25", "-25/y^3", order=2)
+    assert len(calls) == 2  # the circle for dy/dx, then for d²y/dx²
+    assert implicit.forget() == 2
+    fresh = verdict("x^2 + y^2 = 25", "x/y")
+    assert len(calls) == 3
+    assert (first.verdict, again.verdict, other_order.verdict) == ("correct", "incorrect",
+                                                                   "correct")
+    assert (fresh.verdict, fresh.method, fresh.counterexample, fresh.points) == (
+        again.verdict, again.method, again.counterexample, again.points)

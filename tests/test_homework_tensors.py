@@ -156,7 +156,7 @@ ONE_HOT = "Y=[[1, 0], [0, 1], [0, 1], [1, 0]]"
     ("L = mean((X@W + b - Y)**2)", "W", BATCH[1], "X.T@((X@W + b - Y)/4)"),
     (SOFTMAX, "W", "W=3x2, x=2, y=3", "outer(softmax(W@x)*sum(y) - y, x)"),
     (BATCH_SOFTMAX, "W", "X=4x3, W=3x2, b=2, Y=4x2",
-     "X.T@(softmax(X@W + b, axis=1)*outer(sum(Y, axis=1), ones(2)) - Y)"),
+     "X.T@(softmax(X@W + b, axis=1)*sum(Y, axis=1, keepdims=True) - Y)"),
     (RELU, "W1", RELU_SHAPES, "outer(where(W1@x > 0, W2.T@(2*(W2@h - y)), 0), x)"),
     ("L = sum(X@W)", "W", "W=2x3, X=4x2", "X.T@ones(4, 3)"),
     ("L = sum(exp(W)@x)", "W", "W=2x3, x=3", "exp(W)*x"),

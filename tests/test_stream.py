@@ -263,3 +263,57 @@ def test_cli_chunks_jobs_and_output(tmp_path):
         "error: --jobs goes with --points")
     assert "--jobs takes" in run_cli("grad", "z = x", "--points", str(path), "--jobs",
                                      "many").err
+
+
+LATE_ODDITIES = ["1e", "", '"7"', "nan", "1,2", "\n"]  # a non-number, an empty cell, a
+# quoted cell, a word, one cell too many, a blank line
+
+
+@pytest.mark.parametrize("oddity", LATE_ODDITIES)
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_output_file_is_read_unscanned_and_read_again_when_a_late_row_is_odd(
+        tmp_path, fast, monkeypatch, oddity, jobs):
+    from gradcalc.commands import tabular
+
+    rows = [f"{k},{k % 7 - 3}" for k in range(300)]
+    rows[250] = f"{oddity},5" if oddity != "\n" else ""  # past the first blocks and chunks
+    path = table(tmp_path, "x,y\n" + "\n".join(rows) + "\n")
+    expected, want = answer(path, "z = x*y", chunk_rows=1000)  # standard output: scanned
+    monkeypatch.setattr(tabular, "BLOCK_BYTES", 256)  # many blocks: the odd one is late
+    out = tmp_path / "z.csv"
+    got = answer(path, "z = x*y", chunk_rows=40, jobs=jobs, output=str(out))[1]
+    assert out.read_text() == expected
+    assert got.error == want.error and got.totals.count == want.totals.count
+
+
+def test_an_output_file_of_plain_numbers_is_not_scanned_first(tmp_path, fast, monkeypatch):
+    path = numbers_table(tmp_path, rows=120)
+    expected, _ = answer(path, "z = x*y", chunk_rows=1000)
+    calls = []
+    for name in ("scan", "count_lines"):
+        real = getattr(chunking, name)
+        monkeypatch.setattr(chunking, name, lambda *a, real=real, name=name:
+                            calls.append(name) or real(*a))
+    for jobs in (1, 2):
+        out = tmp_path / f"z{jobs}.csv"
+        outcome = answer(path, "z = x*y", chunk_rows=25, jobs=jobs, output=str(out),
+                         check=True)[1]
+        assert out.read_text() == expected and outcome.note and not outcome.failed
+    # one job reads through polars (the fast extra) or Python's reader, which needs the
+    # scan; --jobs workers check their own ranges either way
+    assert calls == (["count_lines", "count_lines"] if fast else ["scan", "count_lines"])
+
+
+@pytest.mark.parametrize("text,plain", [
+    (b"1,2\n3,4\n", True), (b"1,2\n3,4", True), (b"1,2\r\n3,4\r\n", True), (b"", True),
+    (b"1,\n", False), (b"1,2\n\n3,4\n", False), (b",2\n", False), (b"1,nan\n", False),
+    (b'"1",2\n', False), (b"1,2,3\n4,5\n", False), (b"1,2\r3,4\n", False),
+])
+def test_a_block_is_plain_as_the_scan_tells_a_table(text, plain):
+    assert chunking.plain_block(text, 2) is plain
+
+
+def test_count_lines_counts_a_last_line_without_a_break(tmp_path):
+    header = chunking.csv_header([str(table(tmp_path, "x,y\n1,2\n3,4"))], {"x", "y"})
+    assert chunking.count_lines([str(tmp_path / "p.csv")], header) == 2
+    assert chunking.count_lines([str(table(tmp_path, "x,y\n1,2\n", "q.csv"))], header) == 1

@@ -151,8 +151,9 @@ class BatchedBackend(NumericBackend):
         x = args[0]
         if ops.takes_axis(func):
             a = None if len(args) == 1 else self.integer(args[1], pos)
+            keep = len(args) > 2 and bool(self.integer(args[2], pos))  # keepdims=True
             if not isinstance(x, Batched):
-                return super().call(func, [x, np.float64(a)], pos)
+                return super().call(func, [x, np.float64(a), *args[2:]], pos)
             rank = _rank(x)
             if a is None:
                 axis: tuple[int, ...] = tuple(range(1, rank + 1))
@@ -161,6 +162,9 @@ class BatchedBackend(NumericBackend):
                                 f"{_describe(x)}")
             else:
                 axis = (a % rank + 1,) if rank else ()
+            if keep:
+                return self._wrap(self._attempt(lambda: fn(x.v, axis, True), f"{func}()", pos,
+                                                x), True, pos)
             return self._wrap(self._attempt(lambda: fn(x.v, axis), f"{func}()", pos, x), True,
                               pos)
         if func == "transpose":

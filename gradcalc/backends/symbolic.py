@@ -281,6 +281,8 @@ class SymbolicBackend:
             params: dict[str, Any] = {}
             if len(args) > 1:
                 params["axis"] = ops.normalize_axis(self._int(args[1], "axis", pos), x.num.ndim)
+            if len(args) > 2:  # keepdims=True (sum and mean)
+                params["keepdims"] = bool(self._int(args[2], "keepdims", pos))
             return self.apply(prim.name, [x], **params)
         return self.apply(prim.name, [_value(a) for a in args])
 

@@ -165,6 +165,37 @@ def scan(files: list[str], header: Header) -> tuple[int, bool]:
     return rows, plain
 
 
+def count_lines(files: list[str], header: Header) -> int:
+    """The table's rows if it is plain numbers (its lines after the header), counted
+    without looking at them otherwise: for a table whose plainness its reader checks as
+    it reads (`plain_block`), where a table that is not can still be read again."""
+    rows = 0
+    for path in files:
+        with open(path, "rb") as fh:
+            for _ in range(header.lines):
+                fh.readline()
+            last = 10
+            while block := fh.read(SCAN_BYTES):
+                rows += int(np.count_nonzero(np.frombuffer(block, np.uint8) == 10))
+                last = block[-1]
+            rows += last != 10
+    return rows
+
+
+def plain_block(block: bytes, width: int, last: int = 10) -> bool:
+    """Whether whole lines of a table (a block of them, after a byte `last`) are plain
+    numbers, `width` to a line, as the scan tells a whole table."""
+    if not block:
+        return True
+    if block.translate(None, _NUMERIC):
+        return False
+    b = np.frombuffer(block, np.uint8)
+    comma, newline = b == 44, b == 10
+    lines = int(np.count_nonzero(newline)) + (block[-1] != 10)
+    return int(np.count_nonzero(comma)) == lines * (width - 1) and \
+        not _gaps(block, b, comma | newline, last)
+
+
 def _gaps(block: bytes, b: np.ndarray, sep: np.ndarray, last: int) -> bool:
     """Whether the block has an empty cell or a blank line: two separators (',' or a line
     break) in a row; a carriage return is allowed only before a line break."""

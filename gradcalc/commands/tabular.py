@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.commands.stream import Piece, not_plain
+from gradcalc.commands.stream import Piece, not_plain, plain_block
 from gradcalc.commands.table import Header, header_of
 from gradcalc.errors import GradcalcError
 
@@ -45,10 +45,13 @@ def _columns(batch: Any, columns: list[int]) -> np.ndarray:
                             .astype(np.float64, copy=False) for k in columns])
 
 
-def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Piece]:
+def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool = False
+               ) -> Iterator[Piece]:
     """A plain-number CSV table in chunks (polars' reader); a cell it cannot take as a
     number (one that only looks like one, such as 1e) raises `not_plain`: the command
-    reads the table again as text, which answers that row with its error in its place."""
+    reads the table again as text, which answers that row with its error in its place.
+    With `verify`, each block's bytes are checked as the byte scan checks a table (for a
+    table not scanned first), and one that is not plain numbers raises `not_plain`."""
     import polars as pl
 
     width = len(header.columns)
@@ -70,7 +73,10 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Pi
                     cut = data.rfind(b"\n") + 1
                 rest = data[cut:]
                 if cut:
-                    frame = pl.read_csv(io.BytesIO(data[:cut]), has_header=False,
+                    lines = data[:cut]
+                    if verify and not plain_block(lines, width):
+                        raise not_plain()
+                    frame = pl.read_csv(io.BytesIO(lines), has_header=False,
                                         schema=schema, raise_if_empty=False)
                     if frame.height:
                         yield frame.to_numpy(order="c").astype(np.float64, copy=False)

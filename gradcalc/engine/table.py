@@ -59,8 +59,9 @@ def _where(prim: Prim, cond: Any, a: Any, b: Any) -> Any:
 
 
 def _reduction(prim: Prim, x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """Over all elements, or along `axis` (kept as size 1 if `keepdims`)."""
-    return apply(prim, x, axis=normalize_axis(axis, ndim(x)), keepdims=keepdims)
+    """Over all elements, or along `axis` (kept as size 1 if `keepdims`, the language's
+    keepdims=True arriving as the number 1)."""
+    return apply(prim, x, axis=normalize_axis(axis, ndim(x)), keepdims=bool(keepdims))
 
 
 def _along(prim: Prim, x: Any, axis: Any = None) -> Any:
@@ -218,10 +219,10 @@ def _entries() -> list[Prim]:
           lambda a, b, cond: np.where(cond, a, b), "WhereBackward0", elementwise=True,
           arity=(3, 3), call=_where, rule=("g where the condition holds", "g where it does not")),
         P("sum", lambda x, axis=None, keepdims=False: np.sum(x, axis=axis, keepdims=keepdims),
-          (rules.sum_vjp,), tw.sum_, arity=(1, 2), axis=True, call=_reduction, saves=False,
+          (rules.sum_vjp,), tw.sum_, arity=(1, 3), axis=True, call=_reduction, saves=False,
           rule="g to every element"),
         P("mean", lambda x, axis=None, keepdims=False: np.mean(x, axis=axis, keepdims=keepdims),
-          (rules.mean_vjp,), tw.mean, arity=(1, 2), axis=True, call=_reduction, saves=False,
+          (rules.mean_vjp,), tw.mean, arity=(1, 3), axis=True, call=_reduction, saves=False,
           rule="g / n to every element"),
         P("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, keepdims=keepdims),
           (rules.prod_vjp,), tw.prod, arity=(1, 2), axis=True, call=_reduction,

@@ -108,6 +108,13 @@ def takes_axis(name: str) -> bool:
     return engine_takes_axis(name)
 
 
+def takes_keepdims(name: str) -> bool:
+    """Whether `name` takes `keepdims=True` after its axis (a third argument: sum, mean)."""
+    from gradcalc.engine.ops import FUNCTIONS
+
+    return takes_axis(name) and FUNCTIONS[name][1][1] == 3
+
+
 class Converter:
     """Converts a whitelisted Python ast into the IR; rejects everything else."""
 
@@ -314,21 +321,38 @@ class Converter:
                 + (f" (for a product, write {f.id}*(...))" if len(f.id) == 1 else "")
             )
         args = tuple(self.expr(a) for a in e.args)
+        keep: Expr | None = None
         for k in e.keywords:
             word = f"{k.arg}=" if k.arg else "**"
             where = self.where.of(k)
+            if k.arg == "keepdims" and takes_keepdims(f.id):
+                keep = self.keepdims(k, where)
+                continue
             if k.arg != "axis" or not takes_axis(f.id):
                 raise ParseError(
                     f"keyword argument {quote(word)} at {where} is not allowed: pass "
                     "arguments by position" + (" (axis= goes with sum, mean, prod, norm, max, "
                                                "min, softmax, logsumexp)"
-                                               if k.arg == "axis" else ""))
+                                               if k.arg == "axis" else
+                                               " (keepdims= goes with sum and mean)"
+                                               if k.arg == "keepdims" else ""))
             if len(args) != 1:
                 raise ParseError(f"{f.id}() at {pos} takes one array before axis=")
             args += (self.expr(k.value),)  # the axis is the second argument
+        if keep is not None:
+            if len(args) != 2:
+                raise ParseError(f"keepdims= in {f.id}() at {pos} goes with an axis, e.g. "
+                                 f"{f.id}(x, axis=1, keepdims=True)")
+            args += (keep,)  # keepdims is the third argument
         if f.id == "log" and len(args) == 2 and not e.keywords and "logb" in self.functions:
             return Call("logb", args, pos)  # log(x, b): the log to base b
         return Call(f.id, args, pos)
+
+    def keepdims(self, k: ast.keyword, where: Pos) -> Expr | None:
+        """keepdims=True as the number 1 (False: None, the default)."""
+        if not (isinstance(k.value, ast.Constant) and isinstance(k.value.value, bool)):
+            raise ParseError(f"keepdims= at {where} takes True or False")
+        return Num(1.0, where) if k.value.value else None
 
     def index_items(self, s: ast.expr) -> tuple[Expr | Slice, ...]:
         elts = s.elts if isinstance(s, ast.Tuple) else [s]

@@ -20,6 +20,8 @@ from gradcalc.language.ir import (
 )
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 4}
+#: the functions whose third argument is keepdims (the table's; a test keeps them equal)
+KEEPDIMS = ("sum", "mean")
 _UNARY = 3
 
 
@@ -52,7 +54,10 @@ def unparse(e: Any) -> str:
     if isinstance(e, Unary):
         return f"{e.op}{_wrap(e.operand, _UNARY)}"
     if isinstance(e, Call):
-        return f"{e.func}({', '.join(unparse(a) for a in e.args)})"
+        args = [unparse(a) for a in e.args]
+        if len(args) == 3 and e.func in KEEPDIMS:  # sum(x, axis, 1): as written
+            args[2] = "keepdims=True"
+        return f"{e.func}({', '.join(args)})"
     if isinstance(e, ListLit):
         return "[" + ", ".join(unparse(i) for i in e.items) + "]"
     if isinstance(e, Index):

@@ -78,7 +78,9 @@ def show(v: Verdict, console: Any) -> None:
     if v.read:
         table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}"))
     if v.counterexample is not None:
-        method = "numeric: a counterexample"
+        method = ("symbolic: a counterexample at an exact point of the curve"
+                  if v.method == "symbolic" and v.kind == "implicit"
+                  else "numeric: a counterexample")
     elif v.method == "symbolic":
         method = "symbolic proof" if v.verdict == "correct" else "the answer's shape"
     else:

@@ -73,11 +73,14 @@ def block_ends_open(fh: Any) -> int:
     return int(fh.read(1) != b"\n")
 
 
-def piece_of(r: Range, header: Header, fast: bool) -> chunking.Piece:
-    """The range's rows as a Piece: numbers parsed by polars, else as text."""
+def piece_of(r: Range, header: Header, fast: bool, verify: bool = False) -> chunking.Piece:
+    """The range's rows as a Piece: numbers parsed by polars, else as text. With
+    `verify` (a table not scanned first), its bytes are checked to be plain numbers."""
     with open(r.path, "rb") as fh:
         fh.seek(r.start)
         data = fh.read(r.end - r.start)
+    if verify and not chunking.plain_block(data, len(header.columns)):
+        raise chunking.not_plain()  # read again as text
     if fast:
         import io
 
@@ -96,11 +99,11 @@ def piece_of(r: Range, header: Header, fast: bool) -> chunking.Piece:
 
 
 def answer_range(answer: Any, plan: chunking.Plan, fmt: Any, fast: bool, folder: str,
-                 r: Range) -> Any:
+                 r: Range, verify: bool = False) -> Any:
     """One range answered by `answer` (render.stream's, passed in: stream imports this
     module) and written to its own part file, in a worker: its Answered, with the part's
     path instead of the text."""
-    done = answer(plan, fmt, piece_of(r, plan.header, fast))
+    done = answer(plan, fmt, piece_of(r, plan.header, fast, verify))
     part = os.path.join(folder, f"part-{r.offset:012d}.csv")
     with open(part, "wb") as fh:
         if isinstance(done.out, str):

@@ -146,13 +146,23 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
         return _answer(job, plan, pieces, kind, output, chunk_rows, jobs, progress, stdout)
     else:
         header = stream.csv_header(files, reads)
+        columnar = fast and kind != "json" and not _spaced(files)
         with _workers(jobs, fast and kind != "json") as workers:
-            total, plain = stream.scan(files, header)  # while the workers start
+            # an output file is written under a temporary name, so a table its reader
+            # finds is not plain numbers can still be read again as text: no byte scan
+            # first, each block checked as it is read (for standard output, rows once
+            # written cannot be taken back, and the scan decides before the first)
+            verify = output is not None and len(header.inputs) == len(header.columns) \
+                and (columnar or jobs > 1 and kind != "parquet")
+            if verify:
+                total, plain = stream.count_lines(files, header), True
+            else:
+                total, plain = stream.scan(files, header)  # while the workers start
             if plain:
                 written = [0]
                 try:
                     return _run_plain(job, files, header, total, kind, output, chunk_rows,
-                                      jobs, progress, stdout, written, workers)
+                                      jobs, progress, stdout, written, workers, verify)
                 except GradcalcError as exc:
                     if exc.kind != stream.NOT_PLAIN:
                         raise
@@ -185,19 +195,22 @@ def _workers(jobs: int, columnar: bool) -> Any:
 
 def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-               written: list[int], workers: parallel.Workers | None = None) -> Outcome:
-    """A table the byte scan found to be plain numbers: by byte ranges on --jobs workers,
-    or through polars' reader (the fast extra); `written` counts chunks already out."""
+               written: list[int], workers: parallel.Workers | None = None,
+               verify: bool = False) -> Outcome:
+    """A table the byte scan found to be plain numbers (or, with `verify`, that its reader
+    checks as it reads): by byte ranges on --jobs workers, or through polars' reader (the
+    fast extra); `written` counts chunks already out."""
     fast = fast_available()
     plan = stream.plan(job, header, total, False, chunk_rows)
     columnar = fast and kind != "json" and not _spaced(files)
     if jobs > 1 and kind != "parquet":
         return _run_ranges(job, files, header, plan, kind, output, chunk_rows, jobs,
-                           progress, stdout, columnar, written, workers)
+                           progress, stdout, columnar, written, workers, verify)
     if columnar:
         from gradcalc.commands import tabular
 
-        pieces: Iterator[stream.Piece] = tabular.csv_pieces(files, header, chunk_rows)
+        pieces: Iterator[stream.Piece] = tabular.csv_pieces(files, header, chunk_rows,
+                                                            verify)
         if jobs <= 1:  # polars parses the next chunk while this one is answered
             pieces = parallel.read_ahead(pieces)
     else:
@@ -224,7 +237,7 @@ def _answer(job: Job, plan: stream.Plan, pieces: Iterator[stream.Piece], kind: s
 def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind: str,
                 output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
                 fast_read: bool, written: list[int] | None = None,
-                workers: parallel.Workers | None = None) -> Outcome:
+                workers: parallel.Workers | None = None, verify: bool = False) -> Outcome:
     """A plain table on --jobs workers that read their own byte ranges and write their own
     part files (`render.ranges`); the parts joined here in order."""
     from gradcalc.render import ranges
@@ -235,7 +248,8 @@ def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)
     try:
         answers = checker.feed(parallel.ordered_map(
-            partial(ranges.answer_range, answer, plan, fmt, fast_read, folder),
+            partial(ranges.answer_range, answer, plan, fmt, fast_read, folder,
+                    verify=verify),
             ranges.ranges(files, header, chunk_rows), jobs, workers=workers))
         totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
                             written)

@@ -1,21 +1,26 @@
 """The gradient of a tensor loss as a formula: reverse-mode matrix calculus on the loss's
 own expressions, and the formulas of the usual backprop mistakes.
 
-`derive` walks the loss's statements backwards from the result, passing each
-subexpression its adjoint g = ∂L/∂(subexpression) as an expression of the language, by a
-small rule set: `+ - * /` (with a sum over the axes a broadcast added), `**` by a number,
-`@` (A @ B: g @ B.T and A.T @ g; a matrix times a vector: outer(g, x) and W.T @ g),
-`outer`, `transpose`, `sum` and `mean` (whole), `exp`, `log`, `sqrt`, `tanh`, `sigmoid`,
-`relu` (where(u > 0, g, 0)), `softmax`, and log(softmax(u)) as one step (g - softmax(u)
-* sum(g), so cross-entropy reads softmax(u)*sum(y) - y). Anything else (indexing, `where`,
-an axis, control flow) and there is no formula: the caller says so. Shapes come from the
-inputs' declared shapes. A formula is only offered after it agrees with the tape's
-gradient (tensors.py), so a gap in these rules can cost a formula, never a wrong one.
+`derive_all` walks the loss's statements backwards from the result (backprop_walk.py),
+passing each subexpression its adjoint g = ∂L/∂(subexpression) as an expression of the
+language, by a small rule set: `+ - * /` (with a sum over the axes a broadcast added, kept
+with keepdims=True for an axis of length 1), `**` by a number, `@` (A @ B: g @ B.T and
+A.T @ g; a matrix times a vector: outer(g, x) and W.T @ g), `outer`, `transpose`, `sum`
+and `mean` whole or along an axis (g repeated back along it, backprop_scatter.py),
+`where` (where(c, g, 0) and where(c, 0, g)), indexing (g scattered back into zeros with
+0/1 lists), `exp`, `log`, `sqrt`, `tanh`, `sigmoid`, `relu` (where(u > 0, g, 0)),
+`softmax`, and log(softmax(u)) as one step (g - softmax(u) * sum(g), so cross-entropy
+reads softmax(u)*sum(y) - y, or softmax(u) - y when the targets are taken as one-hot).
+Anything else (control flow, `prod`, `maximum`, a scatter too large to write) and there
+is no formula: the caller says so. Shapes come from the inputs' declared shapes. A formula
+is only offered after it agrees with the tape's gradient (tensors.py), so a gap in these
+rules can cost a formula, never a wrong one.
 
 The formulas are built and printed by backprop_terms.py. The mistakes are the same walk
-with one rule changed: relu's mask left out ("mask
-missing"), and the last product to the input written in the other order (g @ X.T for
-X.T @ g) or transposed (g.T @ X).
+with one rule changed — relu's or where's mask left out, the last product to the input
+written in the other order (g @ X.T for X.T @ g) or transposed (g.T @ X) — or the
+gradient of w[key] or of sum(w, axis=k) left at that shape (not scattered back, not
+repeated along the axis).
 """
 
 from __future__ import annotations

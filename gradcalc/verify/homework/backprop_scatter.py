@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.language.program import Index, Num, Slice, Unary
+from gradcalc.language.program import Binary, Index, Num, Slice, Unary
 from gradcalc.verify.homework.backprop_terms import (
     Unsupported,
     call,
@@ -110,11 +110,13 @@ def broadcast_back(g: Any, g_shape: Shape, shape: Shape, axis: int) -> Any:
 
 
 def row_of(g: Any) -> Any | None:
-    """h when g is outer(ones(n), h): h repeated down the rows, which NumPy's
-    broadcasting does by itself when g multiplies a matrix of g's shape."""
+    """h when g is outer(ones(n), h) or h*ones(...): h repeated, which NumPy's
+    broadcasting does by itself when g meets an array of g's shape."""
     if (getattr(g, "func", None) == "outer" and getattr(g.args[0], "func", None) == "ones"
             and len(g.args[0].args) == 1):
         return g.args[1]
+    if isinstance(g, Binary) and g.op == "*" and getattr(g.right, "func", None) == "ones":
+        return g.left
     return None
 
 

@@ -42,10 +42,25 @@ def total(terms: list[Any]) -> Any:
         else:
             c, a, b = merged[k].args
             merged[k] = Call("where", (c, add(a, t.args[1]), add(b, t.args[2])), AT)
+    if len(merged) > 1 and not all(_repeated(t) for t in merged):
+        # the terms have one shape (the adjoints of one name): h*ones(n, m) next to a
+        # term of that shape is h, repeated by NumPy's broadcasting
+        merged = [_repeated(t) or t for t in merged]
     out = merged[0]
     for t in merged[1:]:
         out = add(out, t)
     return out
+
+
+def _repeated(e: Any) -> Any | None:
+    """h for h*ones(...) (or its negative), else None."""
+    if isinstance(e, Unary) and e.op == "-":
+        inner = _repeated(e.operand)
+        return None if inner is None else neg(inner)
+    if isinstance(e, Binary) and e.op == "*" and isinstance(e.right, Call) and \
+            e.right.func == "ones":
+        return e.left
+    return None
 
 
 def _masks(e: Any) -> bool:
@@ -148,6 +163,11 @@ def T(e: Any) -> Any:
     return Call("transpose", (e,), AT)
 
 
+def keeps(e: Call) -> bool:
+    """Whether a sum or mean along an axis keeps it (keepdims=True, the third argument)."""
+    return len(e.args) == 3 and isinstance(e.args[2], Num) and bool(e.args[2].value)
+
+
 def axis_of(e: Call) -> int | None:
     """A call's axis argument, a whole number (None when it is anything else)."""
     a, sign = e.args[1], 1
@@ -170,6 +190,9 @@ def ones(n: int) -> Any:
 def call(func: str, *args: Any) -> Any:
     if func == "sum" and isinstance(args[0], Unary) and args[0].op == "-":
         return neg(call("sum", args[0].operand, *args[1:]))
+    if func == "sum" and isinstance(args[0], Binary) and args[0].op == "*" and isinstance(
+            args[0].left, Num) and args[0].left.value < 0:  # sum(-2*u) is -sum(2*u)
+        return neg(call("sum", mul(Num(-args[0].left.value, AT), args[0].right), *args[1:]))
     minus = [isinstance(a, Unary) and a.op == "-" for a in args]
     if func == "outer" and any(minus):
         inner = call("outer", *(a.operand if m else a for a, m in zip(args, minus,
@@ -205,6 +228,8 @@ def text(e: Any) -> str:
         if e.func in ("sum", "mean", "softmax", "log_softmax") and len(e.args) == 2 and \
                 axis_of(e) is not None:
             return f"{e.func}({text(e.args[0])}, axis={text(e.args[1])})"
+        if e.func in ("sum", "mean") and keeps(e) and axis_of(e) is not None:
+            return f"{e.func}({text(e.args[0])}, axis={text(e.args[1])}, keepdims=True)"
         return f"{e.func}({', '.join(text(a) for a in e.args)})"
     if isinstance(e, Compare):
         return f"{text(e.operands[0])} {e.ops[0]} {text(e.operands[1])}"

@@ -31,6 +31,7 @@ from gradcalc.verify.homework.backprop_terms import (
     call,
     div,
     is_number,
+    keeps,
     matmul,
     mul,
     neg,
@@ -108,11 +109,12 @@ class Walk:
             if axis_of(e) is None:
                 raise Unsupported(e.func)
             return self.shape(e.args[0])
-        if isinstance(e, Call) and e.func in ("sum", "mean") and len(e.args) == 2:
+        if isinstance(e, Call) and e.func in ("sum", "mean") and len(e.args) in (2, 3):
             a, k = self.shape(e.args[0]), axis_of(e)
             if k is None or not -len(a) <= k < len(a):
                 raise Unsupported(f"{e.func} along this axis")
-            return a[:k % len(a)] + a[k % len(a) + 1:]
+            kept = (1,) if keeps(e) else ()
+            return a[:k % len(a)] + kept + a[k % len(a) + 1:]
         if isinstance(e, Index):
             return scatter.index_shape(e, self.shape(e.target))
         if isinstance(e, ListLit) and e.items:
@@ -214,7 +216,7 @@ class Walk:
         if e.func in ("softmax", "log_softmax") and len(e.args) == 2:
             self._softmax(e, g, e.args[0], e.args[1])
             return
-        if e.func in ("sum", "mean") and len(e.args) == 2:
+        if e.func in ("sum", "mean") and len(e.args) in (2, 3):
             self._along(e, g)
             return
         if e.func == "where" and len(e.args) == 3:
@@ -261,7 +263,11 @@ class Walk:
         g_shape = self.shape(g)
         if e.func == "mean":
             g = div(g, Num(float(shape[k]), AT))
-        spread = scatter.broadcast_back(g, g_shape, shape, k)
+        if keeps(e):  # g keeps the axis as length 1: NumPy repeats it along that axis
+            spread = g if g_shape == () or isinstance(g, Num) else mul(g, call(
+                "ones", *(Num(float(n), AT) for n in shape)))
+        else:
+            spread = scatter.broadcast_back(g, g_shape, shape, k)
         if isinstance(u, Name) and u.id == self.w and spread is not g:
             self.leaf_sums.append((e, g, scatter.broadcast_back(Name("g", AT), g_shape,
                                                                 shape, k)))
@@ -296,9 +302,8 @@ class Walk:
             a, rank = axis_of(Call("sum", (u, axis), AT)), len(self.shape(u))
             if a is None or rank > 2 or not -rank <= a < rank:
                 raise Unsupported("softmax along this axis")
-            if rank == 2 and a % 2 == 1:  # rows: each row's sum repeated along it
-                return mul(v, call("outer", call("sum", by, axis),
-                                   ones(self.shape(u)[1])))
+            if rank == 2 and a % 2 == 1:  # rows: each row's sum, kept as a column
+                return mul(v, call("sum", by, axis, Num(1.0, AT)))
             return mul(v, call("sum", by, axis))
 
         if e.func == "softmax" and axis is None:
@@ -371,10 +376,14 @@ class Walk:
         extra = len(have) - len(want)
         if extra < 0 and len(want) == 2 and have == want[1:]:  # a row, repeated down
             return call("outer", ones(want[0]), g)
-        if extra < 0 or have[extra:] != want:
-            raise Unsupported("a broadcast along an axis of length 1")
+        if extra < 0 or len(have[extra:]) != len(want) or any(
+                w not in (1, h) for w, h in zip(want, have[extra:], strict=True)):
+            raise Unsupported("a broadcast this rule set does not undo")
         for _ in range(extra):
             g = Call("sum", (g, Num(0.0, AT)), AT)
+        for i, (w, h) in enumerate(zip(want, have[extra:], strict=True)):
+            if w == 1 and h != 1:  # an axis of length 1, repeated: its sum, kept
+                g = call("sum", g, Num(float(i), AT), Num(1.0, AT))
         return g
 
 

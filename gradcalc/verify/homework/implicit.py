@@ -24,6 +24,7 @@ of the circle) is correct there, and the verdict says on which (`branch`).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -63,39 +64,58 @@ def split_equation(text: str) -> tuple[str, str]:
     return left, right
 
 
+@dataclass(frozen=True)
+class _Curve:
+    """What a class's rows on one equation share: its reading, the points of the curve and
+    dy/dx there, and sympy's formula (kept only when sympy gave one)."""
+
+    left: str
+    right: str
+    side: Side
+    x: str
+    pts: dict[str, np.ndarray]
+    labels: np.ndarray
+    truth: np.ndarray | None
+    exact: implicit_exact.Slope | None
+    expected: str
+
+
+#: equations already read, by (text, y, order, seed, samples, limits); at most MEMO kept
+_MEMO: dict[tuple, _Curve] = {}
+MEMO = 256
+
+
+def forget() -> int:
+    """Empty the memo of equations (a benchmark's cold start); how many were kept."""
+    kept = len(_MEMO)
+    _MEMO.clear()
+    return kept
+
+
 def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
                    limits: Limits = DEFAULT_LIMITS) -> Verdict:
     y = kind.implicit or "y"
-    left, right = split_equation(function)
-    side = read_side(f"({left}) - ({right})", "equation", 0, limits)
-    names = [n for n in free_names(side.program) if n != EULER]
-    if y not in names:
-        raise GradcalcError(f"--implicit {quote(y)}: the equation does not use it (its "
-                            f"names: {', '.join(names)})", kind="usage")
-    others = [n for n in names if n != y]
-    if len(others) != 1:
-        raise GradcalcError(f"--implicit: the equation should have one other variable "
-                            f"besides {y} (it has: {', '.join(others) or 'none'})",
-                            kind="usage")
-    x = others[0]
+    started = time.monotonic()
+    c = _curve(function, y, kind.order, settings, limits)
+    left, right, x, pts, labels, exact = c.left, c.right, c.x, c.pts, c.labels, c.exact
     a_side = read_side(answer, "answer", 0, limits)
     for n in free_names(a_side.program):
         if n not in (x, y, EULER):
             raise GradcalcError(f"the answer uses {quote(n)}; it may use {x} and {y}",
                                 kind="input")
     order = kind.order
-    pts, labels = curve_points(side, x, y, settings, limits)
     said = f"d{y}/d{x}" if order == 1 else f"d^2{y}/d{x}^2"
-    deadline = time.monotonic() + limits.check_seconds  # one budget for all of sympy's work
-    exact, expected = _exact(side, x, y, order, limits)
-    base: dict[str, Any] = {"expected": expected,
+    # one budget for all of sympy's work on this row, the formula's included when it was
+    # not in the memo
+    deadline = started + limits.check_seconds
+    base: dict[str, Any] = {"expected": c.expected,
                             "kind": "implicit", "wrt": (x,), "read": {
                                 "function": f"{left} = {right}",
                                 "answer": f"{said} = {a_side.entries[0].text}"}}
     if not len(pts[x]):
         return Verdict("undetermined", "numeric", reason=(
             f"no point of the curve was found where d{y}/d{x} exists"), score=None, **base)
-    truth = slope(side, pts, x, y, order, limits)
+    truth = c.truth
     with np.errstate(all="ignore"):
         got = evaluate(a_side.entries[0], pts, (), limits).value
         ok = np.abs(got - truth) <= settings.atol + settings.rtol * np.maximum(
@@ -125,6 +145,39 @@ def judge_implicit(function: str, answer: str, kind: Kind, settings: Settings,
     return Verdict("incorrect", method, counterexample=counter, score=0.0,
                    branch=_branches(names, True), feedback=_feedback(got, truth, defined),
                    **base)
+
+
+def _key(function: str, y: str, order: int, settings: Settings, limits: Limits) -> tuple:
+    return (function, y, order, settings.seed, settings.samples, limits)
+
+
+def _curve(function: str, y: str, order: int, settings: Settings, limits: Limits) -> _Curve:
+    """The equation read, its points and sympy's slope: from the memo, or computed (and
+    kept when sympy gave a formula, so that a slow moment never sticks)."""
+    key = _key(function, y, order, settings, limits)
+    if key in _MEMO:
+        return _MEMO[key]
+    left, right = split_equation(function)
+    side = read_side(f"({left}) - ({right})", "equation", 0, limits)
+    names = [n for n in free_names(side.program) if n != EULER]
+    if y not in names:
+        raise GradcalcError(f"--implicit {quote(y)}: the equation does not use it (its "
+                            f"names: {', '.join(names)})", kind="usage")
+    others = [n for n in names if n != y]
+    if len(others) != 1:
+        raise GradcalcError(f"--implicit: the equation should have one other variable "
+                            f"besides {y} (it has: {', '.join(others) or 'none'})",
+                            kind="usage")
+    x = others[0]
+    pts, labels = curve_points(side, x, y, settings, limits)
+    exact, expected = _exact(side, x, y, order, limits)
+    truth = slope(side, pts, x, y, order, limits) if len(pts[x]) else None
+    found = _Curve(left, right, side, x, pts, labels, truth, exact, expected)
+    if exact is not None:
+        while len(_MEMO) >= MEMO:
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[key] = found
+    return found
 
 
 _RANK = ["only", "lower", "middle", "upper", "other"]

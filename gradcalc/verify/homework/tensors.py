@@ -92,7 +92,12 @@ def judge_tensor(function: str, answer: str, wrt: list[str] | None, kind: Kind,
         g = _gradient(f_prog, names, w, values, limits)
         if g is None or (kinky and _on_kink(f_prog, names, w, values, g, limits)):
             continue
-        a = _answer(a_prog, values, limits)
+        try:
+            a = _answer(a_prog, values, limits)
+        except GradcalcError as exc:
+            raise GradcalcError(f"the answer: {exc.message.rstrip()}"
+                                f"{_broadcast_hint(exc.message)}",
+                                kind=exc.kind) from None
         if not (np.all(np.isfinite(g)) and np.all(np.isfinite(a))):
             continue
         truths.append(g)
@@ -144,6 +149,15 @@ def _matches(formula: Any, function: Program, used: list[dict[str, np.ndarray]],
         if value.shape != np.shape(target) or not same(value, target):
             return False
     return True
+
+
+def _broadcast_hint(message: str) -> str:
+    """For a vector that NumPy cannot stretch across a matrix's rows: how to repeat it."""
+    if "could not be broadcast" not in message:
+        return ""
+    return ("; NumPy repeats a vector along a matrix's rows only: a sum along axis 1 has "
+            "one entry per row, so keep its axis, sum(…, axis=1, keepdims=True), or repeat "
+            "it along each row, outer(v, ones(m))")
 
 
 def _named(mistake: backprop.Mistake | None) -> dict[str, str] | None:
