@@ -142,3 +142,12 @@ def test_a_class_on_one_equation_reads_it_once(monkeypatch):
                                                                    "correct")
     assert (fresh.verdict, fresh.method, fresh.counterexample, fresh.points) == (
         again.verdict, again.method, again.counterexample, again.points)
+
+
+def test_forgetting_every_kind_forgets_the_implicit_equations_too():
+    from gradcalc.verify.homework import dispatch, implicit
+
+    dispatch.forget()
+    verdict("x^2 + y^2 = 25", "-x/y")
+    assert dispatch.forget() >= 1  # the circle's points and slope, with the function's
+    assert implicit.forget() == 0

@@ -34,3 +34,12 @@ def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
     verdict = judge(problem, settings, limits)
     verdict.read = order.relabel(verdict.read, problem)
     return verdict
+
+
+def forget() -> int:
+    """Empty what every kind keeps between rows (a benchmark's cold start): the functions'
+    formulas and what hangs on them (`judge.forget_formulas`) and the implicit equations'
+    points and formulas; how many entries were kept."""
+    from gradcalc.verify.homework.judge import forget_formulas
+
+    return forget_formulas() + implicit.forget()
