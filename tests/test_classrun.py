@@ -165,7 +165,34 @@ def test_jobs_workers_read_their_own_spans(tmp_path, monkeypatch):
     out = io.StringIO()
     job = classrun.ClassJob(str(path), "json", Settings(), jobs=2, chunk_rows=25)
     classrun.write_class(job, out, io.StringIO())
-    assert all(isinstance(s, classfile.Span) for s in sent) and len(sent) == 3
+    # three spans: the first judged here (the workers then fork with its formulas), the
+    # other two sent as spans
+    assert all(isinstance(s, classfile.Span) for s in sent) and len(sent) == 2
     one = io.StringIO()
     classrun.write_class(classrun.ClassJob(str(path), "json", Settings()), one, io.StringIO())
     assert out.getvalue() == one.getvalue()
+
+
+def test_jobs_workers_start_with_the_first_spans_formulas(tmp_path, monkeypatch):
+    """The first span is judged before the workers fork: they inherit each problem's
+    formulas, so no worker builds again a function the first span built."""
+    from gradcalc.commands import parallel
+    from gradcalc.verify.homework import judge
+
+    path = tmp_path / "class.csv"
+    path.write_text(class_text(60, False))
+    classfile.forget()  # no verdict remembered from an earlier test: each row judged
+    judge.forget_formulas()
+    seen = []
+
+    def spy(fn, items, jobs=1, preload=(), workers=None):
+        seen.append(dict(judge._CACHE))  # what the forked workers would start with
+        return parallel.ordered_map.__wrapped__(fn, items, 1)
+
+    spy.__wrapped__ = parallel.ordered_map
+    monkeypatch.setattr(parallel, "ordered_map", spy)
+    job = classrun.ClassJob(str(path), "json", Settings(), jobs=2, chunk_rows=25)
+    classrun.write_class(job, io.StringIO(), io.StringIO())
+    assert seen and seen[0]  # built before the workers exist
+    kept = len(seen[0])
+    assert judge.forget_formulas() == kept  # the other spans built nothing new

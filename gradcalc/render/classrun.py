@@ -149,11 +149,13 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
                              settings=job.settings, limits=job.limits, fmt=job.fmt,
                              keyed=keyed, keep=keep)
         work: Any = classfile.spans(path, size)
+        chunks_out: Any = _warm_then_fork(judge, work, job.jobs)
     else:
         judge = partial(judge_rows, limits=job.limits, fmt=job.fmt, keyed=keyed, keep=keep)
         work = chunks(tasks, size)
+        chunks_out = ordered_map(judge, work, job.jobs)
     try:
-        for chunk in ordered_map(judge, work, job.jobs):
+        for chunk in chunks_out:
             for text, result in chunk:
                 if keep:
                     summary.add(result)
@@ -197,6 +199,19 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
 
             draw_to(err, lambda console: _show_picture(gather, console))
     return 0 if summary.all_correct else 1
+
+
+def _warm_then_fork(judge: Any, spans: Iterator[Any], jobs: int) -> Iterator[list]:
+    """The spans judged in order: the first here, then the rest on `jobs` workers forked
+    after it, so they start with what judging it built (each problem's formulas, sympy's
+    caches) instead of each building it again."""
+    from gradcalc.commands.parallel import ordered_map
+
+    spans = iter(spans)
+    for first in spans:
+        yield judge(first)
+        break
+    yield from ordered_map(judge, spans, jobs)
 
 
 def judge_rows(chunk: list, limits: Limits, fmt: str, keyed: bool, keep: bool) -> list:
