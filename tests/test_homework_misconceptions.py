@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradcalc.language.parse import parse
+from gradcalc.verify.homework import catalogue
 from gradcalc.verify.homework import misconceptions as m
 from gradcalc.verify.homework.feedback import same
 from gradcalc.verify.homework.judge import judge
@@ -55,8 +56,8 @@ def test_each_catalogue_entry_is_found_at_its_step(function, answer, rule, at):
 
 
 def test_every_catalogue_entry_has_a_case_and_words():
-    assert {c[2] for c in CASES} == set(m.RULES)
-    for rule in m.CATALOGUE:
+    assert {c[2] for c in CASES} == set(catalogue.RULES)
+    for rule in catalogue.CATALOGUE:
         assert rule.name and rule.right and rule.wrong
 
 
@@ -147,5 +148,5 @@ def test_the_docs_table_is_the_catalogue():
 
     page = (Path(__file__).resolve().parent.parent / "docs" / "homework.md").read_text(
         encoding="utf-8")
-    for rule in m.CATALOGUE:
+    for rule in catalogue.CATALOGUE:
         assert f"| `{rule.id}` | {rule.name} | {rule.right} | {rule.wrong} |" in page

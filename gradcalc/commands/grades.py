@@ -57,7 +57,7 @@ def mistake(r: Result) -> str | None:
         return None
     named = getattr(r.verdict, "misconception", None)
     if isinstance(named, dict) and named.get("rule"):
-        from gradcalc.verify.homework.misconceptions import CATALOGUE
+        from gradcalc.verify.homework.catalogue import CATALOGUE
 
         words = {rule.id: rule.name for rule in CATALOGUE}.get(named["rule"], named["rule"])
         return words + (f" at {named['at']}" if named.get("at") else "")

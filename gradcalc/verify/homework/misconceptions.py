@@ -4,7 +4,7 @@ The function's formula is read into a tape of steps in evaluation order (an inpu
 constant, `u + v`, `u * v`, `u ^ n`, `sin(u)`, ...). A forward sweep carries every step's
 value and its derivative by one input; each step's derivative comes from its rule (the
 chain rule's factor f'(u) is the engine's own VJP rule of f, run with a cotangent of 1).
-For a wrong answer, every entry of `CATALOGUE` that applies at a step is tried in turn:
+For a wrong answer, every entry of `catalogue.CATALOGUE` that applies at a step is tried in turn:
 that one step's rule is replaced by the misapplied one, the later steps are swept again,
 and the first combination whose derivative reproduces the answer at every valid point
 (to `feedback.same`'s tolerance) names the mistake and where it is. Steps are tried
@@ -38,77 +38,13 @@ from gradcalc.language.program import (
     Unary,
 )
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.homework.catalogue import RULES, TRIG, TRIG_RULES
 
 #: formulas with more steps than this are not searched (each search sweeps the tape once
 #: per step and rule: quadratic in its length)
 MAX_STEPS = 120
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One catalogue entry: an id (JSON's "rule"), its name, the correct rule and the
-    misapplied one (docs/homework.md's table shows these), and what the feedback says."""
-
-    id: str
-    name: str
-    right: str
-    wrong: str
-    said: str = ""
-
-
-CATALOGUE = (
-    Rule("chain-inner-factor", "the chain rule's inner factor dropped",
-         "(f(u))' = f'(u)·u'", "f'(u)"),
-    Rule("trig-sign", "a sign lost in a trig rule", "cos' = −sin, sin' = cos, ...",
-         "cos' = sin, sin' = −cos, ..."),
-    Rule("subtraction-sign", "a sign lost in a subtraction", "(u − v)' = u' − v', "
-         "(−u)' = −u'", "u' + v', u'"),
-    Rule("product-of-derivatives", "the product rule as f′g′", "(u·v)' = u'·v + u·v'",
-         "u'·v'",
-         "the derivative of a product is not the product of the derivatives: "
-         "(u·v)' = u'·v + u·v'"),
-    Rule("product-term-missing", "the product rule with a term missing",
-         "(u·v)' = u'·v + u·v'", "u'·v or u·v'",
-         "a term of the product rule is missing: (u·v)' = u'·v + u·v'"),
-    Rule("quotient-reversed", "the quotient rule's numerator reversed",
-         "(u/v)' = (u'·v − u·v')/v²", "(u·v' − u'·v)/v²",
-         "the quotient rule's numerator is reversed: (u/v)' = (u'·v − u·v')/v²"),
-    Rule("quotient-square-missing", "the quotient rule's square missing",
-         "(u/v)' = (u'·v − u·v')/v²", "(u'·v − u·v')/v",
-         "the quotient rule divides by v², not v: (u/v)' = (u'·v − u·v')/v²"),
-    Rule("quotient-of-derivatives", "the quotient rule as f′/g′",
-         "(u/v)' = (u'·v − u·v')/v²", "u'/v'",
-         "the derivative of a quotient is not the quotient of the derivatives: "
-         "(u/v)' = (u'·v − u·v')/v²"),
-    Rule("power-not-lowered", "the power rule with the exponent not lowered",
-         "(u^n)' = n·u^(n−1)·u'", "n·u^n·u'",
-         "the power rule lowers the exponent by one: (u^n)' = n·u^(n−1)·u'"),
-    Rule("power-raised", "the power rule with the exponent raised",
-         "(u^n)' = n·u^(n−1)·u'", "n·u^(n+1)·u'",
-         "the power rule lowers the exponent by one, it does not raise it: "
-         "(u^n)' = n·u^(n−1)·u'"),
-    Rule("exponential-log-missing", "ln(a) dropped from aˣ", "(a^u)' = a^u·ln(a)·u'",
-         "a^u·u'",
-         "the factor ln(a) is missing: (a^u)' = a^u·ln(a)·u'"),
-    Rule("exponential-as-power", "eᶠ differentiated as f·eᶠ⁻¹", "(e^f)' = e^f·f'",
-         "f·e^(f−1)",
-         "e^u is not a power of the variable: (e^u)' = e^u·u', not u·e^(u−1)"),
-    Rule("variable-exponent", "the power rule with a variable exponent",
-         "(u^v)' = u^v·(v'·ln(u) + v·u'/u)", "v·u^(v−1)·u'",
-         "the power rule needs a constant exponent: (u^v)' = u^v·(v'·ln(u) + v·u'/u)"),
-    Rule("constant-multiple-dropped", "a constant multiple dropped", "(c·u)' = c·u'", "u'"),
-)
-RULES = {r.id: r for r in CATALOGUE}
-
-#: functions whose rule a student may get the sign of wrong
-TRIG = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan", "acot",
-                  "sinh", "cosh"})
-#: the right rule of each, for the feedback
-TRIG_RULES = {"sin": "sin' = cos", "cos": "cos' = −sin", "tan": "tan' = 1/cos²",
-              "cot": "cot' = −1/sin²", "sec": "sec' = sec·tan", "csc": "csc' = −csc·cot",
-              "asin": "asin' = 1/√(1−u²)", "acos": "acos' = −1/√(1−u²)",
-              "atan": "atan' = 1/(1+u²)", "acot": "acot' = −1/(1+u²)",
-              "sinh": "sinh' = cosh", "cosh": "cosh' = sinh"}
 #: a step value beyond this makes a point unfit for comparing formulas (ill-conditioned)
 CONDITIONED = 1e6
 CONSTANTS = {"pi": math.pi, "π": math.pi, "tau": math.tau}
