@@ -162,7 +162,8 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
                 written = [0]
                 try:
                     return _run_plain(job, files, header, total, kind, output, chunk_rows,
-                                      jobs, progress, stdout, written, workers, verify)
+                                      jobs, progress, stdout, written, workers, verify,
+                                      columnar)
                 except GradcalcError as exc:
                     if exc.kind != stream.NOT_PLAIN:
                         raise
@@ -196,13 +197,11 @@ def _workers(jobs: int, columnar: bool) -> Any:
 def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
                written: list[int], workers: parallel.Workers | None = None,
-               verify: bool = False) -> Outcome:
+               verify: bool = False, columnar: bool = False) -> Outcome:
     """A table the byte scan found to be plain numbers (or, with `verify`, that its reader
-    checks as it reads): by byte ranges on --jobs workers, or through polars' reader (the
-    fast extra); `written` counts chunks already out."""
-    fast = fast_available()
+    checks as it reads): by byte ranges on --jobs workers, or through polars' reader
+    (`columnar`: the fast extra, bare cells); `written` counts chunks already out."""
     plan = stream.plan(job, header, total, False, chunk_rows)
-    columnar = fast and kind != "json" and not _spaced(files)
     if jobs > 1 and kind != "parquet":
         return _run_ranges(job, files, header, plan, kind, output, chunk_rows, jobs,
                            progress, stdout, columnar, written, workers, verify)
@@ -223,11 +222,23 @@ def _answer(job: Job, plan: stream.Plan, pieces: Iterator[stream.Piece], kind: s
             output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
             written: list[int] | None = None, workers: parallel.Workers | None = None
             ) -> Outcome:
-    fast = fast_available()
-    fmt = Format(kind, fast=fast and kind == "csv", defer=job.check and kind != "json")
+    fmt = _format(job, kind)
     answers = checker.feed(parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs,
                                                 workers=workers))
-    totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout, written)
+    return _outcome(job, *_write(answers, output, fmt, plan, progress, stdout or sys.stdout,
+                                 written), chunk_rows)
+
+
+def _format(job: Job, kind: str) -> Format:
+    """How chunks are written: the columnar writer for CSV where the fast extra is
+    installed; the check's rows left to commands.checker but for JSON lines (which carry
+    each row's check)."""
+    return Format(kind, fast=fast_available() and kind == "csv",
+                  defer=job.check and kind != "json")
+
+
+def _outcome(job: Job, totals: stream.Totals, of: str, chunk_rows: int) -> Outcome:
+    """The run's outcome once every chunk is written: the sampled rows' checks resolved."""
     totals.checks = checker.resolve(totals.checks)
     return Outcome(totals, totals.warnings(of, chunk_rows),
                    write.sample_note(totals.checks, totals.count) if job.check else None,
@@ -242,8 +253,7 @@ def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind
     part files (`render.ranges`); the parts joined here in order."""
     from gradcalc.render import ranges
 
-    fmt = Format(kind, fast=fast_available() and kind == "csv",
-                 defer=job.check and kind != "json")
+    fmt = _format(job, kind)
     folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)
     try:
@@ -253,12 +263,9 @@ def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind
             ranges.ranges(files, header, chunk_rows), jobs, workers=workers))
         totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
                             written)
-        totals.checks = checker.resolve(totals.checks)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return Outcome(totals, totals.warnings(of, chunk_rows),
-                   write.sample_note(totals.checks, totals.count) if job.check else None,
-                   totals.error())
+    return _outcome(job, totals, of, chunk_rows)
 
 
 def _spaced(files: list[str]) -> bool:
