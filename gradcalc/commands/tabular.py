@@ -52,10 +52,6 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool =
     reads the table again as text, which answers that row with its error in its place.
     With `verify`, each block's bytes are checked as the byte scan checks a table (for a
     table not scanned first), and one that is not plain numbers raises `not_plain`."""
-    import polars as pl
-
-    width = len(header.columns)
-    schema = {f"c{k}": pl.Float64 for k in range(width)}
 
     def batches(path: str) -> Iterator[np.ndarray]:
         """Blocks of whole lines parsed one at a time: memory is one block's, whatever
@@ -67,30 +63,37 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool =
             while True:
                 block = fh.read(BLOCK_BYTES)
                 data = rest + block
-                if not block:
-                    cut = len(data)
-                else:
-                    cut = data.rfind(b"\n") + 1
+                cut = data.rfind(b"\n") + 1 if block else len(data)
                 rest = data[cut:]
                 if cut:
-                    lines = data[:cut]
-                    if verify and not plain_block(lines, width):
-                        raise not_plain()
-                    frame = pl.read_csv(io.BytesIO(lines), has_header=False,
-                                        schema=schema, raise_if_empty=False)
-                    if frame.height:
-                        yield frame.to_numpy(order="c").astype(np.float64, copy=False)
+                    numbers = parse_lines(data[:cut], len(header.columns), verify)
+                    if numbers.shape[0]:
+                        yield numbers
                 if not block:
                     return
 
     offset = 0
     for path in files:
-        try:
-            for piece in _rechunk(batches(path), chunk_rows, offset):
-                yield piece
-                offset += piece.rows
-        except pl.exceptions.PolarsError:
-            raise not_plain() from None
+        for piece in _rechunk(batches(path), chunk_rows, offset):
+            yield piece
+            offset += piece.rows
+
+
+def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
+    """Whole lines of plain numbers, `width` to a line, as a float64 array (polars'
+    parser); a cell it cannot take as a number, or (with `verify`) bytes that are not
+    plain numbers as the byte scan tells them, raise `not_plain`."""
+    import polars as pl
+
+    if verify and not plain_block(lines, width):
+        raise not_plain()
+    schema = {f"c{k}": pl.Float64 for k in range(width)}
+    try:
+        frame = pl.read_csv(io.BytesIO(lines), has_header=False, schema=schema,
+                            raise_if_empty=False)
+    except pl.exceptions.PolarsError:
+        raise not_plain() from None
+    return frame.to_numpy(order="c").astype(np.float64, copy=False)
 
 
 def parquet_header(files: list[str], reads: set[str]) -> tuple[Header, int]:
