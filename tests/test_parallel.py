@@ -129,3 +129,34 @@ def test_one_heap_keeps_a_threads_allocations_in_the_main_heap():
 
     assert arenas("default") >= 2  # the thread got a heap of its own
     assert arenas("one") == 1
+
+
+REFAULTS = """
+import resource, sys
+from gradcalc.commands import parallel
+if sys.argv[1] == "one":
+    parallel.one_heap()
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+def chunk():  # a chunk's arrays and text: 32 MiB in 6 MiB pieces, touched, then freed
+    return [bytearray(6 << 20) for _ in range(5)]
+chunk()
+before = faults()
+for _ in range(20):
+    chunk()
+print(faults() - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_one_heap_keeps_a_chunks_memory_instead_of_faulting_it_in_again():
+    import subprocess
+
+    def faults(mode: str) -> int:
+        run = subprocess.run([sys.executable, "-c", REFAULTS, mode], capture_output=True,
+                             text=True, check=True)
+        return int(run.stdout)
+
+    pages = (30 << 20) // 4096  # a chunk's
+    assert faults("default") >= 10 * pages  # chunks given back and faulted in anew
+    assert faults("one") < pages  # the freed chunk's pages used again

@@ -1,6 +1,7 @@
 """--points --jobs over a plain table: workers read their own byte ranges and write their
-own parts; the ranges cover the table exactly, row numbers and all, and nothing but a
-range's address is sent to a worker."""
+text into the output file at its place (or their own parts, for standard output); the
+ranges cover the table exactly, row numbers and all, and nothing but a range's address
+is sent to a worker."""
 
 from __future__ import annotations
 
@@ -92,3 +93,63 @@ def test_a_late_such_cell_after_rows_went_out_is_a_clear_error(tmp_path, fast): 
     job = Job(command="grad", program="z = x*y", at=[], check=False)
     stream.run(job, str(path), "csv", output=str(out), chunk_rows=3)
     assert out.read_text().splitlines()[-1].endswith("'1.2.3' is not a number (column x)")
+
+
+def test_workers_write_their_ranges_into_the_output_in_place(tmp_path, fast, monkeypatch):  # noqa: F811
+    path = numbers_table(tmp_path, rows=150)
+    one, _ = answer(path, "z = x*y + sin(x)", chunk_rows=1000)
+    monkeypatch.setattr(ranges, "copy_part", lambda *a: pytest.fail("a part was joined"))
+    out = tmp_path / "out" / "g.csv"
+    out.parent.mkdir()
+    job = Job(command="grad", program="z = x*y + sin(x)", at=[], check=False)
+    stream.run(job, str(path), "csv", output=str(out), chunk_rows=7, jobs=2)
+    assert out.read_text() == one and os_listdir(out.parent) == ["g.csv"]
+
+
+def test_a_range_waits_for_the_one_before_it_to_publish_where_it_ends(tmp_path):
+    import threading
+
+    chain = ranges.Chain.create(str(tmp_path))
+    assert chain.start_of(0) == 0
+    got = []
+    waiting = threading.Thread(target=lambda: got.append(chain.start_of(1)))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive() and not got  # range 0 has not said where it ends
+    chain.publish(1, 12345)
+    waiting.join(5)
+    assert got == [12345]
+
+
+def test_a_slot_left_by_a_range_a_ring_ago_is_not_taken_for_this_ones(tmp_path):
+    import pickle
+    import threading
+
+    chain = pickle.loads(pickle.dumps(ranges.Chain.create(str(tmp_path))))  # as a worker's
+    chain.publish(3, 77)
+    got = []
+    later = threading.Thread(target=lambda: got.append(chain.start_of(3 + chain.SLOTS)))
+    later.start()
+    later.join(0.2)
+    assert later.is_alive() and not got
+    chain.publish(3 + chain.SLOTS, 88)
+    later.join(5)
+    assert got == [88]
+
+
+def test_a_range_after_one_that_failed_fails_instead_of_waiting(tmp_path):
+    chain = ranges.Chain.create(str(tmp_path))
+    chain.publish(5, None)
+    with pytest.raises(GradcalcError, match="earlier range"):
+        chain.start_of(5)
+
+
+def test_a_worker_sees_what_another_process_publishes(tmp_path):
+    import multiprocessing
+
+    chain = ranges.Chain.create(str(tmp_path))
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        waiting = pool.apply_async(ranges.Chain.start_of, (chain, 2))
+        chain.publish(2, 4096)
+        assert waiting.get(timeout=60) == 4096
+

@@ -47,6 +47,7 @@ class Answered:
     checks: list = field(default_factory=list)  # (row of the table, CheckResult)
     of: str = ""  # the output's name
     part: str | None = None  # a worker's part file holding `out` (render.ranges)
+    placed: int | None = None  # bytes a worker wrote into the output file itself
 
 
 @dataclass
@@ -154,7 +155,13 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
             # written cannot be taken back, and the scan decides before the first)
             verify = output is not None and len(header.inputs) == len(header.columns) \
                 and (columnar or jobs > 1 and kind != "parquet")
-            if verify:
+            cuts = None
+            if verify and jobs > 1 and kind != "parquet":  # the rows counted as they are cut
+                from gradcalc.render.ranges import ranges
+
+                cuts = list(ranges(files, header, chunk_rows))
+                total, plain = sum(r.rows for r in cuts), True
+            elif verify:
                 total, plain = stream.count_lines(files, header), True
             else:
                 total, plain = stream.scan(files, header)  # while the workers start
@@ -163,7 +170,7 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
                 try:
                     return _run_plain(job, files, header, total, kind, output, chunk_rows,
                                       jobs, progress, stdout, written, workers, verify,
-                                      columnar)
+                                      columnar, cuts)
                 except GradcalcError as exc:
                     if exc.kind != stream.NOT_PLAIN:
                         raise
@@ -197,14 +204,16 @@ def _workers(jobs: int, columnar: bool) -> Any:
 def _run_plain(job: Job, files: list[str], header: Any, total: int, kind: str,
                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
                written: list[int], workers: parallel.Workers | None = None,
-               verify: bool = False, columnar: bool = False) -> Outcome:
+               verify: bool = False, columnar: bool = False, cuts: list | None = None
+               ) -> Outcome:
     """A table the byte scan found to be plain numbers (or, with `verify`, that its reader
-    checks as it reads): by byte ranges on --jobs workers, or through polars' reader
-    (`columnar`: the fast extra, bare cells); `written` counts chunks already out."""
+    checks as it reads): by byte ranges on --jobs workers (`cuts`, when already found),
+    or through polars' reader (`columnar`: the fast extra, bare cells); `written` counts
+    chunks already out."""
     plan = stream.plan(job, header, total, False, chunk_rows)
     if jobs > 1 and kind != "parquet":
         return _run_ranges(job, files, header, plan, kind, output, chunk_rows, jobs,
-                           progress, stdout, columnar, written, workers, verify)
+                           progress, stdout, columnar, written, workers, verify, cuts)
     if columnar:
         from gradcalc.commands import tabular
 
@@ -248,22 +257,29 @@ def _outcome(job: Job, totals: stream.Totals, of: str, chunk_rows: int) -> Outco
 def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, kind: str,
                 output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
                 fast_read: bool, written: list[int] | None = None,
-                workers: parallel.Workers | None = None, verify: bool = False) -> Outcome:
-    """A plain table on --jobs workers that read their own byte ranges and write their own
-    part files (`render.ranges`); the parts joined here in order."""
+                workers: parallel.Workers | None = None, verify: bool = False,
+                cuts: list | None = None) -> Outcome:
+    """A plain table on --jobs workers that read their own byte ranges (`cuts`, when
+    already found) and write their text straight into the output file at its place, or,
+    for standard output, to part files joined here in order (`render.ranges`)."""
     from gradcalc.render import ranges
 
     fmt = _format(job, kind)
     folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)
+    target = _target(output, fmt) if output is not None else None
+    place = ranges.Place(target.temp, ranges.Chain.create(folder)) if target else None
     try:
         answers = checker.feed(parallel.ordered_map(
             partial(ranges.answer_range, answer, plan, fmt, fast_read, folder,
-                    verify=verify),
-            ranges.ranges(files, header, chunk_rows), jobs, workers=workers))
+                    verify=verify, place=place),
+            cuts if cuts is not None else ranges.ranges(files, header, chunk_rows), jobs,
+            workers=workers))
         totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
-                            written)
+                            written, target)
     finally:
+        if target is not None:
+            target.abandon()  # nothing left after a commit; the temporary file otherwise
         shutil.rmtree(folder, ignore_errors=True)
     return _outcome(job, totals, of, chunk_rows)
 
@@ -275,21 +291,27 @@ def _spaced(files: list[str]) -> bool:
     return b" " in start or b"\t" in start
 
 
+def _target(output: str, fmt: Format) -> Target:
+    """The output file, opened under a temporary name beside it."""
+    fd, temp = tempfile.mkstemp(prefix=".gradcalc-", suffix=".part",
+                                dir=os.path.dirname(os.path.abspath(output)))
+    os.close(fd)
+    return Target(temp, fmt.kind)
+
+
 def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: stream.Plan,
-           progress: Any, stdout: Any, written: list[int] | None = None
-           ) -> tuple[stream.Totals, str]:
-    """The answers in order to the output; the run's totals and the output's name;
-    `written` counts the chunks gone to standard output (they cannot be taken back)."""
+           progress: Any, stdout: Any, written: list[int] | None = None,
+           target: Target | None = None) -> tuple[stream.Totals, str]:
+    """The answers in order to the output (`target`, when it is already open); the run's
+    totals and the output's name; `written` counts the chunks gone to standard output
+    (they cannot be taken back)."""
     written = [0] if written is None else written
     totals = stream.Totals()
     header: list[str] | None = None
     of = ""
-    target = None
-    if output is not None:
-        folder = os.path.dirname(os.path.abspath(output))
-        fd, temp = tempfile.mkstemp(prefix=".gradcalc-", suffix=".part", dir=folder)
-        os.close(fd)
-        target = Target(temp, fmt.kind)
+    placed = 0  # bytes the workers wrote into the output file themselves
+    if output is not None and target is None:
+        target = _target(output, fmt)
     try:
         for done in answers:
             if header is None:
@@ -299,7 +321,9 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
                     f"--points: the points' outputs have different shapes: row "
                     f"{done.offset + 1} has the columns {','.join(done.header)}, row 1 has "
                     f"{','.join(header)}", kind="shape")
-            if done.part is not None:  # a worker's part file
+            if done.placed is not None:
+                placed += done.placed
+            elif done.part is not None:  # a worker's part file
                 from gradcalc.render.ranges import copy_part
 
                 if target is not None:
@@ -317,6 +341,9 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Format, plan: s
             if progress is not None:
                 progress("answering", totals.count, plan.total)
         if target is not None:
+            if placed and os.path.getsize(target.temp) != placed:
+                raise GradcalcError(f"--points: the workers wrote {os.path.getsize(target.temp)}"
+                                    f" bytes of the {placed} they answered", kind="internal")
             target.commit(output or "")
             target = None
     finally:
