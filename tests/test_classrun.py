@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import weakref
+from dataclasses import dataclass
 
 import pytest
 
@@ -71,8 +72,9 @@ def test_rows_held_at_once_are_a_chunk_not_the_class(tmp_path, held, keyed, fmt,
                                                      capsys):
     code, out, err = run(tmp_path, 600, keyed, fmt, chunk_rows=20, grades="g.csv",
                          report="r.html", summary=True)
-    # a chunk of the readable view, the ten slowest rows and each problem's last row
-    assert held[0] <= 20 + grades.SLOWEST + 3
+    # a chunk being judged, one being written (or of the readable view), the ten slowest
+    # rows and each problem's last row
+    assert held[0] <= 2 * 20 + grades.SLOWEST + 3
     assert code == 1
     book = (tmp_path / "g.csv").read_text().splitlines()
     assert len(book) == 2 + 200  # the header, the points possible, one row per student
@@ -196,3 +198,22 @@ def test_jobs_workers_start_with_the_first_spans_formulas(tmp_path, monkeypatch)
     assert seen and seen[0]  # built before the workers exist
     kept = len(seen[0])
     assert judge.forget_formulas() == kept  # the other spans built nothing new
+
+
+def test_one_job_hands_on_its_rows_in_batches_as_time_passes(monkeypatch):
+    import itertools
+
+    clock = itertools.count()  # each look at the clock, 0.02 s later
+    monkeypatch.setattr("time.monotonic", lambda: next(clock) * 0.02)
+    monkeypatch.setattr(classfile, "judge_task", lambda task, limits: FakeResult(task))
+    batches = list(classrun.judged_in_time(range(7), 100, None, "rich", False, True))
+    # a batch once 0.05 s have passed since the last: every third row here
+    assert [len(b) for b in batches] == [3, 3, 1]
+    assert [r.task for b in batches for _, r in b] == list(range(7))
+    assert [len(b) for b in classrun.judged_in_time(range(7), 2, None, "rich", False,
+                                                     True)] == [2, 2, 2, 1]
+
+
+@dataclass
+class FakeResult:
+    task: int

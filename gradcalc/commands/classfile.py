@@ -111,6 +111,17 @@ class Summary:
         self.earned += earned
         self.possible += possible
 
+    def merge(self, counts: dict[str, int], earned: list[float], possible: list[float]
+              ) -> None:
+        """Rows counted elsewhere: their statuses' counts and each row's points, added
+        in order (the same floats as counting the rows one by one)."""
+        for status, n in counts.items():
+            self.counts[status] += n
+        for value in earned:
+            self.earned += value
+        for value in possible:
+            self.possible += value
+
     @property
     def rows(self) -> int:
         return sum(self.counts.values())

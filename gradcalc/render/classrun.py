@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
 from gradcalc.errors import GradcalcError
@@ -50,14 +49,6 @@ def _check_outputs(job: ClassJob) -> None:
             raise GradcalcError(f"{option} and {seen[path]} name the same file {path}",
                                 kind="usage")
         seen[path] = option
-
-
-def chunks(tasks: Iterable, size: int) -> Iterator[list]:
-    """The rows in lists of `size` (a process's share of work at a time), read as they
-    are asked for."""
-    source = iter(tasks)
-    while chunk := list(islice(source, size)):
-        yield chunk
 
 
 @contextmanager
@@ -112,7 +103,6 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
 
     from gradcalc.commands import classfile
     from gradcalc.commands.grades import Gather
-    from gradcalc.commands.parallel import ordered_map
     from gradcalc.render import classview
     from gradcalc.render.homework import Progress
 
@@ -123,7 +113,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
         else None
     keyed = key is not None
     progress = Progress(total if job.fmt == "rich" else 0)
-    size = (job.chunk_rows or CHUNK_ROWS) if job.jobs > 1 else 1
+    size = job.chunk_rows or CHUNK_ROWS
     shown: list = []  # the readable view's rows not yet drawn: at most a chunk
     first = [True]
 
@@ -150,19 +140,20 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
                              keyed=keyed, keep=keep)
         work: Any = classfile.spans(path, size)
         chunks_out: Any = _warm_then_fork(judge, work, job.jobs)
-    else:
-        judge = partial(judge_rows, limits=job.limits, fmt=job.fmt, keyed=keyed, keep=keep)
-        work = chunks(tasks, size)
-        chunks_out = ordered_map(judge, work, job.jobs)
+    else:  # rows written as they are judged, a batch at most every FLUSH_SECONDS
+        chunks_out = judged_in_time(tasks, size, job.limits, job.fmt, keyed, keep)
     try:
         for chunk in chunks_out:
+            if isinstance(chunk, Written):  # nothing needs the rows' whole Results
+                summary.merge(chunk.counts, chunk.earned, chunk.possible)
+                students.update(chunk.students)
+                progress.advance(len(chunk.earned))
+                out.write(chunk.text)
+                out.flush()
+                continue
             for text, result in chunk:
-                if keep:
-                    summary.add(result)
-                    students.add(result.task.student)
-                else:
-                    summary.count(*result[:3])
-                    students.add(result[3])
+                summary.add(result)
+                students.add(result.task.student)
                 progress.advance()
                 if gather is not None:
                     gather.add(result)
@@ -214,19 +205,62 @@ def _warm_then_fork(judge: Any, spans: Iterator[Any], jobs: int) -> Iterator[lis
     yield from ordered_map(judge, spans, jobs)
 
 
-def judge_rows(chunk: list, limits: Limits, fmt: str, keyed: bool, keep: bool) -> list:
+@dataclass
+class Written:
+    """A chunk judged when nothing needs each row's whole Result (no summary picture, no
+    files, no table): its lines joined, and what the summary adds up, each row's in
+    order (so the totals are the same floats whatever the chunks). Light to send back
+    from a --jobs worker, and written at once."""
+
+    text: str
+    counts: dict[str, int]
+    earned: list[float]
+    possible: list[float]
+    students: list[str]
+
+
+def judge_rows(chunk: list, limits: Limits, fmt: str, keyed: bool, keep: bool) -> Any:
     """A chunk of rows judged and written as lines (in a --jobs worker: the parent only
-    copies the text out): each row's (line, its Result) or, when nothing needs the whole
-    Result, (line, (status, earned, points, student)), lighter to send back."""
+    copies the text out): each row's (line, its Result), or, when nothing needs the
+    whole Results (`keep` false), the chunk as Written."""
     from gradcalc.commands import classfile
+
+    return _lines(classfile.judge_chunk(chunk, limits), fmt, keyed, keep)
+
+
+def judged_in_time(tasks: Iterable, most: int, limits: Limits, fmt: str, keyed: bool,
+                   keep: bool, seconds: float = 0.05) -> Iterator[Any]:
+    """The rows judged here one by one, handed on as judge_rows' chunks once `seconds`
+    have passed since the last (or `most` rows are waiting): a pipe gets each row soon
+    after it is judged, without a write for every row."""
+    import time
+
+    from gradcalc.commands import classfile
+
+    waiting: list = []
+    since = time.monotonic()
+    for task in tasks:
+        waiting.append(classfile.judge_task(task, limits))
+        if len(waiting) >= most or time.monotonic() - since >= seconds:
+            yield _lines(waiting, fmt, keyed, keep)
+            waiting, since = [], time.monotonic()
+    if waiting:
+        yield _lines(waiting, fmt, keyed, keep)
+
+
+def _lines(results: list, fmt: str, keyed: bool, keep: bool) -> Any:
+    """Judged rows as judge_rows gives them."""
     from gradcalc.render import classview
 
-    out: list = []
-    for result in classfile.judge_chunk(chunk, limits):
-        text = classview.row_text(result, fmt, keyed) if fmt != "rich" else ""
-        out.append((text, result if keep else (result.status, result.earned,
-                                               result.task.points, result.task.student)))
-    return out
+    if keep:
+        return [(classview.row_text(r, fmt, keyed) if fmt != "rich" else "", r)
+                for r in results]
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    return Written("".join(classview.row_text(r, fmt, keyed) for r in results), counts,
+                   [r.earned for r in results], [r.task.points for r in results],
+                   [r.task.student for r in results])
 
 
 def judge_span(span: Any, path: str, table: Any, key: Any, settings: Settings,

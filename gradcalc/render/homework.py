@@ -126,9 +126,9 @@ class Progress:
             self.bar.start()
             self.task = self.bar.add_task("checking", total=total)
 
-    def advance(self) -> None:
+    def advance(self, rows: int = 1) -> None:
         if self.bar is not None:
-            self.bar.advance(self.task)
+            self.bar.advance(self.task, rows)
 
     def close(self) -> None:
         if self.bar is not None:
