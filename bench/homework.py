@@ -70,8 +70,11 @@ PROBLEMS = [
 ]
 
 
-def class_file(rows: int) -> str:
-    """`rows` rows over the problems, round robin; every third answer wrong."""
+def class_file(rows: int, distinct: int = 0) -> str:
+    """`rows` rows over the problems, round robin; every third answer wrong. With
+    `distinct`, every distinct-th row's answer is a mistake no other row makes (the
+    right answer plus k x: judged afresh, the search for the rule misapplied included),
+    as in a large class, where the long tail of wrong answers is what costs."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "function", "answer"])
@@ -79,8 +82,10 @@ def class_file(rows: int) -> str:
         function, right, wrong = PROBLEMS[k % len(PROBLEMS)]
         student = k // len(PROBLEMS)
         pool = wrong if k % 3 == 2 else right
-        writer.writerow([f"s{student:03d}-p{k % len(PROBLEMS):02d}", function,
-                         pool[student % len(pool)]])
+        answer = pool[student % len(pool)]
+        if distinct and k % distinct == 0 and not answer.startswith("["):
+            answer = f"{right[0]} + {k}x" if "y" not in function else answer
+        writer.writerow([f"s{student:03d}-p{k % len(PROBLEMS):02d}", function, answer])
     return out.getvalue()
 
 

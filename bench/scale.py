@@ -4,7 +4,9 @@ where torch is installed), each a separate process timed by wall clock with its 
 memory (the process's maximum resident set, from /usr/bin/time); then 10^7 rows (peak memory, and
 the same bytes as ten 10^6-row runs concatenated, with --jobs 1 and --jobs 2: the
 fixed start-up weighs less on the longer table) and --jobs 2 against --jobs 1 on the
-points and on a class file.
+points and on two class files: one whose 10^5 answers are 42 texts (judged once each:
+the start-up and the formulas weigh most), one where every 50th answer is a mistake no
+other row makes (judged afresh, as a large class's long tail).
 
     pip install ".[fast]"          # polars and pyarrow: the fast extra
     python bench/scale.py          # about fifteen minutes on a quiet 2-core machine
@@ -164,6 +166,25 @@ def row(name: str, runs: Runs, base: Runs | None, note: str = "") -> dict:
     return line
 
 
+def class_rows(work: Path, title: str, text: str, repeat: int) -> list[dict]:
+    """check --file --json on a class file, --jobs 1 against --jobs 2, interleaved."""
+    answers = work / "class.csv"
+    answers.write_text(text)
+    judged = {jobs: Runs() for jobs in ("1", "2")}
+    outs = {jobs: work / f"class-{jobs}.jsonl" for jobs in judged}
+    for _ in range(max(1, repeat // 2)):
+        for jobs, r in judged.items():
+            r.add(*timed(gradcalc("check", "--file", str(answers), "--json", "--jobs", jobs),
+                         outs[jobs])[:3])
+    same = outs["1"].read_bytes() == outs["2"].read_bytes()
+    lines = []
+    for jobs, r in judged.items():
+        note = "" if jobs == "1" else (f"{judged['1'].wall / r.wall:.2f} x --jobs 1 (wall); "
+                                       + ("same bytes" if same else "BYTES DIFFER"))
+        lines.append(row(f"check --file --json, {title}, --jobs {jobs}", r, None, note))
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -172,6 +193,9 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=10, help="the big run: this many times "
                         "--rows (0: skip)")
     parser.add_argument("--class-rows", type=int, default=100_000)
+    parser.add_argument("--class-distinct", type=int, default=50, help="a second class "
+                        "file of --class-rows where every n-th answer is a mistake no "
+                        "other row makes (0: skip)")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args()
     compile_bytecode()
@@ -257,21 +281,13 @@ def main() -> None:
             sys.path.insert(0, str(Path(__file__).parent))
             from homework import class_file
 
-            answers = work / "class.csv"
-            answers.write_text(class_file(args.class_rows))
-            judged = {jobs: Runs() for jobs in ("1", "2")}
-            outs = {jobs: work / f"class-{jobs}.jsonl" for jobs in judged}
-            for _ in range(max(1, args.repeat // 2)):
-                for jobs, r in judged.items():
-                    r.add(*timed(gradcalc("check", "--file", str(answers), "--json",
-                                          "--jobs", jobs), outs[jobs])[:3])
-            same = outs["1"].read_bytes() == outs["2"].read_bytes()
-            for jobs, r in judged.items():
-                note = "" if jobs == "1" else (
-                    f"{judged['1'].wall / r.wall:.2f} x --jobs 1 (wall); "
-                    + ("same bytes" if same else "BYTES DIFFER"))
-                lines.append(row(f"check --file --json, {args.class_rows:,} rows, --jobs {jobs}",
-                                 r, None, note))
+            classes = {f"{args.class_rows:,} rows": 0}
+            if args.class_distinct:
+                classes[f"{args.class_rows:,} rows, every {args.class_distinct}th answer "
+                        "distinct"] = args.class_distinct
+            for title, distinct in classes.items():
+                lines += class_rows(work, title, class_file(args.class_rows, distinct),
+                                    args.repeat)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\nload average at the end {load()}")

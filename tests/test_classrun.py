@@ -167,17 +167,17 @@ def test_jobs_workers_read_their_own_spans(tmp_path, monkeypatch):
     out = io.StringIO()
     job = classrun.ClassJob(str(path), "json", Settings(), jobs=2, chunk_rows=25)
     classrun.write_class(job, out, io.StringIO())
-    # three spans: the first judged here (the workers then fork with its formulas), the
-    # other two sent as spans
-    assert all(isinstance(s, classfile.Span) for s in sent) and len(sent) == 2
+    # three spans, all sent as spans (the first span's first row of each function is
+    # judged here before the workers fork, so they start with its formulas)
+    assert all(isinstance(s, classfile.Span) for s in sent) and len(sent) == 3
     one = io.StringIO()
     classrun.write_class(classrun.ClassJob(str(path), "json", Settings()), one, io.StringIO())
     assert out.getvalue() == one.getvalue()
 
 
 def test_jobs_workers_start_with_the_first_spans_formulas(tmp_path, monkeypatch):
-    """The first span is judged before the workers fork: they inherit each problem's
-    formulas, so no worker builds again a function the first span built."""
+    """The first span's functions are judged before the workers fork: they inherit each
+    problem's formulas, so no worker builds again a function the first span has."""
     from gradcalc.commands import parallel
     from gradcalc.verify.homework import judge
 
@@ -197,7 +197,17 @@ def test_jobs_workers_start_with_the_first_spans_formulas(tmp_path, monkeypatch)
     classrun.write_class(job, io.StringIO(), io.StringIO())
     assert seen and seen[0]  # built before the workers exist
     kept = len(seen[0])
-    assert judge.forget_formulas() == kept  # the other spans built nothing new
+    assert judge.forget_formulas() == kept  # the spans built nothing new
+
+
+def test_spans_are_about_eight_a_worker_for_a_short_class(tmp_path):
+    path = tmp_path / "class.csv"
+    path.write_text(class_text(2000, False))
+    assert classrun.span_rows(str(path), 2) == 2001 // 16
+    path.write_text(class_text(60, False))
+    assert classrun.span_rows(str(path), 2) == 20  # no span under 20 rows
+    path.write_text(class_text(20000, False))
+    assert classrun.span_rows(str(path), 2) == classrun.CHUNK_ROWS
 
 
 def test_one_job_hands_on_its_rows_in_batches_as_time_passes(monkeypatch):

@@ -138,8 +138,10 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
         judge: Any = partial(judge_span, path=path, table=table, key=key,
                              settings=job.settings, limits=job.limits, fmt=job.fmt,
                              keyed=keyed, keep=keep)
-        work: Any = classfile.spans(path, size)
-        chunks_out: Any = _warm_then_fork(judge, work, job.jobs)
+        work: Any = classfile.spans(path, job.chunk_rows or span_rows(path, job.jobs))
+        warm = partial(warm_span, path=path, table=table, key=key, settings=job.settings,
+                       limits=job.limits)
+        chunks_out: Any = _warm_then_fork(judge, work, job.jobs, warm)
     else:  # rows written as they are judged, a batch at most every FLUSH_SECONDS
         chunks_out = judged_in_time(tasks, size, job.limits, job.fmt, keyed, keep)
     try:
@@ -192,17 +194,44 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
     return 0 if summary.all_correct else 1
 
 
-def _warm_then_fork(judge: Any, spans: Iterator[Any], jobs: int) -> Iterator[list]:
-    """The spans judged in order: the first here, then the rest on `jobs` workers forked
-    after it, so they start with what judging it built (each problem's formulas, sympy's
-    caches) instead of each building it again."""
+def span_rows(path: str, jobs: int) -> int:
+    """Rows per --jobs span: about 8 spans a worker (so the workers finish together), 20
+    to CHUNK_ROWS rows each (lines counted, quoted line breaks too: an estimate)."""
+    lines = 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 22):
+            lines += block.count(b"\n")
+    return max(20, min(CHUNK_ROWS, lines // (8 * jobs)))
+
+
+def _warm_then_fork(judge: Any, spans: Iterator[Any], jobs: int, warm: Any
+                    ) -> Iterator[Any]:
+    """The spans judged in order on `jobs` workers, forked once `warm` has judged here
+    the first span's first row of each function: they start with what that built (its
+    formulas, sympy's caches, those rows' verdicts) instead of each building it again."""
+    from itertools import chain
+
     from gradcalc.commands.parallel import ordered_map
 
     spans = iter(spans)
     for first in spans:
-        yield judge(first)
-        break
-    yield from ordered_map(judge, spans, jobs)
+        warm(first)
+        yield from ordered_map(judge, chain([first], spans), jobs)
+
+
+def warm_span(span: Any, path: str, table: Any, key: Any, settings: Settings,
+              limits: Limits) -> int:
+    """The span's first row of each function judged (the verdicts are remembered); how
+    many."""
+    from gradcalc.commands import classfile
+
+    seen: set = set()
+    for task in classfile.iter_tasks(table, classfile.span_rows(path, span, table), key,
+                                     settings):
+        if task.error is None and (task.function, task.wrt, task.kind) not in seen:
+            seen.add((task.function, task.wrt, task.kind))
+            classfile.judge_task(task, limits)
+    return len(seen)
 
 
 @dataclass
