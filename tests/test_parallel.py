@@ -160,3 +160,20 @@ def test_one_heap_keeps_a_chunks_memory_instead_of_faulting_it_in_again():
     pages = (30 << 20) // 4096  # a chunk's
     assert faults("default") >= 10 * pages  # chunks given back and faulted in anew
     assert faults("one") < pages  # the freed chunk's pages used again
+
+
+def frozen_objects(_: int) -> int:
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_forked_workers_leave_what_they_inherit_out_of_their_collections():
+    import gc
+
+    if parallel._context(None, ()).get_start_method() != "fork":
+        pytest.skip("workers come from a fork server here (another thread is running)")
+    counts = list(parallel.ordered_map(frozen_objects, range(4), jobs=2))
+    # every object the parent had when it forked: many thousands (pytest, numpy, ...)
+    assert min(counts) > 10_000
+    assert gc.get_freeze_count() == 0  # the parent's own collections go on as before

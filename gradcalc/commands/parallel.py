@@ -101,6 +101,22 @@ def _warm(modules: tuple[str, ...]) -> None:
             pass
 
 
+def _launch(pool: Any) -> None:
+    """A pool's workers started now: a fork pool forks them all at its first task, and
+    this process's objects are frozen out of their garbage collections meanwhile
+    (`gc.freeze`), so a worker's collections neither walk nor write the objects it
+    inherited (sympy's, for a class). Each write would copy a page, and each walk costs
+    time: on a 2,000-row class of distinct answers on two jobs, the workers' CPU went
+    from 10.7 s to 8.7 s. This process's objects are unfrozen again once they exist."""
+    import gc
+
+    gc.freeze()
+    try:
+        pool.submit(int)
+    finally:
+        gc.unfreeze()
+
+
 class Workers:
     """--jobs worker processes started before their first chunk is known: forked at once
     (while this process is still safe to fork), each importing `warm` (such as polars,
@@ -114,7 +130,7 @@ class Workers:
         self.jobs = jobs
         self.pool = ProcessPoolExecutor(jobs, mp_context=_context(None, preload, warm),
                                         initializer=_warm, initargs=(warm,))
-        self.pool.submit(int)  # starts the workers now (a fork pool starts them all at once)
+        _launch(self.pool)  # the workers start now
 
     def __enter__(self) -> Workers:
         return self
@@ -140,6 +156,7 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
         pool, jobs = workers.pool, workers.jobs
     else:
         pool = ProcessPoolExecutor(jobs, mp_context=_context(fn, preload))
+        _launch(pool)
     task = partial(_guarded, fn)
     source = iter(items)
     pending: deque[Any] = deque(pool.submit(task, item)
