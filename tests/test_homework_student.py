@@ -79,3 +79,11 @@ def test_latex_uses_ln():
 def test_the_ir_is_printed_with_the_grouping_it_was_read_with(text, shown):
     program = parse(text)
     assert expression(program.body[-1].value) == shown
+
+
+def test_several_absolute_values_print_as_abs_so_the_text_reads_back():
+    x = sp.Symbol("x", real=True)
+    assert formula(sp.Abs(x) * x) in ("x·|x|", "|x|·x")  # one: bars
+    several = formula(x * sp.Abs(x) + x * sp.sign(x) + 2 * sp.Abs(x))
+    assert "|" not in several and several.count("abs(") == 2  # |x| + ... + 2|x| pairs two ways
+    parse(several)

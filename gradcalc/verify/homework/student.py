@@ -81,9 +81,10 @@ def join_product(parts: list[str]) -> str:
 class StudentPrinter(StrPrinter):
     """sympy's text in the student's notation (see the module's docstring)."""
 
-    def __init__(self, euler: str = "e") -> None:
+    def __init__(self, euler: str = "e", bars: bool = True) -> None:
         super().__init__({"order": None})
         self.euler = euler
+        self.bars = bars  # absolute values as |x| (where the language reads them)
 
     # atoms
     def _print_Exp1(self, e: Any) -> str:
@@ -101,7 +102,7 @@ class StudentPrinter(StrPrinter):
     # functions
     def _print_Abs(self, e: Any) -> str:
         inner = self._print(e.args[0])
-        return f"|{inner}|" if bars_read() else f"abs({inner})"
+        return f"|{inner}|" if self.bars and bars_read() else f"abs({inner})"
 
     def _print_log(self, e: Any) -> str:
         return f"ln({self._print(e.args[0])})"
@@ -194,8 +195,11 @@ def _single(f: Any) -> bool:
 
 def formula(expr: Any, inputs: tuple[str, ...] = ()) -> str:
     """An expression in the student's notation (`E` for Euler's number when `e` is an
-    input)."""
-    return StudentPrinter("E" if EULER in inputs else "e").doprint(expr)
+    input); absolute values as |x| when there is one, as abs(x) when there are several
+    (`|x| + x + 2|x|` can pair its bars two ways)."""
+    euler = "E" if EULER in inputs else "e"
+    text = StudentPrinter(euler).doprint(expr)
+    return text if text.count("|") <= 2 else StudentPrinter(euler, bars=False).doprint(expr)
 
 
 def grid(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...],
