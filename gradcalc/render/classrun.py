@@ -20,6 +20,9 @@ from gradcalc.verify.homework.judge import Settings
 #: rows per chunk handed to a process with --jobs (judging a row takes about a
 #: millisecond: a few hundred keep the processes busy and the output flowing)
 CHUNK_ROWS = 500
+#: spans per --jobs worker when the class is short: enough that the workers finish close
+#: together, few enough that a span's own cost (a read, a message) stays small
+SPANS_PER_JOB = 8
 
 
 @dataclass
@@ -201,7 +204,7 @@ def span_rows(path: str, jobs: int) -> int:
     with open(path, "rb") as fh:
         while block := fh.read(1 << 22):
             lines += block.count(b"\n")
-    return max(20, min(CHUNK_ROWS, lines // (8 * jobs)))
+    return max(20, min(CHUNK_ROWS, lines // (SPANS_PER_JOB * jobs)))
 
 
 def _warm_then_fork(judge: Any, spans: Iterator[Any], jobs: int, warm: Any
