@@ -10,7 +10,6 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Iterable
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -58,12 +57,21 @@ from gradcalc.argv import (
     SymbolicOpt,
     WeightsOpt,
     WrtOpt,
-    program_text,
     read_program,
     stdin_note,
 )
+from gradcalc.cli.run import (
+    extras_of,
+    limits_of,
+    output_format,
+    printable,
+    run_derivative,
+    scale_unused,
+    state,
+    write_all,
+)
 from gradcalc.errors import GradcalcError, failure
-from gradcalc.limits import CHUNK_ROWS, DEFAULT_LIMITS, Limits
+from gradcalc.limits import CHUNK_ROWS, DEFAULT_LIMITS
 
 app = typer.Typer(
     name="gradcalc",
@@ -74,213 +82,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-def _extras(symbolic: bool, latex: bool, explain: bool, graph: str | None,
-            names: str = "gradcalc", row: int | None = None) -> dict[str, Any]:
-    if graph is not None and graph not in ("dot", "mermaid"):
-        raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
-    if names not in ("gradcalc", "torch"):
-        raise GradcalcError(f"--names takes gradcalc or torch, not {names!r}", kind="usage")
-    if graph is None and (names != "gradcalc" or row is not None):
-        raise GradcalcError("--names and --row go with --graph", kind="usage")
-    out = {"symbolic": symbolic or latex, "latex": latex, "explain": explain, "graph": graph}
-    if graph is not None:
-        out.update(names=names, row=row)
-    return out
-
-
-def _format(json_out: bool, plain_out: bool) -> str:
-    if json_out and plain_out:
-        raise GradcalcError("--json and --plain cannot be used together", kind="usage")
-    return "json" if json_out else "plain" if plain_out else "rich"
-
-
-def _limits(check_seconds: float, max_iterations: int, max_operations: int) -> Limits:
-    return replace(DEFAULT_LIMITS, check_seconds=check_seconds, max_iterations=max_iterations,
-                   max_operations=max_operations)
-
-
-def _run(command: str, program: str, at: list[str], weights: str | None, wrt: str | None,
-         of: str | None, json_out: bool, plain_out: bool, no_check: bool, limits: Limits,
-         expect: str | None, points: str | None = None,
-         extras: dict[str, Any] | None = None,
-         view: tuple[str | None, float | None, float | None] = (None, None, None),
-         scale: dict[str, Any] | None = None, explain_row: int | None = None) -> None:
-    """One derivative command; `view` is (--digits, --rtol, --atol); `scale` the options
-    of a --points run (--chunk-rows, --jobs, --output, --engine, --scheduler)."""
-    from gradcalc.commands.jobs import Job
-    from gradcalc.render.digits import Numbers, parse_digits
-
-    digits, rtol, atol = view
-    numbers = Numbers(parse_digits(digits))
-    fmt = _format(json_out, plain_out)
-    _state["format"] = fmt
-    if points == "-" and program == "-":
-        raise GradcalcError("the program and --points cannot both come from standard input",
-                            kind="usage")
-    job = Job(command=command, program=program_text(program), at=at, weights=weights,
-              wrt=[w.strip() for w in wrt.split(",") if w.strip()] if wrt else None,
-              of=of, check=not no_check, expect=expect, limits=limits)
-    job = replace(job, rtol=job.rtol if rtol is None else rtol,
-                  atol=job.atol if atol is None else atol)
-    extras = extras or {}
-    if points is not None and (any(extras.values()) or explain_row is not None):
-        failed = _explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
-    elif points is not None:
-        failed = _run_points(job, points, fmt, scale or {})
-    elif explain_row is not None:
-        raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
-    else:
-        _scale_unused(scale or {}, "--points")
-        job = replace(job, symbolic=extras.get("symbolic", False),
-                      explain=extras.get("explain", False) or extras.get("graph") is not None)
-        failed = _run_one(job, fmt, extras, numbers)
-    if failed:
-        raise typer.Exit(1)
-
-
-def _run_one(job: Any, fmt: str, extras: dict[str, Any], numbers: Any) -> bool:
-    """One point: the result on stdout in the chosen format (or the graph, with --graph);
-    whether a check failed."""
-    from gradcalc.commands import derivatives
-
-    result = derivatives.run(job)
-    if extras.get("graph") or extras.get("latex"):
-        from gradcalc.render import explain as explained
-
-        result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
-                           explain=extras.get("explain"), names=extras.get("names"),
-                           row=extras.get("row"))
-        if extras.get("graph") and fmt != "json":
-            sys.stdout.write(explained.graph_text(result, extras["graph"]) + "\n")
-            return result.failed
-    if fmt == "json":
-        from gradcalc.render.as_json import to_json
-
-        sys.stdout.write(json.dumps(to_json(result)) + "\n")
-    elif fmt == "plain":
-        from gradcalc.render.plain import notes, plain
-
-        sys.stdout.write(plain(result, numbers) + "\n")
-        sys.stderr.writelines(line + "\n" for line in notes(result, numbers))
-    else:
-        from gradcalc.render.terminal import draw, show
-
-        draw(lambda console: show(result, console, numbers))
-    return result.failed
-
-
-def _explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any], fmt: str,
-                        numbers: Any) -> bool:
-    """--points with --explain, --graph or --symbolic: the run at one row of the table,
-    shown as a one-point command shows it (--explain-row N; the first row by default)."""
-    from gradcalc.commands import points
-    from gradcalc.commands.point_row import describe, row_job
-
-    if source == "-":
-        stdin_note("the --points table")
-    fh = points.open_source(source)
-    try:
-        table = points.read_table(fh, reads=points.program_reads(job))
-    finally:
-        if fh is not sys.stdin:
-            fh.close()
-    if not any(extras.values()):
-        extras = {**extras, "explain": True}
-    one = replace(row_job(job, table, row), symbolic=extras.get("symbolic", False),
-                  explain=bool(extras.get("explain")) or extras.get("graph") is not None)
-    sys.stderr.write(f"note: row {row} of {table.count} in the --points table: "
-                     f"{describe(one)}\n")
-    return _run_one(one, fmt, extras, numbers)
-
-
-def _run_points(job: Any, source: str, fmt: str, scale: dict[str, Any]) -> bool:
-    """--points: a table in, one row per point out (to stdout or --output), a note on the
-    sampled check; in chunks, on --jobs processes or a Dask cluster."""
-    from gradcalc.commands.parallel import job_count
-    from gradcalc.render import stream
-
-    if source == "-":
-        stdin_note("the --points table")
-    options = dict(kind="json" if fmt == "json" else "plain" if fmt == "plain" else "csv",
-                   output=scale.get("output"), chunk_rows=scale.get("chunk_rows", CHUNK_ROWS))
-    if scale.get("engine", "local") == "dask":
-        from gradcalc.render import cluster
-
-        outcome = cluster.run_points(job, source, scheduler=scale.get("scheduler"), **options)
-    else:
-        if scale.get("engine", "local") != "local":
-            raise GradcalcError(f"--engine takes local or dask, not {scale['engine']!r}",
-                                kind="usage")
-        from gradcalc.commands.parallel import one_heap
-
-        one_heap()  # the chunks' memory stays one chunk's (see one_heap)
-        bar = stream.LazyBar()
-        try:
-            outcome = stream.run(job, source, jobs=job_count(scale.get("jobs")),
-                                 progress=bar, stdout=_Stdout(), **options)
-        finally:
-            bar.close()
-    for warning in outcome.warnings:
-        sys.stderr.write(f"warning: {warning}\n")
-    if outcome.note:
-        sys.stderr.write(f"note: {outcome.note}\n")
-    if outcome.error:  # bad input, reported after the rest
-        sys.stderr.write(f"error: {_printable(outcome.error)}\n")
-        raise typer.Exit(2)
-    return outcome.failed
-
-
-def _scale_unused(scale: dict[str, Any], needs: str) -> None:
-    """The scale options given where they do nothing: a usage error."""
-    defaults = {"chunk_rows": CHUNK_ROWS, "jobs": "1", "output": None, "engine": "local",
-                "scheduler": None}
-    given = [k for k, v in scale.items() if v != defaults.get(k)]
-    if given:
-        raise GradcalcError(f"--{given[0].replace('_', '-')} goes with {needs}", kind="usage")
-
-
-class _Stdout:
-    """Standard output for a stream of chunks (text, or bytes to its buffer): a closed
-    pipe (`| head`) ends the output quietly (the reader has what it wanted)."""
-
-    takes_bytes = True
-
-    def write(self, text: str | bytes) -> None:
-        try:
-            if isinstance(text, bytes):
-                sys.stdout.flush()
-                if hasattr(sys.stdout, "buffer"):
-                    sys.stdout.buffer.write(text)
-                else:  # a test's captured output
-                    sys.stdout.write(text.decode())
-            else:
-                sys.stdout.write(text)
-        except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(0) from None
-
-    def flush(self) -> None:
-        try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(0) from None
-
-
-def _write_all(chunks: Iterable[str]) -> None:
-    """Each chunk to stdout as it is ready; a closed pipe (`| head`) ends the output quietly:
-    the reader has what it wanted."""
-    try:
-        for chunk in chunks:
-            sys.stdout.write(chunk)
-            sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
-_state: dict[str, str] = {"format": "rich"}
-
 
 def _version(value: bool) -> None:
     if value:
@@ -342,11 +143,11 @@ def _derivative_command(command: str, doc: str, without: tuple[str, ...] = ()) -
               for name, alias, default in _PARAMETERS if name not in without]
 
     def run(**o: Any) -> None:
-        _run(command, o["program"], o["at"], o.get("weights"), o["wrt"], o["of"],
+        run_derivative(command, o["program"], o["at"], o.get("weights"), o["wrt"], o["of"],
              o["json_out"], o["plain_out"], o["no_check"],
-             _limits(o["check_seconds"], o["max_iterations"], o["max_operations"]),
+             limits_of(o["check_seconds"], o["max_iterations"], o["max_operations"]),
              o["expect"], o["points"],
-             _extras(o["symbolic"], o["latex"], o["explain"], o["graph"], o["names"],
+             extras_of(o["symbolic"], o["latex"], o["explain"], o["graph"], o["names"],
                      o["row"]),
              (o["digits"], o["rtol"], o["atol"]),
              {k: o[k] for k in ("chunk_rows", "jobs", "output", "engine", "scheduler")},
@@ -388,7 +189,7 @@ def batch(
     from gradcalc.commands import batch as batch_mod
     from gradcalc.render.as_json import answer_json
 
-    _state["format"] = "json"
+    state["format"] = "json"
     if file is None:
         if sys.stdin.isatty():
             raise GradcalcError("batch needs a FILE of JSON lines, or - for standard input "
@@ -406,17 +207,17 @@ def batch(
     from gradcalc.commands.parallel import job_count
 
     tally = batch_mod.Tally()
-    limits = _limits(check_seconds, max_iterations, max_operations)
+    limits = limits_of(check_seconds, max_iterations, max_operations)
     workers = 1 if explain_row is not None else job_count(jobs)
     try:
         if workers > 1:
             from gradcalc.render.batch_jobs import answer_chunks
 
-            _write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
+            write_all(answer_chunks(fh, tally, not no_check, limits, workers, chunk_rows))
         else:
             answers = batch_mod.run(fh, tally, check=not no_check, limits=limits,
                                     explain_line=explain_row)
-            _write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
+            write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -452,7 +253,7 @@ def plot(
     from gradcalc.commands import plot as plotting
     from gradcalc.render import plot as drawing
 
-    _state["format"] = "json" if json_out else "rich"
+    state["format"] = "json" if json_out else "rich"
     limits = replace(DEFAULT_LIMITS, max_iterations=max_iterations,
                      max_operations=max_operations)
     data = plotting.run(read_program(program), over, at, samples, of, limits, ylim)
@@ -528,8 +329,8 @@ def check(
     from gradcalc.verify.homework.judge import Settings
     from gradcalc.verify.homework.kinds import Kind
 
-    fmt = _format(json_out, plain_out)
-    _state["format"] = fmt
+    fmt = output_format(json_out, plain_out)
+    state["format"] = fmt
     settings = Settings(rtol=rtol, atol=atol, samples=samples, seed=seed, prove=prove)
     limits = replace(DEFAULT_LIMITS, check_seconds=check_seconds)
     kind = Kind.read(order, partial, at, implicit, antiderivative, constant, shape, integers,
@@ -577,7 +378,7 @@ def check(
     if function == "-" and answer == "-":
         raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
                             "input (-)", kind="usage")
-    _scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
+    scale_unused({"jobs": jobs, "engine": engine, "scheduler": scheduler}, "--file")
     verdict = checking.run(checking.CheckJob(
         read_program(function), read_program(answer) if answer.startswith("@") or
         answer == "-" else answer,
@@ -594,28 +395,11 @@ def check(
         raise typer.Exit(1)
 
 
-#: an error message is cut to this length (user text in it is already quoted and cut)
-MAX_MESSAGE_CHARS = 2_000
-
-
-def _printable(message: str) -> str:
-    """The message with every non-printable character (ESC and other controls, bidi and
-    zero-width marks, surrogates) as a \\uXXXX escape, so user text quoted in an error can
-    never drive the terminal; line breaks stay."""
-    if len(message) > MAX_MESSAGE_CHARS:
-        message = message[:MAX_MESSAGE_CHARS] + "..."
-    if message.isprintable():
-        return message
-    return "".join(c if c == "\n" or c.isprintable() else
-                   f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
-                   for c in message)
-
-
 def _fail(kind: str, message: str) -> int:
     from gradcalc.render.as_json import error_json
 
-    message = _printable(message)
-    if _state["format"] == "json":
+    message = printable(message)
+    if state["format"] == "json":
         sys.stdout.write(json.dumps(error_json(kind, message)) + "\n")
     sys.stderr.write(f"error: {message}\n")
     return 2
@@ -627,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     from gradcalc.render.encoding import tolerate_narrow_streams
 
     tolerate_narrow_streams()
-    _state["format"] = "json" if "--json" in args else "rich"
+    state["format"] = "json" if "--json" in args else "rich"
     from typer.main import get_command
 
     from gradcalc.argv import protect_dash_program
