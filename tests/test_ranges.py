@@ -153,3 +153,28 @@ def test_a_worker_sees_what_another_process_publishes(tmp_path):
         chain.publish(2, 4096)
         assert waiting.get(timeout=60) == 4096
 
+
+
+def test_a_worker_that_dies_mid_range_ends_the_run_and_leaves_no_file(tmp_path, fast,  # noqa: F811
+                                                                      monkeypatch):
+    """The range after the dead one waits for where to write; the run still ends, with
+    the clear error, and no output file that looks whole."""
+    import os
+
+    if parallel._context(None, ()).get_start_method() != "fork":
+        pytest.skip("the patched reader reaches only forked workers")
+    path = numbers_table(tmp_path, rows=100)
+    real = ranges.piece_of
+
+    def dying(r, *args, **kwargs):
+        if r.index == 1:
+            os._exit(3)
+        return real(r, *args, **kwargs)
+
+    monkeypatch.setattr(ranges, "piece_of", dying)
+    out = tmp_path / "out" / "g.csv"
+    out.parent.mkdir()
+    job = Job(command="grad", program="z = x*y", at=[], check=False)
+    with pytest.raises(GradcalcError, match="ended unexpectedly"):
+        stream.run(job, str(path), "csv", output=str(out), chunk_rows=10, jobs=2)
+    assert os_listdir(out.parent) == []
