@@ -472,13 +472,12 @@ def symbolic_output(
 
     Inputs not in `wrt` (and `constants`) enter as numbers. `decisions` are those of a
     numeric run at the same point (e.g. from `record_path`); None re-records them here.
-    `local`: each Piecewise twin (relu, sign, maximum, minimum, clamp) becomes the branch the tape's
-    float64 values select, like the path itself: values and derivatives of every order at
-    the point are the same (False: the whole Piecewise, valid at every point).
+    `local`: each Piecewise twin (relu, sign, maximum, minimum, clamp) becomes the branch
+    the tape's float64 values select, like the path itself: values and derivatives of
+    every order at the point are the same (False: the whole Piecewise, valid anywhere).
     `kinks` (a list) receives (description, operand symbols) for each operation whose
     convention at the point no sympy expression has (clamp with lo == hi, pow with a zero
-    exponent or base: PyTorch masks the derivative there).
-    """
+    exponent or base: PyTorch masks the derivative there)."""
     if decisions is None:
         decisions, _ = record_path(program, inputs, constants, of, limits)
     backend = SymbolicBackend(limits, local)
