@@ -98,6 +98,10 @@ IntegersOpt = Annotated[bool, typer.Option(
 ChunkRowsOpt = Annotated[int, typer.Option(
     "--chunk-rows", min=1, max=100_000_000, help="Rows read, answered and written at a "
     "time: memory depends on this, not on the input's length.")]
+ClassChunkRowsOpt = Annotated[int | None, typer.Option(
+    "--chunk-rows", min=1, max=100_000_000, show_default=False, help="Rows of the class "
+    "file a --jobs worker reads and judges at a time (default: about eight spans a "
+    "worker, 20 to 500 rows), and rows of the table drawn at a time (default 500).")]
 JobsOpt = Annotated[str, typer.Option(
     "--jobs", metavar="N|auto", help="Worker processes (auto: one per core); the output is "
     "the same as with one.")]

@@ -227,3 +227,18 @@ def test_one_job_hands_on_its_rows_in_batches_as_time_passes(monkeypatch):
 @dataclass
 class FakeResult:
     task: int
+
+
+def test_the_command_line_leaves_the_span_size_to_the_class_unless_given(tmp_path, invoke,
+                                                                        monkeypatch):
+    path = tmp_path / "class.csv"
+    path.write_text(class_text(400, False))
+    asked = []
+    real = classfile.spans
+    monkeypatch.setattr(classfile, "spans",
+                        lambda file, rows: asked.append(rows) or real(file, rows))
+    one = invoke("check", "--file", str(path), "--json")
+    two = invoke("check", "--file", str(path), "--json", "--jobs", "2")
+    given = invoke("check", "--file", str(path), "--json", "--jobs", "2", "--chunk-rows", "70")
+    assert one.out == two.out == given.out
+    assert asked == [classrun.span_rows(str(path), 2), 70] == [25, 70]  # 401 lines / 16

@@ -25,6 +25,7 @@ from gradcalc.argv import (
     AtolOpt,
     AtOpt,
     ChunkRowsOpt,
+    ClassChunkRowsOpt,
     ConstantOpt,
     DigitsOpt,
     EngineOpt,
@@ -298,7 +299,7 @@ def check(
     shape: ShapeOpt = None,
     integers: IntegersOpt = False,
     jobs: JobsOpt = "1",
-    chunk_rows: ChunkRowsOpt = 500,
+    chunk_rows: ClassChunkRowsOpt = None,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
     key: Annotated[str | None, typer.Option(
