@@ -218,14 +218,14 @@ class Stdout:
             else:
                 sys.stdout.write(text)
         except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            pipe_closed()
             raise typer.Exit(0) from None
 
     def flush(self) -> None:
         try:
             sys.stdout.flush()
         except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            pipe_closed()
             raise typer.Exit(0) from None
 
 
@@ -237,7 +237,13 @@ def write_all(chunks: Iterable[str]) -> None:
             sys.stdout.write(chunk)
             sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        pipe_closed()
+
+
+def pipe_closed() -> None:
+    """Standard output's reader has gone (`| head`): what is still to be written, and
+    Python's flush at exit, go to /dev/null instead of raising again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 state: dict[str, str] = {"format": "rich"}

@@ -104,12 +104,9 @@ class Summary:
     possible: float = 0.0
 
     def add(self, result: Result) -> None:
-        self.count(result.status, result.earned, result.task.points)
-
-    def count(self, status: str, earned: float, possible: float) -> None:
-        self.counts[status] += 1
-        self.earned += earned
-        self.possible += possible
+        self.counts[result.status] += 1
+        self.earned += result.earned
+        self.possible += result.task.points
 
     def merge(self, counts: dict[str, int], earned: list[float], possible: list[float]
               ) -> None:

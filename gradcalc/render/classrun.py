@@ -145,7 +145,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
         warm = partial(warm_span, path=path, table=table, key=key, settings=job.settings,
                        limits=job.limits)
         chunks_out: Any = _warm_then_fork(judge, work, job.jobs, warm)
-    else:  # rows written as they are judged, a batch at most every FLUSH_SECONDS
+    else:  # rows written as they are judged, in batches at least every 50 ms
         chunks_out = judged_in_time(tasks, size, job.limits, job.fmt, keyed, keep)
     try:
         for chunk in chunks_out:

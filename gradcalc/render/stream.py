@@ -153,10 +153,11 @@ def _run(job: Job, files: list[str], kind: str, output: str | None, chunk_rows: 
             # finds is not plain numbers can still be read again as text: no byte scan
             # first, each block checked as it is read (for standard output, rows once
             # written cannot be taken back, and the scan decides before the first)
+            ranged = jobs > 1 and kind != "parquet"  # workers on byte ranges (render.ranges)
             verify = output is not None and len(header.inputs) == len(header.columns) \
-                and (columnar or jobs > 1 and kind != "parquet")
+                and (columnar or ranged)
             cuts = None
-            if verify and jobs > 1 and kind != "parquet":  # the rows counted as they are cut
+            if verify and ranged:  # the rows counted as they are cut
                 from gradcalc.render.ranges import ranges
 
                 cuts = list(ranges(files, header, chunk_rows))
