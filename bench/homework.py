@@ -28,9 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradcalc.commands import classfile
-from gradcalc.commands.headers import parse_table
-from gradcalc.verify.homework import judge as judging
+from gradcalc.grading import classfile
+from gradcalc.homework import judge as judging
+from gradcalc.tables.headers import parse_table
 
 #: (function, right answers, wrong answers)
 PROBLEMS = [
@@ -119,11 +119,12 @@ def teacher_class(students: int) -> tuple[str, str]:
 
 def measure_class(key_text: str, subs_text: str, memo: bool) -> dict[str, float]:
     """Key, submissions, every row judged, grades and the report built, in this process."""
-    from gradcalc.commands import classfile, grades
-    from gradcalc.commands.headers import parse_table
-    from gradcalc.commands.key import OPTIONAL, REQUIRED, key_from
-    from gradcalc.render.grades import gradebook_csv
+    from gradcalc.grading import classfile
+    from gradcalc.grading import gradebook as grades
+    from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
+    from gradcalc.render.lms import gradebook_csv
     from gradcalc.render.report import report_html
+    from gradcalc.tables.headers import parse_table
 
     classfile.forget()
     judging.forget_formulas()
@@ -169,7 +170,7 @@ def run_class(students: int, afresh: bool) -> None:
         gradcalc = Path(sys.executable).parent / "gradcalc"
         outputs = []
         for jobs in ("1", "2"):
-            command = [str(gradcalc), "check", "--key", "key.csv", "--file", "subs.csv",
+            command = [str(gradcalc), "grade", "--key", "key.csv", "subs.csv",
                        "--grades", "grades.csv", "--report", "report.html", "--json",
                        "--jobs", jobs]
             t, before = time.perf_counter(), os.times()
@@ -240,7 +241,7 @@ def main() -> None:
         path.write_text(text)
         gradcalc = Path(sys.executable).parent / "gradcalc"
         t, before = time.perf_counter(), os.times()
-        subprocess.run([str(gradcalc), "check", "--file", str(path), "--json"],
+        subprocess.run([str(gradcalc), "grade", str(path), "--json"],
                        capture_output=True, check=False)
         took, after = time.perf_counter() - t, os.times()
         cpu = (after.children_user + after.children_system) - (before.children_user +

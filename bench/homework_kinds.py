@@ -4,7 +4,7 @@
     python bench/homework_kinds.py --rounds 1
     python bench/homework_kinds.py --afresh   # every row's equation read anew (no memo)
 
-Each row is one `gradcalc.verify.homework.dispatch.check` call, as a class file's row
+Each row is one `gradcalc.homework.dispatch.check` call, as a class file's row
 with kind columns is judged: a right answer, a rewritten one and a wrong one per problem.
 Backprop rows: linear, batched linear, softmax cross-entropy (one-hot targets), two-layer
 ReLU, a sum along an axis, where, and an index. Implicit rows: a circle, an ellipse, the
@@ -21,8 +21,8 @@ import argparse
 import statistics
 import time
 
-from gradcalc.verify.homework.dispatch import check, forget
-from gradcalc.verify.homework.kinds import Kind
+from gradcalc.homework.dispatch import check, forget
+from gradcalc.homework.kinds.registry import Kind
 
 ONE_HOT = "Y=[[1, 0], [0, 1], [0, 1], [1, 0]]"
 #: (function, wrt, kind settings, answers)

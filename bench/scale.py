@@ -167,21 +167,21 @@ def row(name: str, runs: Runs, base: Runs | None, note: str = "") -> dict:
 
 
 def class_rows(work: Path, title: str, text: str, repeat: int) -> list[dict]:
-    """check --file --json on a class file, --jobs 1 against --jobs 2, interleaved."""
+    """grade --json on a class file, --jobs 1 against --jobs 2, interleaved."""
     answers = work / "class.csv"
     answers.write_text(text)
     judged = {jobs: Runs() for jobs in ("1", "2")}
     outs = {jobs: work / f"class-{jobs}.jsonl" for jobs in judged}
     for _ in range(max(1, repeat // 2)):
         for jobs, r in judged.items():
-            r.add(*timed(gradcalc("check", "--file", str(answers), "--json", "--jobs", jobs),
+            r.add(*timed(gradcalc("grade", str(answers), "--json", "--jobs", jobs),
                          outs[jobs])[:3])
     same = outs["1"].read_bytes() == outs["2"].read_bytes()
     lines = []
     for jobs, r in judged.items():
         note = "" if jobs == "1" else (f"{judged['1'].wall / r.wall:.2f} x --jobs 1 (wall); "
                                        + ("same bytes" if same else "BYTES DIFFER"))
-        lines.append(row(f"check --file --json, {title}, --jobs {jobs}", r, None, note))
+        lines.append(row(f"grade --json, {title}, --jobs {jobs}", r, None, note))
     return lines
 
 

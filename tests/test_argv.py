@@ -1,10 +1,10 @@
-"""Forgiving command lines (argv.py)."""
+"""Forgiving command lines (cli/options.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradcalc.argv import check_not_a_file, protect_dash_program, tidy
+from gradcalc.cli.options import check_not_a_file, protect_dash_program, tidy
 from gradcalc.errors import GradcalcError
 
 

@@ -72,7 +72,7 @@ def test_integers_draws_whole_numbers_and_the_receipt_keeps_the_kind():
     ({"integers": "maybe"}, "field integers: 'maybe': give true or false"),
     ({"shape": {"W": [3, True]}}, '"shape" gives each input its dimensions'),
     ({"at": 2}, '"at" is a text ("x=2, y=1") or an object'),
-    ({"kind": "implicit", "order": 2}, "an implicit problem takes no order"),
+    ({"kind": "implicit", "partial": "x,y"}, "an implicit problem takes no partial"),
 ])
 def test_a_bad_kind_field_is_a_usage_error_of_its_line(fields, message):
     out, tally = one({"command": "check", "program": "x^3", "answer": "3x^2", **fields})

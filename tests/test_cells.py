@@ -1,4 +1,4 @@
-"""Reading a --points table's rows (commands/cells.py)."""
+"""Reading a --points table's rows (tables/cells.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from gradcalc.commands.cells import SHOW_BAD_ROWS, read_rows
+from gradcalc.tables.cells import SHOW_BAD_ROWS, read_rows
 
 
 def test_quoted_numbers():

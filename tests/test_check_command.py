@@ -65,7 +65,7 @@ def test_options_wrt_tolerances_seed_samples(invoke):
     (["x^2", "--answer", "xy"], "the answer uses 'xy'"),
     (["open('f')", "--answer", "0"], "not a function gradcalc knows"),
     (["x^2"], "check needs FUNCTION and --answer"),
-    (["x^2", "--answer", "2x", "--file", "a.csv"], "--file goes without"),
+    (["x^2", "--answer", "2x", "--key", "k.csv"], "--key is an option of gradcalc grade"),
     (["x^2", "--answer", "2" + "0" * 40], "more than 30 digits"),
 ])
 def test_bad_and_hostile_text_is_exit_2_with_nothing_run(invoke, args, fragment):
@@ -88,7 +88,7 @@ fay,ln(x),1/x
 def test_a_class_file_one_json_line_per_row(invoke, tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text(CLASS)
-    r = invoke("check", "--file", str(path), "--json")
+    r = invoke("grade", str(path), "--json")
     *lines, summary = [json.loads(line) for line in r.out.splitlines()]
     assert r.code == 1
     assert summary["summary"]["rows"] == 6 and summary["summary"]["unreadable"] == 1
@@ -102,7 +102,7 @@ def test_a_class_file_one_json_line_per_row(invoke, tmp_path):
 def test_a_class_file_as_a_table_with_a_summary(invoke, tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text(CLASS)
-    r = invoke("check", "--file", str(path))
+    r = invoke("grade", str(path))
     assert r.code == 1
     assert "6 rows: 4 correct, 1 incorrect, 0 undetermined, 1 unreadable" in r.out
     for column in ("student", "function", "answer", "verdict", "score", "feedback"):
@@ -114,7 +114,7 @@ def test_a_class_file_as_a_table_with_a_summary(invoke, tmp_path):
 def test_a_class_all_correct_is_exit_0(invoke, tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text("id,function,answer\n1,x^2,2x\n2,sin(x),cos(x)\n")
-    r = invoke("check", "--file", str(path), "--plain")
+    r = invoke("grade", str(path), "--plain")
     assert r.code == 0 and r.out.splitlines() == [
         "1\tx^2\t2x\t1/1\tcorrect (symbolic); read as f(x) = x^2 and f'(x) = 2x",
         "2\tsin(x)\tcos(x)\t1/1\tcorrect (symbolic); read as f(x) = sin(x) and f'(x) = cos(x)"]
@@ -128,7 +128,7 @@ def test_a_class_all_correct_is_exit_0(invoke, tmp_path):
 def test_a_bad_class_file(invoke, tmp_path, text, fragment):
     path = tmp_path / "answers.csv"
     path.write_text(text)
-    r = invoke("check", "--file", str(path), "--json")
+    r = invoke("grade", str(path), "--json")
     if fragment is None:  # a bad row: reported in its place
         assert r.code == 1 and "error" in json.loads(r.out.splitlines()[0])
     else:
@@ -158,6 +158,6 @@ def test_the_installed_script_checks():
 def test_piped_readable_verdicts_have_no_trailing_spaces(tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text(CLASS)
-    for args in (("check", "sin(3x)", "--answer", "cos(3x)"), ("check", "--file", str(path))):
+    for args in (("check", "sin(3x)", "--answer", "cos(3x)"), ("grade", str(path))):
         r = run_cli(*args)
         assert r.out and all(line == line.rstrip() for line in r.out.splitlines()), args

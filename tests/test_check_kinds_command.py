@@ -83,5 +83,5 @@ def test_bad_settings_are_usage_errors(invoke, args, fragment):
 def test_the_kinds_go_with_one_answer_not_a_class_file(invoke, tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text("id,function,answer\nana,x^2,2x\n")
-    r = invoke("check", "--file", str(path), "--order", "2")
-    assert r.code == 2 and "not --file" in r.err
+    r = invoke("grade", str(path), "--order", "2")
+    assert r.code == 2 and "--order is an option of gradcalc check" in r.err

@@ -1,4 +1,4 @@
-"""The check of a --points run in its own process (commands/checker.py): what it says is
+"""The check of a --points run in its own process (run/checker.py): what it says is
 what checking in this process says, whether the child answers, dies, hangs or fails on a
 row; it never leaves a process behind."""
 
@@ -12,10 +12,11 @@ import time
 import numpy as np
 import pytest
 
-from gradcalc.commands import checker, points
-from gradcalc.commands import stream as chunking
+from gradcalc.commands import chunks as chunking
+from gradcalc.commands import points
 from gradcalc.commands.jobs import Job
-from gradcalc.render import points as write
+from gradcalc.render import point_rows as write
+from gradcalc.run import checker
 
 PROGRAM = "y = a*b*sin(c) + exp(a*c)/(1+b**2)"
 ROWS = 40
@@ -182,8 +183,8 @@ def test_json_lines_and_unchecked_runs_start_no_child(monkeypatch):
 
 @needs_fork
 def test_the_child_leaves_jobs_workers_free_to_fork(monkeypatch):
-    """No thread is started here: `commands.parallel` may still fork --jobs workers."""
-    from gradcalc.commands import parallel
+    """No thread is started here: `run.workers` may still fork --jobs workers."""
+    from gradcalc.run import workers as parallel
 
     monkeypatch.setattr(checker, "THREADED", frozenset())
     monkeypatch.setattr(parallel, "_THREADED", frozenset())

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from gradcalc.commands import classfile
-from gradcalc.commands.headers import match, parse_table
-from gradcalc.commands.key import key_from, load_key
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.judge import Settings
+from gradcalc.grading import classfile
+from gradcalc.grading.key import key_from, load_key
+from gradcalc.homework.judge import Settings
+from gradcalc.tables.headers import match, parse_table
 
 KEY = """Problem,Function,Points
 p1,x^2 sin(x),2
@@ -106,7 +106,7 @@ def test_judge_task_is_a_pure_function_of_its_row(files):
 
 
 def test_json_lines_carry_the_columns_score_and_a_summary(invoke, files):
-    r = invoke("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"),
+    r = invoke("grade", "--key", str(files / "key.csv"), str(files / "subs.csv"),
                "--json")
     *rows, summary = [json.loads(line) for line in r.out.splitlines()]
     assert r.code == 1
@@ -122,7 +122,7 @@ def test_json_lines_carry_the_columns_score_and_a_summary(invoke, files):
 
 
 def test_plain_and_table_show_student_problem_columns_answer_score(invoke, files):
-    args = ("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"))
+    args = ("grade", "--key", str(files / "key.csv"), str(files / "subs.csv"))
     plain = invoke(*args, "--plain")
     assert plain.out.splitlines()[1].split("\t") == [
         "ana@x.edu", "p2", "Ana", "A", "cos(3x)", "0/1",
@@ -140,7 +140,7 @@ def test_plain_and_table_show_student_problem_columns_answer_score(invoke, files
 def test_submissions_without_a_key_need_the_function(invoke, tmp_path):
     path = tmp_path / "subs.csv"
     path.write_text(SUBMISSIONS)
-    r = invoke("check", "--file", str(path))
+    r = invoke("grade", str(path))
     assert r.code == 2 and "no column for the function" in r.err
     assert "found: E-mail, Email, Question, Response, Section" in r.err
 
@@ -148,7 +148,7 @@ def test_submissions_without_a_key_need_the_function(invoke, tmp_path):
 @pytest.mark.parametrize("option", ["--key", "--grades", "--gradescope", "--report"])
 def test_class_options_need_a_file(invoke, option):
     r = invoke("check", "x^2", "--answer", "2x", option, "k.csv")
-    assert r.code == 2 and f"{option} goes with --file" in r.err
+    assert r.code == 2 and f"{option} is an option of gradcalc grade" in r.err
 
 
 def test_answer_from_standard_input(cli):
@@ -160,8 +160,8 @@ def test_answer_from_standard_input(cli):
 
 def test_an_identical_answer_is_judged_once(files, monkeypatch):
     """A class answers the same way often: the memo judges each (function, answer) once."""
-    from gradcalc.commands import check as checking
-    from gradcalc.commands import classfile as module
+    from gradcalc.grading import classfile as module
+    from gradcalc.homework import answer as checking
 
     calls = []
     real = checking.run
@@ -190,11 +190,11 @@ def test_hostile_cells_cannot_drive_the_terminal(invoke, tmp_path):
     path.write_text('id,function,answer,[bold]note[/]\n"\x1b[31mana",x^2,2x,'
                     '"[/]\x1b]0;t\x07"\n', encoding="utf-8")
     for fmt in ((), ("--plain",), ("--summary",)):
-        r = invoke("check", "--file", str(path), *fmt)
+        r = invoke("grade", str(path), *fmt)
         assert r.code == 0, r.err
         assert "\x1b" not in r.out + r.err and "\x07" not in r.out + r.err
         assert "\\u001b[31mana" in r.out
-    assert "[bold]note[/]" in invoke("check", "--file", str(path)).out
+    assert "[bold]note[/]" in invoke("grade", str(path)).out
 
 
 @pytest.mark.parametrize("verdict,partial,expected", [
@@ -202,7 +202,7 @@ def test_hostile_cells_cannot_drive_the_terminal(invoke, tmp_path):
     ("incorrect", 0.5, 0.5), ("undetermined", 1.0, 0.0), ("undetermined", None, 0.0),
 ])
 def test_the_share_of_points_a_verdict_earns(verdict, partial, expected):
-    from gradcalc.verify.homework.judge import Verdict
+    from gradcalc.homework.judge import Verdict
 
     v = Verdict(verdict, "numeric", "2*x", "derivative", ("x",))
     if partial is not None:
@@ -216,7 +216,7 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(cli, files):
     outputs = []
     for jobs in ("1", "2"):
         grades = files / f"grades{jobs}.csv"
-        r = cli("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"),
+        r = cli("grade", "--key", str(files / "key.csv"), str(files / "subs.csv"),
                 "--json", "--jobs", jobs, "--chunk-rows", "2", "--grades", str(grades))
         assert r.code == 1, r.err
         outputs.append((r.out, grades.read_bytes()))

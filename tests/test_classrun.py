@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from gradcalc.commands import classfile, grades
-from gradcalc.render import classrun
-from gradcalc.verify.homework.judge import Settings
+from gradcalc.grading import classfile
+from gradcalc.grading import gradebook as grades
+from gradcalc.homework.judge import Settings
+from gradcalc.run import classrun
 
 KEY = "problem,function,points\np1,x^2,1\np2,sin(x),2\np3,exp(3x),1\n"
 ANSWERS = ("2x", "x^2", "cos(x)", "-cos(x)", "3exp(3x)", "exp(3x)")
@@ -92,7 +93,7 @@ def test_the_gathered_gradebook_and_picture_are_the_whole_lists(tmp_path):
     path = tmp_path / "class.csv"
     path.write_text(class_text(90, True))
     (tmp_path / "key.csv").write_text(KEY)
-    from gradcalc.commands.key import load_key
+    from gradcalc.grading.key import load_key
 
     key = load_key(str(tmp_path / "key.csv"))
     results = [classfile.judge_task(t) for t in classfile.tasks(classfile.load(str(path), key),
@@ -132,7 +133,7 @@ def test_a_line_too_long_is_refused_with_its_line(tmp_path, monkeypatch):
 def test_a_byte_that_is_not_utf8_is_named_by_its_offset(invoke, tmp_path):
     path = tmp_path / "class.csv"
     path.write_bytes(b"student,function,answer\na,x^2,2x\nb,x^2,2\xff\n")
-    r = invoke("check", "--file", str(path), "--json")
+    r = invoke("grade", str(path), "--json")
     assert r.code == 2 and "is not UTF-8 text (byte 40)" in r.err
 
 
@@ -154,7 +155,7 @@ def test_jobs_workers_read_their_own_spans(tmp_path, monkeypatch):
     path = tmp_path / "class.csv"
     path.write_text(class_text(60, False))
     sent = []
-    from gradcalc.commands import parallel
+    from gradcalc.run import workers as parallel
 
     real = parallel.ordered_map
 
@@ -178,8 +179,8 @@ def test_jobs_workers_read_their_own_spans(tmp_path, monkeypatch):
 def test_jobs_workers_start_with_the_first_spans_formulas(tmp_path, monkeypatch):
     """The first span's functions are judged before the workers fork: they inherit each
     problem's formulas, so no worker builds again a function the first span has."""
-    from gradcalc.commands import parallel
-    from gradcalc.verify.homework import judge
+    from gradcalc.homework import judge
+    from gradcalc.run import workers as parallel
 
     path = tmp_path / "class.csv"
     path.write_text(class_text(60, False))
@@ -237,8 +238,8 @@ def test_the_command_line_leaves_the_span_size_to_the_class_unless_given(tmp_pat
     real = classfile.spans
     monkeypatch.setattr(classfile, "spans",
                         lambda file, rows: asked.append(rows) or real(file, rows))
-    one = invoke("check", "--file", str(path), "--json")
-    two = invoke("check", "--file", str(path), "--json", "--jobs", "2")
-    given = invoke("check", "--file", str(path), "--json", "--jobs", "2", "--chunk-rows", "70")
+    one = invoke("grade", str(path), "--json")
+    two = invoke("grade", str(path), "--json", "--jobs", "2")
+    given = invoke("grade", str(path), "--json", "--jobs", "2", "--chunk-rows", "70")
     assert one.out == two.out == given.out
     assert asked == [classrun.span_rows(str(path), 2), 70] == [25, 70]  # 401 lines / 16

@@ -1,4 +1,4 @@
-"""--engine dask (render/cluster.py) on a 2-worker LocalCluster: the same bytes as a local
+"""--engine dask (run/cluster.py) on a 2-worker LocalCluster: the same bytes as a local
 run, one CSV or partitioned Parquet, and a worker killed mid-run still gives the whole,
 correct output (Dask runs its tasks again) or nothing."""
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from gradcalc.commands.jobs import Job
-from gradcalc.render import cluster, stream
 from gradcalc.render.numbers import number
+from gradcalc.run import cluster, stream
 
 distributed = pytest.importorskip("distributed")
 
@@ -121,9 +121,9 @@ def test_dask_judges_a_partitioned_class_in_order(scheduler, tmp_path):
     from dataclasses import replace
     from pathlib import Path
 
+    from gradcalc.homework.judge import Settings
     from gradcalc.limits import DEFAULT_LIMITS
-    from gradcalc.render.classrun import ClassJob, write_class
-    from gradcalc.verify.homework.judge import Settings
+    from gradcalc.run.classrun import ClassJob, write_class
 
     sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
     from homework import class_file
@@ -139,7 +139,7 @@ def test_dask_judges_a_partitioned_class_in_order(scheduler, tmp_path):
                                                                      31 + 30 * k]) + "\n")
     whole = tmp_path / "whole.csv"
     whole.write_text("\n".join(text[:91]) + "\n")
-    from gradcalc.commands import classfile
+    from gradcalc.grading import classfile
 
     classfile.forget()  # verdicts this process judged earlier with other settings
     expected = io.StringIO()
@@ -159,7 +159,7 @@ def test_dask_judges_a_partitioned_class_in_order(scheduler, tmp_path):
 
 @pytest.mark.parametrize("args", [
     ("grad", "z = x*y", "--points", "-", "--engine", "dask"),
-    ("check", "--file", "-", "--json", "--engine", "dask"),
+    ("grade", "-", "--json", "--engine", "dask"),
 ])
 def test_dask_refuses_standard_input_before_starting(invoke, args, monkeypatch):
     monkeypatch.setattr(cluster, "client_for", lambda s: pytest.fail("a cluster started"))

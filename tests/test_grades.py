@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from gradcalc.render.grades import CANVAS_COLUMNS
+from gradcalc.render.lms import CANVAS_COLUMNS
 
 KEY = "problem,function,points\np1,x^2 sin(x),2\np2,sin(3x),1\np3,x^2 y,1.5\n"
 SUBMISSIONS = """student,problem,answer,section
@@ -32,7 +32,7 @@ def files(tmp_path):
 
 def test_grades_csv_has_canvas_columns_a_column_per_problem_and_a_total(invoke, files):
     out = files / "grades.csv"
-    r = invoke("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"),
+    r = invoke("grade", "--key", str(files / "key.csv"), str(files / "subs.csv"),
                "--grades", str(out), "--json")
     assert r.code == 1
     rows = list(csv.reader(io.StringIO(out.read_text())))
@@ -53,7 +53,7 @@ def test_gradescope_results_json_follows_the_autograder_format(invoke, files):
     subs.write_text("student,problem,answer\nana,p1,2x sin(x) + x^2 cos(x)\n"
                     "ana,p2,cos(3x)\n")
     out = files / "results.json"
-    r = invoke("check", "--key", str(files / "key.csv"), "--file", str(subs),
+    r = invoke("grade", "--key", str(files / "key.csv"), str(subs),
                "--gradescope", str(out), "--plain")
     assert r.code == 1
     data = json.loads(out.read_text())
@@ -75,14 +75,14 @@ def test_gradescope_results_json_follows_the_autograder_format(invoke, files):
 
 def test_gradescope_is_for_one_student(invoke, files):
     out = files / "results.json"
-    r = invoke("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"),
+    r = invoke("grade", "--key", str(files / "key.csv"), str(files / "subs.csv"),
                "--gradescope", str(out))
     assert r.code == 2 and "one student's results.json" in r.err and "2 students" in r.err
     assert not out.exists() and r.out == ""
 
 
 def test_an_output_in_a_missing_folder_is_refused_before_any_row(invoke, files):
-    r = invoke("check", "--key", str(files / "key.csv"), "--file", str(files / "subs.csv"),
+    r = invoke("grade", "--key", str(files / "key.csv"), str(files / "subs.csv"),
                "--grades", str(files / "no" / "grades.csv"), "--json")
     assert r.code == 2 and "does not exist" in r.err
     assert '"verdict"' not in r.out  # nothing was judged

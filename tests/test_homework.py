@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework: equivalent forms are correct, wrong answers are incorrect with
+"""gradcalc.homework: equivalent forms are correct, wrong answers are incorrect with
 a counterexample and the feedback that names the mistake, and domains are respected."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.judge import Settings, judge
-from gradcalc.verify.homework.problem import read_problem
-from gradcalc.verify.homework.sample import candidates, evaluate, vectorisable
+from gradcalc.homework.judge import Settings, judge
+from gradcalc.homework.problem import read_problem
+from gradcalc.homework.sample import candidates, evaluate, vectorisable
 
 
 def verdict(function: str, answer: str, wrt: list[str] | None = None, **settings):
@@ -218,7 +218,7 @@ def test_vectorised_and_pointwise_evaluation_agree():
 
 
 def test_a_functions_formula_is_built_once_and_can_be_forgotten():
-    from gradcalc.verify.homework.judge import forget_formulas
+    from gradcalc.homework.judge import forget_formulas
 
     forget_formulas()
     first = verdict("x**3", "3*x**2")

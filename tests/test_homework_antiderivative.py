@@ -1,12 +1,12 @@
-"""gradcalc.verify.homework.antiderivative: antiderivatives with and without + C, the
+"""gradcalc.homework.kinds.antiderivative: antiderivatives with and without + C, the
 constant's rule, and feedback for the usual slips."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.kinds import Kind
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.kinds.registry import Kind
 
 
 def verdict(function, answer, constant="optional", wrt=None):

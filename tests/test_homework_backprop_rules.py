@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.backprop_walk and backprop_scatter: the expected gradient of
+"""gradcalc.homework.backprop.walk and backprop_scatter: the expected gradient of
 a loss with sums and means along an axis, `where`, and indexing, as a formula shown only
 once it agrees with the tape; each rule with a right answer, a transposed one and one that
 forgot the rule (not repeated along the axis, not masked, not scattered back)."""
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from gradcalc.homework.backprop import formulas as backprop
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.kinds.registry import Kind
 from gradcalc.language.parse import parse
-from gradcalc.verify.homework import backprop
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.kinds import Kind
 
 
 def verdict(function, answer, wrt, shape, **kind):

@@ -21,7 +21,7 @@ import csv
 from collections import Counter
 from pathlib import Path
 
-from gradcalc.commands.check import CheckJob, run
+from gradcalc.homework.answer import AnswerJob, run
 
 CORPUS = Path(__file__).with_name("homework_corpus.csv")
 
@@ -46,7 +46,7 @@ def test_every_row_is_read_and_every_verdict_is_right():
     wrong, unread = [], 0
     for r in rows():
         try:
-            got = run(CheckJob(r["function"], r["answer"])).verdict
+            got = run(AnswerJob(r["function"], r["answer"])).verdict
             why = ""
         except Exception as exc:  # noqa: BLE001 - an unreadable row is a wrong row
             got, why = "unreadable", str(getattr(exc, "message", exc))

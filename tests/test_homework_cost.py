@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from gradcalc.commands import classfile
-from gradcalc.commands.headers import parse_table
-from gradcalc.verify.homework import judge as judging
-from gradcalc.verify.homework import misconceptions, problem, student
-from gradcalc.verify.homework.judge import Settings
+from gradcalc.grading import classfile
+from gradcalc.homework import judge as judging
+from gradcalc.homework import problem
+from gradcalc.homework.feedback import misconceptions
+from gradcalc.homework.judge import Settings
+from gradcalc.homework.reading import student
+from gradcalc.tables.headers import parse_table
 
 #: three functions, each answered four times (right, wrong, right spelled otherwise, wrong)
 CLASS = """id,function,answer
@@ -63,7 +65,7 @@ def test_a_class_simplifies_and_reads_each_function_once(monkeypatch):
     judging.forget_formulas()
     simplified = _counted(monkeypatch, student, "simplest")
     read = _counted(monkeypatch, problem, "read_side")
-    tapes = _counted(monkeypatch, misconceptions, "Tape")
+    tapes = _counted(monkeypatch, misconceptions, "FormulaTape")
     tasks = _tasks()
     verdicts = _judge_every_row(tasks)
     assert [v[0] for v in verdicts] == ["correct", "incorrect"] * 6

@@ -1,14 +1,14 @@
-"""gradcalc.verify.homework.forms and the problem it reads: answer prefixes stripped and
+"""gradcalc.homework.reading.claims and the problem it reads: answer prefixes stripped and
 checked against what is asked, vectors in every bracket, constant functions checked."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradcalc.commands.check import CheckJob, run
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.forms import split_prefix, vector
-from gradcalc.verify.homework.problem import read_problem
+from gradcalc.homework.answer import AnswerJob, run
+from gradcalc.homework.problem import read_problem
+from gradcalc.homework.reading.claims import split_prefix, vector
 
 
 @pytest.mark.parametrize("text,body,kind,wrt", [
@@ -56,7 +56,7 @@ def test_vectors_in_any_bracket_are_lists(text, list_text):
     ("7", "0", None), ("h(t) = t^2", "f'(x) = 2t", None),
 ])
 def test_answers_in_these_forms_are_correct(function, answer, wrt):
-    assert run(CheckJob(function, answer, wrt)).verdict == "correct"
+    assert run(AnswerJob(function, answer, wrt)).verdict == "correct"
 
 
 def test_a_constant_takes_its_variable_from_the_answer_else_x():
@@ -87,4 +87,4 @@ def test_no_error_blames_an_option_nobody_typed():
     with pytest.raises(GradcalcError) as info:
         read_problem("x^2", "2x", ["z"], wrt_from="the row's wrt")
     assert "--" not in info.value.message and "the row's wrt 'z'" in info.value.message
-    assert run(CheckJob("f(x) = 7", "0")).verdict == "correct"
+    assert run(AnswerJob("f(x) = 7", "0")).verdict == "correct"

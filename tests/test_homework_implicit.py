@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.implicit: dy/dx and d²y/dx² of curves, judged on points of the
+"""gradcalc.homework.kinds.implicit: dy/dx and d²y/dx² of curves, judged on points of the
 curve found by Newton's method on the tape's derivative, with the branches reported."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.judge import Settings
+from gradcalc.homework.kinds.implicit import curve_points, split_equation
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.problem import read_side
 from gradcalc.limits import DEFAULT_LIMITS
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.implicit import curve_points, split_equation
-from gradcalc.verify.homework.judge import Settings
-from gradcalc.verify.homework.kinds import Kind
-from gradcalc.verify.homework.problem import read_side
 
 
 def verdict(equation, answer, order=1, y="y"):

@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.implicit_exact: dy/dx = -F_x/F_y from sympy, an answer proved
+"""gradcalc.homework.kinds.on_curve: dy/dx = -F_x/F_y from sympy, an answer proved
 to be dy/dx on the whole curve (its difference's numerator is a multiple of F), or
 confirmed wrong at an exact point of the curve; where sympy cannot tell (a curve or an
 answer that is not polynomial), the numeric check decides, and `method` says which."""
@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.kinds import on_curve as implicit_exact
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.problem import read_side
 from gradcalc.limits import DEFAULT_LIMITS
-from gradcalc.verify.homework import implicit_exact
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.kinds import Kind
-from gradcalc.verify.homework.problem import read_side
 
 
 def verdict(equation, answer, order=1):
@@ -102,7 +102,7 @@ def test_the_expected_text_comes_from_sympy_in_the_students_notation():
 
 
 def test_the_json_says_which_check_decided():
-    from gradcalc.render.homework import verdict_json
+    from gradcalc.render.verdicts import verdict_json
 
     proved = verdict_json(verdict("x^2 + y^2 = 25", "-x/y"))
     numeric = verdict_json(verdict("x^2 + y^2 = 25", "-x/sqrt(25 - x^2)"))
@@ -112,7 +112,7 @@ def test_the_json_says_which_check_decided():
 def test_the_readable_view_says_the_counterexample_is_exact():
     from rich.console import Console
 
-    from gradcalc.render.homework import show
+    from gradcalc.render.verdicts import show
 
     console = Console(record=True, width=100)
     show(verdict("x^2 + y^2 = 25", "x/y"), console)
@@ -125,7 +125,7 @@ def test_the_readable_view_says_the_counterexample_is_exact():
 def test_a_class_on_one_equation_reads_it_once(monkeypatch):
     """The points of the curve and sympy's slope are kept per equation: a second answer
     to the same equation finds no new points, and its verdict is the one it gets afresh."""
-    from gradcalc.verify.homework import implicit
+    from gradcalc.homework.kinds import implicit
 
     implicit.forget()
     calls = []
@@ -145,7 +145,8 @@ def test_a_class_on_one_equation_reads_it_once(monkeypatch):
 
 
 def test_forgetting_every_kind_forgets_the_implicit_equations_too():
-    from gradcalc.verify.homework import dispatch, implicit
+    from gradcalc.homework import dispatch
+    from gradcalc.homework.kinds import implicit
 
     dispatch.forget()
     verdict("x^2 + y^2 = 25", "-x/y")

@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.misconceptions: the step that went wrong. Each catalogue entry
+"""gradcalc.homework.feedback.misconceptions: the step that went wrong. Each catalogue entry
 is found at its step on a hand-made wrong answer, and (a property over random functions)
 a wrong answer made by any misapplication at any step is located there, or at a step
 whose misapplication gives the very same derivative."""
@@ -12,13 +12,13 @@ from expression_strategies import expressions
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from gradcalc.homework.feedback import catalogue
+from gradcalc.homework.feedback import misconceptions as m
+from gradcalc.homework.feedback.recognise import same
+from gradcalc.homework.judge import judge
+from gradcalc.homework.problem import read_problem
+from gradcalc.homework.proof import text
 from gradcalc.language.parse import parse
-from gradcalc.verify.homework import catalogue
-from gradcalc.verify.homework import misconceptions as m
-from gradcalc.verify.homework.feedback import same
-from gradcalc.verify.homework.judge import judge
-from gradcalc.verify.homework.problem import read_problem
-from gradcalc.verify.homework.proof import text
 
 CASES = [
     ("sin(3x)", "cos(3x)", "chain-inner-factor", "sin(3x)"),
@@ -109,7 +109,7 @@ FRESH = np.array([0.37, 0.81, 1.3, 1.9, 2.6, 0.55, 1.13])
 
 
 def _numeric(function: str, mistake: str | None, step: int) -> np.ndarray:
-    tape = m.Tape(parse(function), {"x": FRESH}, "x")
+    tape = m.FormulaTape(parse(function), {"x": FRESH}, "x")
     with np.errstate(all="ignore"):
         return np.broadcast_to(np.asarray(tape.sweep(mistake, step), dtype=float),
                                FRESH.shape)
@@ -119,7 +119,7 @@ def _numeric(function: str, mistake: str | None, step: int) -> np.ndarray:
 @given(_expressions(), st.data())
 def test_a_misapplied_rule_is_located_at_its_step(function, data):
     x = sp.Symbol("x", real=True)
-    tape = m.Tape(parse(function), {"x": x}, "x", symbolic=True)
+    tape = m.FormulaTape(parse(function), {"x": x}, "x", symbolic=True)
     options = list(tape.candidates())
     assume(options)
     step, mistake = data.draw(st.sampled_from(options))
@@ -129,7 +129,7 @@ def test_a_misapplied_rule_is_located_at_its_step(function, data):
     finite = np.isfinite(made) & np.isfinite(right)
     assume(finite.sum() >= 3 and not same(made[finite], right[finite]))
     # the search compares only where every step's value is moderate (2^(x + 27) never is)
-    assume(m.Tape(parse(function), {"x": FRESH}, "x").conditioned(FRESH.shape).sum() >= 3)
+    assume(m.FormulaTape(parse(function), {"x": FRESH}, "x").conditioned(FRESH.shape).sum() >= 3)
     v = judge(read_problem(function, text(wrong), ["x"]))
     assume(v.verdict == "incorrect")  # too few points where both sides are defined
     assert v.misconception is not None, (function, mistake, step, text(wrong), v.feedback)

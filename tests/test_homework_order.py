@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.order and higher: N-th derivatives, Hessians, mixed partials
+"""gradcalc.homework.kinds.derivative and higher: N-th derivatives, Hessians, mixed partials
 and answers at a point, each judged right on correct, rewritten and wrong answers."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.higher import along
-from gradcalc.verify.homework.kinds import Kind
-from gradcalc.verify.homework.problem import read_side
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.higher import along
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.problem import read_side
 
 
 def verdict(function, answer, wrt=None, **kind):

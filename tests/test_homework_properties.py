@@ -9,8 +9,8 @@ from expression_strategies import expressions
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from gradcalc.verify.homework.judge import judge
-from gradcalc.verify.homework.problem import read_problem
+from gradcalc.homework.judge import judge
+from gradcalc.homework.problem import read_problem
 
 UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "atan", "sinh", "cosh",
          "sigmoid", "softplus", "abs", "asin", "log2"]

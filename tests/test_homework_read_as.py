@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gradcalc.homework.reading.student import expression
 from gradcalc.language.parse import parse
 from gradcalc.language.unparse import unparse
-from gradcalc.verify.homework.student import expression
 
 UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "abs", "atan", "sinh", "sec", "log10"]
 LEAVES = st.sampled_from(["x", "y", "2", "3", "0.5", "pi", "e", "1/2"])

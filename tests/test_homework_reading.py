@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from gradcalc.commands.check import CheckJob, run
-from gradcalc.verify.homework.ambiguity import traps
-from gradcalc.verify.homework.wording import plain
+from gradcalc.homework.answer import AnswerJob, run
+from gradcalc.homework.reading.wording import plain
+from gradcalc.homework.traps import traps
 
 
 @pytest.mark.parametrize("function,answer,wrt,read", [
@@ -37,7 +37,7 @@ from gradcalc.verify.homework.wording import plain
     ("x^3 y", "3x^2y", ["x"], {"function": "f(x, y) = x^3·y", "answer": "∂f/∂x = 3x^2·y"}),
 ])
 def test_every_verdict_says_how_both_sides_were_read(function, answer, wrt, read):
-    assert run(CheckJob(function, answer, wrt)).read == read
+    assert run(AnswerJob(function, answer, wrt)).read == read
 
 
 @pytest.mark.parametrize("function,answer,note", [
@@ -59,13 +59,13 @@ def test_every_verdict_says_how_both_sides_were_read(function, answer, wrt, read
 ])
 def test_a_trap_read_the_other_way_is_named_when_it_changes_the_verdict(function, answer,
                                                                         note):
-    v = run(CheckJob(function, answer))
+    v = run(AnswerJob(function, answer))
     assert v.note is not None and note in v.note, v.note
     assert v.feedback == v.note
 
 
 def test_a_power_then_a_name_is_a_trap_judged_both_ways():
-    v = run(CheckJob("x^3 y", "3x^2y", ["x"]))
+    v = run(AnswerJob("x^3 y", "3x^2y", ["x"]))
     assert v.verdict == "correct"
     assert v.note == ("3x^2y is read as 3x^2·y; if you meant 3x^(2y), that would be "
                       "incorrect")
@@ -79,7 +79,7 @@ def test_a_power_then_a_name_is_a_trap_judged_both_ways():
     ("ln(2x)", "1/(2x)"),  # written unambiguously
 ])
 def test_no_note_when_the_other_reading_changes_nothing(function, answer):
-    assert run(CheckJob(function, answer)).note is None
+    assert run(AnswerJob(function, answer)).note is None
 
 
 @pytest.mark.parametrize("text,count", [
@@ -133,7 +133,7 @@ def test_class_rows_read_every_form_and_name_no_option(invoke, tmp_path):
                     "d,x^2 y,∂f/∂y = x^2,x\n"
                     "e,x^2,2x,z\n"
                     "f,x^2,2x = 2x,\n", encoding="utf-8")
-    r = invoke("check", "--file", str(path), "--json")
+    r = invoke("grade", str(path), "--json")
     rows = [row for row in map(json.loads, r.out.splitlines()) if "id" in row]
     assert [row.get("verdict") for row in rows[:3]] == ["correct"] * 3
     errors = [row["error"]["message"] for row in rows[3:]]

@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.second_steps: the step that went wrong in a second
+"""gradcalc.homework.feedback.second_steps: the step that went wrong in a second
 derivative, in the first differentiation or in the second."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.feedback import misconceptions as m
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.proof import exact, symbol, text
 from gradcalc.language.parse import parse
-from gradcalc.verify.homework import misconceptions as m
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.kinds import Kind
-from gradcalc.verify.homework.proof import exact, symbol, text
 
 
 def second(function, answer, **kind):
@@ -52,7 +52,7 @@ def test_every_misapplication_in_the_first_differentiation_is_located(function):
     """A wrong f'' made by one misapplied rule in f', then differentiated right, is
     explained by one misapplied rule (in f' or in f'') that reproduces it."""
     x = symbol("x")
-    tape = m.Tape(parse(function), {"x": x}, "x", symbolic=True)
+    tape = m.FormulaTape(parse(function), {"x": x}, "x", symbolic=True)
     right = sp.diff(exact(tape.sweep()), x)
     tried = 0
     for k, mistake in tape.candidates():

@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.student: formulas in the notation students type, read back to
+"""gradcalc.homework.reading.student: formulas in the notation students type, read back to
 the same value, simplified within a bound, and as LaTeX."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 import sympy as sp
 
 from gradcalc.backends.numeric import run_numeric
+from gradcalc.homework.proof import exact_number
+from gradcalc.homework.reading.student import expression, formula, latex, simplest
 from gradcalc.language.parse import parse
 from gradcalc.language.program import RESULT_NAME
-from gradcalc.verify.homework.proof import exact_number
-from gradcalc.verify.homework.student import expression, formula, latex, simplest
 
 x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
 

@@ -1,4 +1,4 @@
-"""gradcalc.verify.homework.tensors: backprop homework, ∂L/∂W of linear, softmax
+"""gradcalc.homework.kinds.tensor: backprop homework, ∂L/∂W of linear, softmax
 cross-entropy and two-layer ReLU losses, right, rewritten and wrong (transposed, unsummed,
 a missing factor), judged entry by entry."""
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.dispatch import check
-from gradcalc.verify.homework.kinds import Kind, read_shapes
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.kinds.registry import Kind, read_shapes
 
 
 def verdict(function, answer, wrt, shape, **kind):

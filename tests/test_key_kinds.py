@@ -1,4 +1,4 @@
-"""An answer key's kind columns (gradcalc.commands.key_kinds): each problem judged as what
+"""An answer key's kind columns (gradcalc.homework.kinds.columns): each problem judged as what
 it asks for, partial credit in the grades, the kind in the receipts for --replay, and a
 bad cell named by its line and column."""
 
@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from gradcalc.commands.headers import parse_table
-from gradcalc.commands.key import OPTIONAL, REQUIRED, key_from
-from gradcalc.commands.key_kinds import kind_of
 from gradcalc.errors import GradcalcError
-from gradcalc.verify.homework.kinds import PLAIN, Kind
+from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
+from gradcalc.homework.kinds.columns import kind_of
+from gradcalc.homework.kinds.registry import PLAIN, Kind
+from gradcalc.tables.headers import parse_table
 
 KEY = """problem,function,wrt,order,partial,kind,implicit,constant,shape,at,points
 d2,x^4,,2,,,,,,,2
@@ -64,8 +64,8 @@ def judged(invoke, tmp_path):
     (tmp_path / "key.csv").write_text(KEY)
     (tmp_path / "subs.csv").write_text(SUBMISSIONS)
     grades = tmp_path / "grades.csv"
-    r = invoke("check", "--key", str(tmp_path / "key.csv"), "--file",
-               str(tmp_path / "subs.csv"), "--json", "--grades", str(grades))
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--json", "--grades", str(grades))
     rows = [json.loads(x) for x in r.out.splitlines()]
     return r, rows[:-1], list(csv.reader(grades.open())), tmp_path
 
@@ -114,13 +114,13 @@ def test_receipts_carry_the_kind_and_replay_judges_it_again(invoke, judged):
     assert kinds["tensor"] == {"shape": {"W": [3, 2], "x": [2]}}
     saved = tmp_path / "verdicts.jsonl"
     saved.write_text(r.out)
-    again = invoke("check", "--replay", str(saved), "--plain")
+    again = invoke("replay", str(saved), "--plain")
     assert again.code == 0, again.out + again.err
     # without its kind, the second derivative's receipt is judged as a first derivative
     edited = [json.loads(x) for x in r.out.splitlines()]
     del edited[0]["receipt"]["kind"]
     saved.write_text("\n".join(json.dumps(x) for x in edited) + "\n")
-    again = invoke("check", "--replay", str(saved), "--plain")
+    again = invoke("replay", str(saved), "--plain")
     assert again.code == 1 and "verdict: recorded \"correct\", now \"incorrect\"" in again.out
 
 
@@ -164,8 +164,8 @@ def test_columns_of_different_kinds_are_refused_in_a_teachers_terms():
 def test_a_bad_key_cell_on_the_command_line_is_exit_2_and_writes_nothing(invoke, tmp_path):
     (tmp_path / "key.csv").write_text("problem,function,kind\np1,x^2,integral\n")
     (tmp_path / "subs.csv").write_text("student,problem,answer\nana,p1,2x\n")
-    r = invoke("check", "--key", str(tmp_path / "key.csv"), "--file",
-               str(tmp_path / "subs.csv"), "--grades", str(tmp_path / "g.csv"))
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--grades", str(tmp_path / "g.csv"))
     assert r.code == 2 and "line 2, column kind" in r.err and "Traceback" not in r.err
     assert not (tmp_path / "g.csv").exists()
 
@@ -174,5 +174,5 @@ def test_one_check_of_a_kind_is_replayed_with_its_kind(invoke, tmp_path):
     r = invoke("check", "x^3", "--answer", "6x", "--order", "2", "--json")
     assert json.loads(r.out)["receipt"]["kind"] == {"order": 2}
     (tmp_path / "one.jsonl").write_text(r.out)
-    again = invoke("check", "--replay", str(tmp_path / "one.jsonl"), "--plain")
+    again = invoke("replay", str(tmp_path / "one.jsonl"), "--plain")
     assert again.code == 0 and "1 the same, 0 differ" in again.out + again.err

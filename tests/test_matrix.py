@@ -1,4 +1,4 @@
-"""Several inputs' blocks as one matrix (commands/matrix.py, render/matrix.py)."""
+"""Several inputs' blocks as one matrix (commands/matrix.py, render/matrix_rows.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcalc.commands.matrix import assemble, entry_labels
 from gradcalc.render.digits import Numbers
-from gradcalc.render.matrix import labelled_rows, plain_rows
+from gradcalc.render.matrix_rows import labelled_rows, plain_rows
 
 
 def test_entry_labels():

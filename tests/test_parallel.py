@@ -1,4 +1,4 @@
-"""commands.parallel: --jobs N as processes, answers in input order, errors carried back,
+"""run.workers: --jobs N as processes, answers in input order, errors carried back,
 and workers started ahead of their first chunk."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from gradcalc.commands import parallel
 from gradcalc.errors import GradcalcError
+from gradcalc.run import workers as parallel
 
 
 def square(x: int) -> int:
@@ -107,7 +107,7 @@ def test_read_ahead_closed_early_stops_reading():
 
 ARENAS = """
 import ctypes, sys, threading
-from gradcalc.commands import parallel
+from gradcalc.run import workers as parallel
 if sys.argv[1] == "one":
     parallel.one_heap()
 kept = []
@@ -133,7 +133,7 @@ def test_one_heap_keeps_a_threads_allocations_in_the_main_heap():
 
 REFAULTS = """
 import resource, sys
-from gradcalc.commands import parallel
+from gradcalc.run import workers as parallel
 if sys.argv[1] == "one":
     parallel.one_heap()
 def faults():

@@ -220,7 +220,7 @@ def test_bad_ylim(capsys, text):
 
 
 def test_clip_runs_to_the_edge_then_cuts():
-    from gradcalc.render.plot import clip
+    from gradcalc.render.drawing import clip
 
     out = clip(np.array([0.0, 1.0, 5.0, 9.0, -7.0, 2.0]), -1, 3)
     assert out[:3].tolist() == [0.0, 1.0, 3.0] and np.isnan(out[3])
@@ -228,7 +228,7 @@ def test_clip_runs_to_the_edge_then_cuts():
 
 
 def test_without_colour_the_curves_have_different_marks():
-    from gradcalc.render.plot import terminal
+    from gradcalc.render.drawing import terminal
 
     text = terminal(run("y = x**2", "x=-1:1", []), 60, 12, color=False)
     legend = [line for line in text.splitlines() if "y" in line][:2]
@@ -237,7 +237,7 @@ def test_without_colour_the_curves_have_different_marks():
 
 
 def test_the_asymptotes_are_drawn():
-    from gradcalc.render.plot import terminal
+    from gradcalc.render.drawing import terminal
 
     text = terminal(run("y = tan(x)", "x=-3:3", []), 64, 14, color=False)
     top = text.splitlines()[0]

@@ -14,12 +14,12 @@ from gradcalc.commands import derivatives as commands
 from gradcalc.commands import points
 from gradcalc.errors import GradcalcError, LimitError, ShapeError
 from gradcalc.language import program
-from gradcalc.render import points as write
+from gradcalc.render import point_rows as write
 
 from conftest import run_cli
 
 
-def table(text: str) -> points.Table:
+def table(text: str) -> points.PointTable:
     return points.read_table(io.StringIO(text))
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from test_stream import answer, fast, numbers_table  # noqa: F401 - the fixture
 
-from gradcalc.commands import parallel
-from gradcalc.commands import stream as chunking
 from gradcalc.commands.jobs import Job
 from gradcalc.errors import GradcalcError
-from gradcalc.render import ranges, stream
+from gradcalc.run import ranges, stream
+from gradcalc.run import workers as parallel
+from gradcalc.tables import scan as chunking
 
 
 @pytest.mark.parametrize("ending", ["\n", ""])

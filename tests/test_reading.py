@@ -129,7 +129,7 @@ def test_each_form_in_a_class_file(invoke, tmp_path):
         rows.append(f'a{k},"x*({meant})"," {cell} + x*({expected})"')
     path = tmp_path / "class.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    r = invoke("check", "--file", str(path), "--json")
+    r = invoke("grade", str(path), "--json")
     verdicts = [v for v in map(json.loads, r.out.splitlines()) if "id" in v]  # not the summary
     assert len(verdicts) == 2 * len(FORMS)
     wrong = [(v["id"], v.get("verdict"), v.get("error")) for v in verdicts
@@ -176,7 +176,7 @@ def test_the_same_answers_in_a_class_file(invoke, tmp_path, function, answer):
     cell = answer.replace('"', '""')
     path = tmp_path / "c.csv"
     path.write_text(f'id,function,answer\n1," {function} "," {cell}"\n', encoding="utf-8")
-    r = invoke("check", "--file", str(path), "--json")
+    r = invoke("grade", str(path), "--json")
     assert json.loads(r.out.splitlines()[0])["verdict"] == "correct", r.out + r.err
 
 
@@ -246,7 +246,7 @@ def test_the_other_reading_of_a_trap_is_a_different_function():
 
 def test_sint_is_sin_t_only_when_the_caller_says_so():
     """A program keeps `sint` a name (it may be one: `--at sint=1`); a checked problem
-    reads it as sin(t) where t is a variable (gradcalc/verify/homework/problem.py)."""
+    reads it as sin(t) where t is a variable (gradcalc/homework/problem.py)."""
     assert ir("sint") == ir("sint")  # a name, not a call
     program, traps = parse_with_traps("2sint^2 + lnx cosθ", applied=("sint", "lnx", "cosθ"))
     assert sx(program.body) == ir("2*sin(t)**2 + log(x)*cos(θ)")

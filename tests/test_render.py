@@ -14,7 +14,8 @@ from gradcalc.commands import derivatives
 from gradcalc.commands import points as points_command
 from gradcalc.commands.batch import Answer
 from gradcalc.commands.jobs import Job
-from gradcalc.render import numbers, plain, points, terminal
+from gradcalc.render import numbers, plain, terminal
+from gradcalc.render import point_rows as points
 from gradcalc.render.as_json import answer_json, check_json, error_json, to_json
 from gradcalc.render.digits import Numbers
 from gradcalc.verify.result import CheckResult, skipped_check

@@ -20,7 +20,7 @@ dee,e^(2x),2e^(2x
 @pytest.fixture
 def saved(invoke, tmp_path):
     (tmp_path / "class.csv").write_text(CLASS)
-    r = invoke("check", "--file", str(tmp_path / "class.csv"), "--json")
+    r = invoke("grade", str(tmp_path / "class.csv"), "--json")
     path = tmp_path / "verdicts.jsonl"
     path.write_text(r.out)
     return path
@@ -53,7 +53,7 @@ def test_a_single_check_has_a_receipt_too(invoke):
 
 
 def test_replaying_unchanged_verdicts_finds_no_difference(invoke, saved):
-    r = invoke("check", "--replay", str(saved))
+    r = invoke("replay", str(saved))
     assert r.code == 0 and r.out == ""
     assert "4 verdicts judged again: 4 the same, 0 differ" in r.err
 
@@ -61,7 +61,7 @@ def test_replaying_unchanged_verdicts_finds_no_difference(invoke, saved):
 def test_replay_finds_a_verdict_edited_by_hand(invoke, saved):
     edited = saved.read_text().replace('"verdict": "incorrect"', '"verdict": "correct"')
     saved.write_text(edited)
-    r = invoke("check", "--replay", str(saved))
+    r = invoke("replay", str(saved))
     assert r.code == 1
     assert r.out == 'line 2 (ben): verdict: recorded "correct", now "incorrect"\n'
     assert "1 differs" in r.err
@@ -71,7 +71,7 @@ def test_replay_finds_a_value_edited_by_hand(invoke, saved):
     rows = lines(saved)
     rows[0]["receipt"]["points"][3]["answer"][0] *= 1 + 1e-9
     saved.write_text("".join(json.dumps(x) + "\n" for x in rows))
-    r = invoke("check", "--replay", str(saved), "--json")
+    r = invoke("replay", str(saved), "--json")
     out = [json.loads(x) for x in r.out.splitlines()]
     assert r.code == 1
     assert [o["same"] for o in out[:-1]] == [False, True, True, True]
@@ -84,7 +84,7 @@ def test_replay_finds_changed_settings_and_an_unreadable_row_made_readable(invok
     rows[1]["receipt"]["seed"] = 3  # other points: the saved points no longer match
     rows[3]["receipt"]["answer"] = "2e^(2x)"  # now readable, and correct
     saved.write_text("".join(json.dumps(x) + "\n" for x in rows))
-    r = invoke("check", "--replay", str(saved))
+    r = invoke("replay", str(saved))
     assert r.code == 1
     assert "line 2 (ben): point 1 at: recorded" in r.out
     assert 'line 4 (dee): verdict: recorded unreadable, now correct' in r.out
@@ -97,17 +97,17 @@ def test_replay_finds_changed_settings_and_an_unreadable_row_made_readable(invok
 def test_a_bad_verdicts_file_is_exit_2(invoke, tmp_path, text, fragment):
     path = tmp_path / "v.jsonl"
     path.write_text(text)
-    r = invoke("check", "--replay", str(path))
+    r = invoke("replay", str(path))
     assert r.code == 2 and fragment in r.err
 
 
 def test_a_line_without_a_receipt_cannot_be_defended(invoke, tmp_path):
     path = tmp_path / "v.jsonl"
     path.write_text('{"id": "x", "verdict": "correct"}\n')
-    r = invoke("check", "--replay", str(path))
+    r = invoke("replay", str(path))
     assert r.code == 1 and "no receipt to judge it again from" in r.out
 
 
 def test_replay_goes_alone(invoke, saved):
-    r = invoke("check", "x^2", "--answer", "2x", "--replay", str(saved))
-    assert r.code == 2 and "--replay goes alone" in r.err
+    r = invoke("replay", "x^2", "--answer", "2x", str(saved))
+    assert r.code == 2 and "--answer is an option of gradcalc check" in r.err

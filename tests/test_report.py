@@ -45,8 +45,8 @@ def page(invoke, tmp_path):
     (tmp_path / "key.csv").write_text(KEY)
     (tmp_path / "subs.csv").write_text(SUBMISSIONS)
     out = tmp_path / "report.html"
-    r = invoke("check", "--key", str(tmp_path / "key.csv"), "--file",
-               str(tmp_path / "subs.csv"), "--report", str(out), "--json")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--report", str(out), "--json")
     assert r.code == 1
     parsed = Page()
     parsed.feed(out.read_text())
@@ -92,8 +92,8 @@ def test_student_text_is_escaped(page):
 def test_summary_prints_the_same_tables_in_the_terminal(invoke, tmp_path):
     (tmp_path / "key.csv").write_text(KEY)
     (tmp_path / "subs.csv").write_text(SUBMISSIONS)
-    r = invoke("check", "--key", str(tmp_path / "key.csv"), "--file",
-               str(tmp_path / "subs.csv"), "--summary", "--plain")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--summary", "--plain")
     assert r.code == 1
     for title in ("Problems", "Most common mistakes", "Students"):
         assert title in r.err

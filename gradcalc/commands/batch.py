@@ -89,11 +89,12 @@ def check_job(obj: dict[str, Any], limits: Limits) -> Any:
     """A homework check line: {"command": "check", "program": FUNCTION, "answer": ANSWER,
     "wrt": ...}, with a key's kind columns as fields ("order": 2, "partial": "x,y",
     "at": "x=2", "kind": "antiderivative", "constant": "required", "shape": "W=3x2, x=2",
-    "integers": true, ...); its verdict (commands/check.py)."""
-    from gradcalc.commands import check as checking
-    from gradcalc.commands.key_kinds import KIND_COLUMNS, kind_of
+    "integers": true, ...); its verdict (`gradcalc.homework.answer`)."""
+    from gradcalc.homework import answer as checking
+    from gradcalc.homework.kinds.columns import kind_of
+    from gradcalc.homework.kinds.registry import COLUMNS
 
-    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds", *KIND_COLUMNS)
+    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds", *COLUMNS)
     unknown = [k for k in obj if k not in allowed]
     if unknown:
         raise GradcalcError(f"unknown field {', '.join(map(repr, unknown))} (a check job may "
@@ -102,9 +103,9 @@ def check_job(obj: dict[str, Any], limits: Limits) -> Any:
     if not isinstance(program, str) or not isinstance(answer, str):
         raise GradcalcError('a check job has "program" (the function) and "answer" texts',
                             kind="usage")
-    kind = kind_of({c: _cell(c, obj[c]) for c in KIND_COLUMNS if c in obj}, "the check job",
+    kind = kind_of({c: _cell(c, obj[c]) for c in COLUMNS if c in obj}, "the check job",
                    part="field")
-    return checking.run(checking.CheckJob(program, answer, _wrt(obj.get("wrt")) or None,
+    return checking.run(checking.AnswerJob(program, answer, _wrt(obj.get("wrt")) or None,
                                           limits=_limits(obj, limits), kind=kind))
 
 
@@ -127,8 +128,11 @@ def _cell(field: str, v: Any) -> str:
             isinstance(d, (int, str)) and not isinstance(d, bool) or isinstance(d, list)
             for d in v.values()):
         return ";".join(f"{k}={_dims(d)}" for k, d in v.items())
-    raise GradcalcError(f'"{field}" is {CELL_FORMS[field]}, not {_json_type(v)}',
-                        kind="usage")
+    from gradcalc.homework.kinds.registry import KINDS, SETTING
+
+    forms = (SETTING[field].json if field in SETTING else
+             ", ".join(k.name for k in KINDS))  # the kind field
+    raise GradcalcError(f'"{field}" is {forms}, not {_json_type(v)}', kind="usage")
 
 
 def _dims(d: Any) -> str:
@@ -138,15 +142,6 @@ def _dims(d: Any) -> str:
                                 kind="usage")
         return "x".join(str(n) for n in d) or "scalar"
     return str(d)
-
-
-#: what each kind field may be, for its error
-CELL_FORMS = {"order": "a whole number", "partial": 'a text ("x,y") or a list of names',
-              "at": 'a text ("x=2, y=1") or an object ({"x": 2})',
-              "kind": "derivative, antiderivative or implicit", "implicit": "a name",
-              "constant": "required, optional or forbidden",
-              "shape": 'a text ("W=3x2, x=2") or an object ({"W": [3, 2], "x": 2})',
-              "integers": "true or false"}
 
 
 def _at(at: Any) -> list[str] | dict[str, Any]:

@@ -15,8 +15,8 @@ import numpy as np
 
 from gradcalc.errors import GradcalcError, ShapeError
 from gradcalc.language import outputs
-from gradcalc.language.parse import normalize, quote
 from gradcalc.language.program import Program
+from gradcalc.language.text import option_name
 from gradcalc.language.values import parse_assignments, value_from_data
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
@@ -88,15 +88,6 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
             + (f"; assigned names: {', '.join(sorted(assigned))}" if assigned else "")
             + ")", kind="usage")
     return list(dict.fromkeys(wrt))
-
-
-def option_name(text: str, option: str) -> str:
-    """A name given in an option (--of, --wrt), normalised as a program's names are (NFKC,
-    so --of ｙ is y); invisible and control characters are refused."""
-    try:
-        return normalize(text).strip()
-    except GradcalcError as exc:
-        raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None
 
 
 def plan(job: Job, program: Program, values: dict[str, np.ndarray],

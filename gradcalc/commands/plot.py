@@ -13,9 +13,10 @@ import numpy as np
 
 from gradcalc.backends.batched import evaluate
 from gradcalc.commands import plot_features
-from gradcalc.commands.jobs import grad_seed, load_values, option_name
+from gradcalc.commands.jobs import grad_seed, load_values
 from gradcalc.errors import GradcalcError, ShapeError
 from gradcalc.language.parse import parse, quote
+from gradcalc.language.text import option_name
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: grid points by default, and at most

@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 
 from gradcalc.commands.jobs import Job, load_values
-from gradcalc.commands.table import Table
 from gradcalc.errors import GradcalcError
+from gradcalc.tables.point_table import PointTable
 
 
-def row_job(job: Job, table: Table, row: int) -> Job:
+def row_job(job: Job, table: PointTable, row: int) -> Job:
     """The job at data row `row` of the table (counted from 1, the header not counted):
     the row's values and the --at values, exactly (float64 goes through as a number)."""
     if not 1 <= row <= table.count:

@@ -1,6 +1,6 @@
 """--points: one program at many points, as one vectorised pass over a leading point axis
 (`gradcalc.backends.batched`), with the symbolic check on a small sample of points (first,
-last and a few between), never per point. Nothing here prints; `render.points` writes the
+last and a few between), never per point. Nothing here prints; `render.point_rows` writes the
 rows as CSV or JSON lines.
 """
 
@@ -21,11 +21,11 @@ from gradcalc.commands.jobs import (
     nonfinite_warnings,
     plan,
 )
-from gradcalc.commands.table import Table, open_source, read_table
 from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Program
+from gradcalc.tables.point_table import PointTable, open_source, read_table
 
-__all__ = ["PointsResult", "Sample", "Table", "check_sample", "open_source", "program_reads",
+__all__ = ["PointsResult", "Sample", "PointTable", "check_sample", "open_source", "program_reads",
            "read_table", "run", "sample_rows"]
 
 #: how many points the symbolic check samples
@@ -38,7 +38,7 @@ class PointsResult:
 
     command: str
     output_name: str
-    table: Table
+    table: PointTable
     names: list[str]
     output: np.ndarray  # (P,) + output shape
     derivative: dict[str, np.ndarray]  # (P,) + output shape (jacobian) + input shape
@@ -71,7 +71,7 @@ class PointsResult:
 @dataclass
 class Sample:
     """What the check of one sampled point needs, and nothing else of the table: small,
-    so it can be sent to another process (commands.checker) and checked there."""
+    so it can be sent to another process (run.checker) and checked there."""
 
     job: Job
     point: dict[str, np.ndarray]  # every input's value at the point
@@ -79,7 +79,7 @@ class Sample:
     of: str
     tape: dict[str, np.ndarray]  # the tape's derivative at the point, by result column
     weights: np.ndarray | None
-    ticket: int = -1  # its number in the checker process (commands.checker)
+    ticket: int = -1  # its number in the checker process (run.checker)
 
 
 def check_sample(sample: Sample, programs: dict[str, Program] | None = None) -> Any:
@@ -115,7 +115,7 @@ def sample_rows(count: int, size: int = CHECK_SAMPLE) -> list[int]:
     return sorted({round(i * (count - 1) / (size - 1)) for i in range(size)})
 
 
-def run(job: Job, table: Table, progress: Progress = no_progress,
+def run(job: Job, table: PointTable, progress: Progress = no_progress,
         sample: list[int] | None = None, defer: bool = False) -> PointsResult:
     """The job (grad or jacobian, with --points) on every point of `table`; the check (if
     on) looks at the rows `sample` of it (None: `sample_rows` of its rows read). `defer`:
@@ -158,7 +158,7 @@ def program_reads(job: Job) -> set[str]:
     return parse(job.program, limits=job.limits).names_used() | set(job.wrt or [])
 
 
-def _good_rows(table: Table) -> np.ndarray | None:
+def _good_rows(table: PointTable) -> np.ndarray | None:
     """The indices of the rows that were read, or None when every row was."""
     if not table.bad:
         return None
@@ -180,7 +180,7 @@ def _scatter(good: np.ndarray, count: int, output: np.ndarray,
     return place(output), {k: place(v) for k, v in derivative.items()}
 
 
-def _point_values(job: Job, table: Table) -> dict[str, np.ndarray]:
+def _point_values(job: Job, table: PointTable) -> dict[str, np.ndarray]:
     """The table's columns, and the --at values repeated at every point."""
     shared = load_values(job.at, limits=job.limits) if job.at else {}
     both = sorted(set(shared) & set(table.values))

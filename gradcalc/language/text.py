@@ -15,7 +15,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 
-from gradcalc.errors import ParseError
+from gradcalc.errors import GradcalcError, ParseError
 from gradcalc.language.program import Pos
 
 # --------------------------------------------------------------------------- safe quoting
@@ -222,3 +222,12 @@ def normalize(text: str) -> str:
     letters nor `√`, naming them as U+XXXX.
     """
     return normalize_with_origin(text.removeprefix("\ufeff"))[0]
+
+
+def option_name(text: str, option: str) -> str:
+    """A name given in an option (--of, --wrt, --implicit), normalised as a program's
+    names are (NFKC, so --of ｙ is y); invisible and control characters are refused."""
+    try:
+        return normalize(text).strip()
+    except GradcalcError as exc:
+        raise GradcalcError(f"{option} {quote(text)}: {exc.message}", kind="usage") from None

@@ -35,7 +35,7 @@ def to_json(result: Result) -> dict[str, Any]:
     if result.warnings:
         out["warnings"] = list(result.warnings)
     if result.formulas is not None or result.explain is not None or result.view:
-        from gradcalc.render.explain import extras_json
+        from gradcalc.render.explanations import extras_json
 
         out.update(extras_json(result))
     return out
@@ -52,7 +52,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     if answer.error is not None:
         return {**head, **error_json(*answer.error)}
     if getattr(answer.result, "command", None) is None:  # a homework verdict
-        from gradcalc.render.homework import verdict_json
+        from gradcalc.render.verdicts import verdict_json
 
         return {**head, **verdict_json(answer.result)}
     return {**head, **to_json(answer.result)}

@@ -10,10 +10,10 @@ import json
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from gradcalc.render.homework import verdict_json
+from gradcalc.render.verdicts import verdict_json
 
 if TYPE_CHECKING:
-    from gradcalc.commands.classfile import Result
+    from gradcalc.grading.classfile import Result
 
 #: verdicts whose encoded part is kept
 KEPT = 4096

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gradcalc.render.classlines import json_line, row_head
-from gradcalc.render.homework import _MARK, _STYLE, plain, verdict_json
+from gradcalc.render.classlines import row_head
+from gradcalc.render.verdicts import _MARK, _STYLE, plain, verdict_json
 
 if TYPE_CHECKING:
-    from gradcalc.commands.classfile import Result, Summary
+    from gradcalc.grading.classfile import Result, Summary
 
 
 def points_text(x: float) -> str:
@@ -76,12 +76,6 @@ def row_plain(r: Result, keyed: bool) -> str:
              *(v for _, v in r.task.extras), r.task.answer,
              f"{points_text(r.earned)}/{points_text(r.task.points)}", verdict]
     return "\t".join(shown(c) for c in cells) + "\n"
-
-
-def row_text(r: Result, fmt: str, keyed: bool) -> str:
-    if fmt == "json":
-        return json_line(r, keyed)  # json.dumps(row_json(r, keyed)), a verdict encoded once
-    return row_plain(r, keyed)
 
 
 def show_rows(results: list[Result], extra_names: list[str], keyed: bool, console: Any,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gradcalc.commands.derivatives import Result
 from gradcalc.render.digits import Numbers
-from gradcalc.render.matrix import plain_rows
+from gradcalc.render.matrix_rows import plain_rows
 
 
 def plain(result: Result, numbers: Numbers | None = None) -> str:
@@ -18,7 +18,7 @@ def plain(result: Result, numbers: Numbers | None = None) -> str:
     else:
         lines = [line for value in result.derivative.values() for line in numbers.rows(value)]
     if result.formulas is not None or result.explain is not None:
-        from gradcalc.render.explain import extras_plain
+        from gradcalc.render.explanations import extras_plain
 
         lines.extend(extras_plain(result))
     return "\n".join(lines)

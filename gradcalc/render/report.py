@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from gradcalc.commands.grades import Picture
+from gradcalc.grading.gradebook import Picture
 from gradcalc.render.classview import points_text
 
 _COLOURS = {"correct": "#2e7d32", "incorrect": "#c62828", "undetermined": "#f9a825",

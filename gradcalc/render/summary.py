@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcalc.commands.grades import Picture
+from gradcalc.grading.gradebook import Picture
 from gradcalc.render.classview import points_text, shown
 
 #: mistakes shown per problem in the terminal (the HTML report shows all)

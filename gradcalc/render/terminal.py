@@ -14,7 +14,7 @@ import numpy as np
 from gradcalc.commands.derivatives import Result
 from gradcalc.render.digits import Numbers, scale_of
 from gradcalc.render.labels import derivative_label
-from gradcalc.render.matrix import labelled_rows
+from gradcalc.render.matrix_rows import labelled_rows
 
 #: a progress bar is shown (on a terminal) for tables of at least this many points
 PROGRESS_MIN_POINTS = 10_000
@@ -108,12 +108,12 @@ def show(result: Result, console: Any, numbers: Numbers | None = None) -> None:
     for warning in result.warnings:
         table.add_row("warning", Text(warning, style="yellow"))
     if result.explain is not None:
-        from gradcalc.render.explain import show_explanation
+        from gradcalc.render.explanations import show_explanation
 
         show_explanation(result, console)
     console.print(table)
     if result.formulas is not None:
-        from gradcalc.render.explain import show_formulas
+        from gradcalc.render.explanations import show_formulas
 
         show_formulas(result, console)
 

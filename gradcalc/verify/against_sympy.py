@@ -14,7 +14,7 @@ import numpy as np
 
 from gradcalc.verify import memo
 from gradcalc.verify.compare import ABS_TOL, REL_TOL, Entry, Excuse, differ, label, verdict
-from gradcalc.verify.job import CheckJob
+from gradcalc.verify.job import TapeCheck
 from gradcalc.verify.result import CheckResult
 
 EPS = float(np.finfo(np.float64).eps)
@@ -28,7 +28,7 @@ class _ShapeFail(Exception):
     """The tape's result does not have the derivative's shape."""
 
 
-def symbolic_check(job: CheckJob) -> CheckResult:
+def symbolic_check(job: TapeCheck) -> CheckResult:
     """The symbolic check of `job` (sympy's budget and time errors propagate)."""
     comparison = _Comparison(job)
     try:
@@ -44,7 +44,7 @@ def symbolic_check(job: CheckJob) -> CheckResult:
 class _Comparison:
     """The sympy side of one check, and the entries compared so far."""
 
-    def __init__(self, job: CheckJob) -> None:
+    def __init__(self, job: TapeCheck) -> None:
         from gradcalc.backends import symbolic as sym
         from gradcalc.backends import symbolic_derivatives as symd
 

@@ -17,15 +17,15 @@ from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Decisions, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
-from gradcalc.verify.job import CheckJob, as_float
+from gradcalc.verify.job import TapeCheck, as_float
 from gradcalc.verify.result import CheckResult, skipped_check
 
-__all__ = ["KINDS", "CheckResult", "check_derivative", "skipped_check", "time_budget"]
+__all__ = ["DERIVATIVES", "CheckResult", "check_derivative", "skipped_check", "time_budget"]
 
 #: finite differences get what the symbolic attempt left of `check_seconds`, at least this
 FD_MIN_SECONDS = 0.5
 
-KINDS = ("gradient", "vjp", "jacobian", "hessian")
+DERIVATIVES = ("gradient", "vjp", "jacobian", "hessian")
 
 
 def check_derivative(
@@ -50,12 +50,12 @@ def check_derivative(
     `decisions` and `output` are the tape run's path and output value; without both, the
     program is run once more here to record them.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown check kind {kind!r}; expected one of {KINDS}")
+    if kind not in DERIVATIVES:
+        raise ValueError(f"unknown check kind {kind!r}; expected one of {DERIVATIVES}")
     w = None if weights is None else as_float(weights)
     if kind == "vjp" and w is None:
         raise ValueError("a 'vjp' check needs weights")
-    job = CheckJob(kind, program, {k: as_float(v) for k, v in inputs.items()}, list(wrt),
+    job = TapeCheck(kind, program, {k: as_float(v) for k, v in inputs.items()}, list(wrt),
                    {k: as_float(v) for k, v in (constants or {}).items()}, of,
                    {k: as_float(v) for k, v in tape_result.items()}, w, limits)
     if decisions is not None and output is not None:
@@ -82,7 +82,7 @@ def check_derivative(
                            f"{reason}; finite differences could not re-run the program: {exc}")
 
 
-def _symbolic_or_reason(job: CheckJob) -> CheckResult | str:
+def _symbolic_or_reason(job: TapeCheck) -> CheckResult | str:
     """The symbolic check's result, or why it gave way to finite differences."""
     from gradcalc.backends.symbolic import SymbolicBudgetExceeded, SymbolicUnsupported
     from gradcalc.verify.against_sympy import symbolic_check

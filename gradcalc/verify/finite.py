@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.verify.compare import Entry, label, verdict
-from gradcalc.verify.job import CheckJob, as_float
+from gradcalc.verify.job import TapeCheck, as_float
 from gradcalc.verify.result import CheckResult
 
 #: finite differences: a looser bound, plus the rounding error of the difference quotient
@@ -39,7 +39,7 @@ class _Direction:
     step: float
 
 
-def finite_differences(job: CheckJob, reason: str) -> CheckResult:
+def finite_differences(job: TapeCheck, reason: str) -> CheckResult:
     """Compare the tape's directional derivatives with central differences; `reason` says
     why the symbolic check gave way."""
     point = {n: job.inputs[n] for n in job.wrt}
@@ -70,7 +70,7 @@ def finite_differences(job: CheckJob, reason: str) -> CheckResult:
     return result
 
 
-def _function(job: CheckJob) -> tuple[Callable[[Point], np.ndarray], dict[str, int]]:
+def _function(job: TapeCheck) -> tuple[Callable[[Point], np.ndarray], dict[str, int]]:
     """F(point) as a flat array (the output, the weighted sum, or the gradient for a
     Hessian) along the recorded path, and the counted work of its last run."""
     from gradcalc.backends.numeric import NumericBackend
@@ -112,7 +112,7 @@ def _function(job: CheckJob) -> tuple[Callable[[Point], np.ndarray], dict[str, i
     return F, usage
 
 
-def _axes(job: CheckJob, point: Point) -> list[_Direction]:
+def _axes(job: TapeCheck, point: Point) -> list[_Direction]:
     """One direction per input element, with a step that is exact in float64."""
     out = []
     for n in job.wrt:
@@ -125,7 +125,7 @@ def _axes(job: CheckJob, point: Point) -> list[_Direction]:
     return out
 
 
-def _random(job: CheckJob, point: Point, count: int) -> list[_Direction]:
+def _random(job: TapeCheck, point: Point, count: int) -> list[_Direction]:
     """`count` random unit directions (the same ones every run)."""
     rng = np.random.default_rng(0)
     scale = max([1.0] + [float(np.max(np.abs(point[n]))) for n in job.wrt if point[n].size])
@@ -138,7 +138,7 @@ def _random(job: CheckJob, point: Point, count: int) -> list[_Direction]:
     return out
 
 
-def _compare(job: CheckJob, F: Callable[[Point], np.ndarray], point: Point, f0: np.ndarray,
+def _compare(job: TapeCheck, F: Callable[[Point], np.ndarray], point: Point, f0: np.ndarray,
              direction: _Direction, rows: list[str]) -> list[Entry]:
     """The entries of one direction: the tape's prediction against the central difference,
     excused where one-sided differences disagree (a kink) or the quotient jumps."""
@@ -182,7 +182,7 @@ def _compare(job: CheckJob, F: Callable[[Point], np.ndarray], point: Point, f0: 
     return entries
 
 
-def _row_labels(job: CheckJob) -> list[str]:
+def _row_labels(job: TapeCheck) -> list[str]:
     """Per row of F, a label with '{}' where the perturbed input goes."""
     if job.kind == "jacobian":
         return [f"d{label(job.of, idx)}/d{{}}" for idx in np.ndindex(*job.output.shape)]
@@ -198,7 +198,7 @@ def _dot(m: np.ndarray, d: np.ndarray) -> np.ndarray:
     return m[:, used] @ d.ravel()[used]
 
 
-def _predict(job: CheckJob, d: Point) -> np.ndarray:
+def _predict(job: TapeCheck, d: Point) -> np.ndarray:
     """The tape's directional derivative along `d`, shaped like the F of the check."""
     if job.kind == "hessian":
         rows = []

@@ -13,7 +13,7 @@ from gradcalc.limits import Limits
 
 
 @dataclass
-class CheckJob:
+class TapeCheck:
     """What to check: the tape's derivative of `of` with respect to `wrt` at `inputs`,
     along the numeric run's recorded `path` (its decisions), whose output was `output`."""
 

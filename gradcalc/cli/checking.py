@@ -1,0 +1,84 @@
+"""`gradcalc check`: a student's one answer judged, as the problem's kind asks (the kind
+options come from the registry, homework/kinds/registry.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from gradcalc.cli.app import Parameter, declare
+from gradcalc.cli.options import (
+    AnswerOpt,
+    CheckAtolOpt,
+    CheckRtolOpt,
+    FunctionArg,
+    JsonOpt,
+    ProveOpt,
+    SamplesOpt,
+    SecondsOpt,
+    SeedOpt,
+    VerdictPlainOpt,
+    WrtOpt,
+    kind_parameters,
+    limits_of,
+    read_program,
+)
+from gradcalc.errors import GradcalcError
+from gradcalc.limits import DEFAULT_LIMITS
+
+#: what judging an answer takes, shared by check and grade: (name, alias, default)
+JUDGING: list[Parameter] = [
+    ("rtol", CheckRtolOpt, 1e-6),
+    ("atol", CheckAtolOpt, 1e-9),
+    ("seed", SeedOpt, 0),
+    ("samples", SamplesOpt, 8),
+    ("prove", ProveOpt, False),
+    ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
+]
+PARAMETERS: list[Parameter] = [
+    ("function", FunctionArg, None),
+    ("answer", AnswerOpt, None),
+    ("wrt", WrtOpt, None),
+    ("json_out", JsonOpt, False),
+    ("plain_out", VerdictPlainOpt, False),
+    *JUDGING,
+    *kind_parameters(),
+]
+
+
+def settings_of(o: dict[str, Any]) -> Any:
+    """The judging settings of a command's --rtol, --atol, --samples, --seed, --prove."""
+    from gradcalc.homework.judge import Settings
+
+    return Settings(rtol=o["rtol"], atol=o["atol"], samples=o["samples"], seed=o["seed"],
+                    prove=o["prove"])
+
+
+def check(o: dict[str, Any]) -> None:
+    from gradcalc.homework.answer import AnswerJob, run, split_wrt
+    from gradcalc.homework.kinds.registry import SETTINGS, Kind
+    from gradcalc.render.formats import chosen
+
+    fmt = chosen(o["json_out"], o["plain_out"])
+    limits = limits_of(o)
+    kind = Kind.read(**{s.name: o[s.name] for s in SETTINGS}, limits=limits)
+    function, answer = o["function"], o["answer"]
+    if function is None or answer is None:
+        raise GradcalcError("check needs FUNCTION and --answer ANSWER (a class's answers: "
+                            "gradcalc grade ANSWERS.csv)", kind="usage")
+    if function == "-" and answer == "-":
+        raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
+                            "input (-)", kind="usage")
+    text = read_program(answer) if answer.startswith("@") or answer == "-" else answer
+    verdict = run(AnswerJob(read_program(function), text, split_wrt(o["wrt"]),
+                            settings_of(o), limits, kind=kind))
+    assert fmt.verdict is not None
+    fmt.verdict(verdict)
+    if not verdict.ok:
+        raise typer.Exit(1)
+
+
+declare("check", "Homework: is ANSWER the derivative, gradient or Jacobian of FUNCTION (or its "
+        "N-th\n    derivative, a mixed partial, dy/dx of an equation, an antiderivative)? "
+        "A class's\n    answers: gradcalc grade.", PARAMETERS, check)

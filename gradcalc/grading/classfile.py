@@ -1,0 +1,343 @@
+"""A class: an answer key and the students' submissions (or one file with the function on
+every row), judged row by row.
+
+`tasks` turns the file(s) into Tasks, each carrying everything its judgement needs (the
+texts, the settings, the points), so that `judge_task` is a pure function of one task:
+one row in, one Result out, in input order. A row that cannot be judged (unreadable text,
+a problem not in the key) is answered with its error in its place and the rest go on.
+Identical (function, answer, settings) within a run share one judgement: a class answers
+the same way often, and the judgement is deterministic (seeded). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from gradcalc.errors import GradcalcError, failure
+from gradcalc.grading.key import Key
+from gradcalc.homework import answer as checking
+from gradcalc.homework.answer import split_wrt
+from gradcalc.homework.judge import Settings, Verdict
+from gradcalc.homework.kinds.registry import PLAIN, Kind
+from gradcalc.homework.receipt import receipt
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.tables.headers import MAX_CELL_CHARS, Sheet, SheetRow, header_of, rows_of
+
+#: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
+ONE_FILE = ("student", "function", "answer")
+SUBMISSIONS = ("student", "problem", "answer")
+STATUSES = ("correct", "incorrect", "undetermined", "unreadable")
+#: judgements kept for answers seen again in the same run
+MEMO_SIZE = 4096
+#: the longest line of a class file (a cell is at most MAX_CELL_CHARS characters)
+MAX_LINE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Task:
+    """One row to judge, self-contained (it can be sent to another process)."""
+
+    line: int
+    student: str
+    problem: str  # the key's problem name; '' in the one-file form
+    function: str
+    answer: str
+    wrt: str = ""
+    settings: Settings = field(default_factory=Settings)
+    points: float = 1.0
+    extras: tuple[tuple[str, str], ...] = ()
+    error: tuple[str, str] | None = None  # known before judging (a problem not in the key)
+    kind: Kind = PLAIN  # what the key's problem asks for
+
+
+@dataclass
+class Result:
+    task: Task
+    verdict: Verdict | None = None
+    error: tuple[str, str] | None = None
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        return self.verdict.verdict if self.verdict is not None else "unreadable"
+
+    @property
+    def score(self) -> float:
+        """The share of the problem's points earned, 0 to 1 (a verdict's own partial
+        score where it has one)."""
+        return share(self.verdict)
+
+    @property
+    def earned(self) -> float:
+        return self.score * self.task.points
+
+    @property
+    def receipt(self) -> dict:
+        if self.verdict is not None and self.verdict.receipt is not None:
+            return self.verdict.receipt
+        return receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
+                       self.task.settings, kind=self.task.kind)
+
+
+def share(verdict: Verdict | None) -> float:
+    """The share of the points a verdict earns: 1 for correct, 0 for undetermined or
+    unreadable, and for incorrect the verdict's partial score (right entries of a list
+    answer) where it has one, else 0."""
+    if verdict is None or verdict.verdict == "undetermined":
+        return 0.0
+    partial = getattr(verdict, "score", None)
+    if verdict.verdict == "correct":
+        return 1.0
+    return float(partial) if isinstance(partial, (int, float)) else 0.0
+
+
+@dataclass
+class Summary:
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    earned: float = 0.0
+    possible: float = 0.0
+
+    def add(self, result: Result) -> None:
+        self.counts[result.status] += 1
+        self.earned += result.earned
+        self.possible += result.task.points
+
+    def merge(self, counts: dict[str, int], earned: list[float], possible: list[float]
+              ) -> None:
+        """Rows counted elsewhere: their statuses' counts and each row's points, added
+        in order (the same floats as counting the rows one by one)."""
+        for status, n in counts.items():
+            self.counts[status] += n
+        for value in earned:
+            self.earned += value
+        for value in possible:
+            self.possible += value
+
+    @property
+    def rows(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def all_correct(self) -> bool:
+        return self.rows > 0 and self.counts["correct"] == self.rows
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _columns(key: Key | None) -> tuple[str, tuple[str, ...], tuple[str, ...], str]:
+    if key is not None:
+        return ("submissions file", SUBMISSIONS, (),
+                "the submissions (one row per answer)")
+    return "class file", ONE_FILE, ("wrt",), "a class file"
+
+
+def text_lines(fh: Any, source: str, longest: int = MAX_LINE_BYTES, offset: int = 0,
+               number: int = 0) -> Iterator[str]:
+    """The file's lines decoded as UTF-8 (a byte-order mark dropped), one at a time;
+    `offset` and `number`: the bytes and lines of the file before `fh`'s first."""
+    start = number
+    while raw := fh.readline(longest + 1):
+        number += 1
+        if len(raw) > longest:
+            raise GradcalcError(f"{source}, line {number}: the line is over "
+                                f"{longest:,} bytes", kind="limit")
+        if number == start + 1 and offset == 0 and raw.startswith(codecs.BOM_UTF8):
+            raw, offset = raw[len(codecs.BOM_UTF8):], len(codecs.BOM_UTF8)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GradcalcError(f"{source} is not UTF-8 text (byte {offset + exc.start})",
+                                kind="usage") from None
+        offset += len(raw)
+        yield text
+
+
+def open_binary(file: str, what: str) -> tuple[Any, str]:
+    """FILE opened for reading bytes (standard input for '-') and how to name it."""
+    if file == "-":
+        return sys.stdin.buffer, "standard input"
+    try:
+        return open(file, "rb"), repr(file)  # noqa: SIM115 - the caller closes it
+    except OSError as exc:
+        raise GradcalcError(f"cannot read {what} {file!r}: {exc.strerror}",
+                            kind="usage") from None
+
+
+def open_class(file: str, key: Key | None) -> tuple[Sheet, Iterator[SheetRow]]:
+    """The class file's header, and its rows read one at a time as they are asked for
+    (a file of any length: memory is the rows held, not the file's)."""
+    what, required, optional, label = _columns(key)
+    fh, source = open_binary(file, what)
+    reader = csv.reader(text_lines(fh, source))
+    try:
+        table = header_of(reader, source, required, optional, label)
+    except BaseException:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+        raise
+
+    def rows() -> Iterator[SheetRow]:
+        try:
+            yield from rows_of(reader, table)
+        finally:
+            if fh is not sys.stdin.buffer:
+                fh.close()
+
+    return table, rows()
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of whole records of a class file, by bytes: what a --jobs worker reads."""
+
+    start: int
+    end: int
+    line: int  # the file line of its first byte
+
+
+def spans(file: str, rows: int) -> Iterator[Span]:
+    """The class file's data (after its header) in spans of about `rows` lines, cut only
+    between records (a quoted cell may hold line breaks: a cut needs an even number of
+    quotes before it). One pass over the file's lines as bytes."""
+    with open(file, "rb") as fh:
+        header = fh.readline()
+        quotes = header.count(b'"')
+        while quotes % 2 and (more := fh.readline()):  # a header cell over several lines
+            header += more
+            quotes += more.count(b'"')
+        start, line, count, at = fh.tell(), header.count(b"\n") + 1, 0, fh.tell()
+        first = line
+        for raw in iter(fh.readline, b""):
+            at += len(raw)
+            count += 1
+            quotes += raw.count(b'"')
+            if count >= rows and not quotes % 2:
+                yield Span(start, at, first)
+                start, first, count = at, line + 1, 0
+            line += 1
+        if at > start:
+            yield Span(start, at, first)
+
+
+def span_rows(file: str, span: Span, table: Sheet) -> Iterator[SheetRow]:
+    """The rows of one span, numbered by their lines in the whole file."""
+    import io
+
+    with open(file, "rb") as fh:
+        fh.seek(span.start)
+        data = io.BytesIO(fh.read(span.end - span.start))
+    lines = text_lines(data, table.source, offset=span.start, number=span.line - 1)
+    yield from rows_of(csv.reader(lines), table, before=span.line - 1)
+
+
+def load(file: str, key: Key | None) -> Sheet:
+    """The class file's table, every row read (for small files; `open_class` streams)."""
+    table, rows = open_class(file, key)
+    table.rows = list(rows)
+    return table
+
+
+def survey(file: str, key: Key | None, students: bool = False) -> tuple[int, list[str]]:
+    """A first pass over the class file: its rows, and (if asked) its students in order
+    of appearance (memory: the students, not the rows)."""
+    table, rows = open_class(file, key)
+    count, seen = 0, {}
+    for row in rows:
+        count += 1
+        if students:
+            seen.setdefault(row.get("student").strip(), None)
+    return count, list(seen)
+
+
+def tasks(table: Sheet, key: Key | None, settings: Settings) -> list[Task]:
+    """One Task per row of a table read whole, in order."""
+    return list(iter_tasks(table, table.rows, key, settings))
+
+
+def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
+               settings: Settings) -> Iterator[Task]:
+    """One Task per row, in order, as the rows come; a row's problems (too many cells,
+    not in the key) become its error."""
+    for row in rows:
+        student, answer = row.get("student").strip(), row.get("answer")
+        base = Task(row.line, student, row.get("problem").strip(), row.get("function"),
+                    answer, row.get("wrt"), settings, extras=row.extras)
+        if row.overflow:
+            yield replace(base, error=("usage", "the row has more cells than the header "
+                                       f"has columns ({len(table.header)})"))
+            continue
+        if key is None:
+            yield base
+            continue
+        try:
+            problem = key.find(base.problem)
+        except GradcalcError as exc:
+            yield replace(base, error=(exc.kind, exc.message))
+            continue
+        own = replace(settings, rtol=settings.rtol if problem.rtol is None else problem.rtol,
+                      atol=settings.atol if problem.atol is None else problem.atol)
+        yield replace(base, problem=problem.name, function=problem.function,
+                      wrt=problem.wrt, settings=own, points=problem.points, kind=problem.kind)
+
+
+# --------------------------------------------------------------------------- judging
+
+_MEMO: OrderedDict[tuple, Verdict] = OrderedDict()
+
+
+def _judged(task: Task, limits: Limits) -> Verdict:
+    for what, text in (("function", task.function), ("answer", task.answer)):
+        if not text.strip():
+            raise GradcalcError(f"the {what} is empty", kind="parse")
+        if len(text) > MAX_CELL_CHARS:
+            raise GradcalcError(f"the {what} is over {MAX_CELL_CHARS:,} characters",
+                                kind="limit")
+    wrt = split_wrt(task.wrt)
+    memo = (task.function, task.answer, tuple(wrt or ()), task.settings, limits, task.kind)
+    if memo in _MEMO:
+        _MEMO.move_to_end(memo)
+        return _MEMO[memo]
+    verdict = checking.run(checking.AnswerJob(task.function, task.answer, wrt, task.settings,
+                                             limits, wrt_from="the row's wrt",
+                                             kind=task.kind))
+    _MEMO[memo] = verdict
+    if len(_MEMO) > MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return verdict
+
+
+def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
+    """One row judged: its verdict, or the error that made it unreadable (never raised)."""
+    started = time.perf_counter()
+    out = Result(task, error=task.error)
+    if task.error is None:
+        try:
+            out.verdict = _judged(task, limits)
+        except Exception as exc:  # noqa: BLE001 - one bad row must not end the class
+            out.error = failure(exc)
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+def judge_chunk(chunk: list[Task], limits: Limits = DEFAULT_LIMITS) -> list[Result]:
+    """A chunk of rows judged, in order: the unit a pool of processes can share out."""
+    return [judge_task(task, limits) for task in chunk]
+
+
+def run(all_tasks: Iterable[Task], limits: Limits = DEFAULT_LIMITS) -> Iterator[Result]:
+    """The rows judged in order, one at a time (a pipe gets each as it is ready)."""
+    for task in all_tasks:
+        yield judge_task(task, limits)
+
+
+def forget() -> None:
+    """Empty the memo of judgements (a benchmark's cold start)."""
+    _MEMO.clear()

@@ -1,0 +1,161 @@
+"""A class's results gathered: per student and problem the points earned (the gradebook),
+per problem how many got it and which mistakes were common (the class picture).
+
+A student's score on a problem is the last submission's score × the problem's points (a
+resubmission replaces the earlier one, as a gradebook does); a problem of the key with no
+submission scores 0. A mistake is the verdict's misconception (rule and step) where it
+names one, else its feedback; an incorrect answer without either is "(not recognised)".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gradcalc.grading.classfile import STATUSES, Result
+from gradcalc.grading.key import Key
+
+#: example answers kept per mistake, slowest rows listed
+EXAMPLES, SLOWEST = 3, 10
+#: the label of an incorrect answer whose mistake has no name
+UNNAMED = "(not recognised)"
+
+
+@dataclass
+class Gradebook:
+    problems: list[str]
+    points: dict[str, float]  # the most each problem gives
+    students: dict[str, dict[str, float]] = field(default_factory=dict)  # earned
+    section: dict[str, str] = field(default_factory=dict)
+
+    def total(self, student: str) -> float:
+        return sum(self.students[student].get(p, 0.0) for p in self.problems)
+
+    @property
+    def max_total(self) -> float:
+        return sum(self.points[p] for p in self.problems)
+
+
+def gradebook(results: Iterable[Result], key: Key | None) -> Gradebook:
+    """Scores per student and problem, in the key's order of problems (else the order in
+    which the file first names them) and the file's order of students."""
+    gather = Gather(key)
+    for r in results:
+        gather.add(r)
+    return gather.book
+
+
+def problem_name(r: Result) -> str:
+    """The problem a row answers: the key's name, else the function as given."""
+    return r.task.problem or r.task.function.strip()
+
+
+def mistake(r: Result) -> str | None:
+    """What went wrong in an incorrect row, as a label that groups a class's rows."""
+    if r.verdict is None or r.verdict.verdict != "incorrect":
+        return None
+    named = getattr(r.verdict, "misconception", None)
+    if isinstance(named, dict) and named.get("rule"):
+        from gradcalc.homework.feedback.catalogue import CATALOGUE
+
+        words = {rule.id: rule.name for rule in CATALOGUE}.get(named["rule"], named["rule"])
+        return words + (f" at {named['at']}" if named.get("at") else "")
+    return r.verdict.feedback or UNNAMED
+
+
+@dataclass
+class Mistake:
+    label: str
+    count: int
+    examples: list[str]
+
+
+@dataclass
+class ProblemPicture:
+    name: str
+    function: str
+    counts: dict[str, int]
+    mistakes: list[Mistake]
+
+    @property
+    def rows(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass
+class Picture:
+    problems: list[ProblemPicture]
+    slowest: list[Result]
+    book: Gradebook
+    counts: dict[str, int]
+
+
+def picture(results: Iterable[Result], key: Key | None) -> Picture:
+    """The class picture: per problem the verdicts' counts and the commonest mistakes
+    (with example answers), the slowest rows and the gradebook."""
+    gather = Gather(key)
+    for r in results:
+        gather.add(r)
+    return gather.picture()
+
+
+class Gather:
+    """The gradebook and the class picture built a row at a time, so a class of any
+    length is never held whole: memory is per student and problem (scores, counts, the
+    mistakes' labels and a few examples), the slowest rows, and the last row of each
+    problem (one student's results.json)."""
+
+    def __init__(self, key: Key | None) -> None:
+        self.key = key
+        if key is not None:
+            self.book = Gradebook(list(key.names), {n: p.points for n, p in key.problems.items()})
+        else:
+            self.book = Gradebook([], {})
+        self.counts: dict[str, Counter] = {p: Counter() for p in self.book.problems}
+        self.labels: dict[str, Counter] = {p: Counter() for p in self.book.problems}
+        self.examples: dict[tuple[str, str], list[str]] = {}
+        self.functions: dict[str, str] = {}
+        self.slowest: list[Result] = []
+        self.total: Counter = Counter()
+        self.last: dict[str, Result] = {}  # each problem's last row
+
+    def add(self, r: Result) -> None:
+        book, name = self.book, problem_name(r)
+        self.total[r.status] += 1
+        self.last[name] = r
+        if len(self.slowest) < SLOWEST or r.seconds > self.slowest[-1].seconds:
+            # a stable sort of the rows kept: on a tie the earlier row stays first
+            self.slowest = sorted([*self.slowest, r], key=lambda x: -x.seconds)[:SLOWEST]
+        if self.key is not None and name not in book.points:  # not in the key: no column
+            book.students.setdefault(r.task.student, {})
+            return
+        if name not in book.points:
+            book.problems.append(name)
+            book.points[name] = r.task.points
+            self.counts[name], self.labels[name] = Counter(), Counter()
+        book.students.setdefault(r.task.student, {})[name] = r.earned
+        section = next((v for k, v in r.task.extras if k.strip().lower() == "section"), "")
+        if section:
+            book.section[r.task.student] = section
+        self.functions.setdefault(name, r.task.function.strip())
+        self.counts[name][r.status] += 1
+        label = mistake(r)
+        if label is not None:
+            self.labels[name][label] += 1
+            shown = self.examples.setdefault((name, label), [])
+            if len(shown) < EXAMPLES and r.task.answer.strip() not in shown:
+                shown.append(r.task.answer.strip())
+
+    def picture(self) -> Picture:
+        book, functions = self.book, dict(self.functions)
+        if self.key is not None:
+            for name, p in self.key.problems.items():
+                functions.setdefault(name, p.function)
+        problems = [ProblemPicture(p, functions.get(p, ""),
+                                   {s: self.counts[p][s] for s in STATUSES},
+                                   [Mistake(label, n, self.examples[(p, label)])
+                                    for label, n in self.labels[p].most_common()])
+                    for p in book.problems]
+        return Picture(problems, list(self.slowest), book,
+                       {s: self.total[s] for s in STATUSES})

@@ -1,0 +1,50 @@
+"""One homework answer judged, with its receipt: what `gradcalc check` and every row of
+a class come to.
+
+FUNCTION and ANSWER are judged as the problem's kind asks (`gradcalc.homework.dispatch`):
+a Verdict, with the receipt that lets anyone judge it again (`homework.receipt`). A whole
+class is `gradcalc.grading.classfile`. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gradcalc.homework.dispatch import check
+from gradcalc.homework.judge import Settings, Verdict
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.receipt import receipt
+from gradcalc.language.text import option_name
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+
+@dataclass
+class AnswerJob:
+    """One answer to judge: both texts, the inputs, the settings and the problem's kind."""
+
+    function: str
+    answer: str
+    wrt: list[str] | None = None
+    settings: Settings = field(default_factory=Settings)
+    limits: Limits = DEFAULT_LIMITS
+    #: where wrt came from, as errors name it (the option, or a class file's column)
+    wrt_from: str = "--wrt"
+    kind: Kind = field(default_factory=Kind)  # what the problem asks for (the registry)
+
+
+def run(job: AnswerJob) -> Verdict:
+    """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
+    verdict = check(job.function, job.answer, job.wrt, job.kind, job.settings, job.limits,
+                    job.wrt_from)
+    if verdict.receipt is None:
+        verdict.receipt = receipt(job.function, job.answer, job.wrt, job.settings, verdict,
+                                  kind=job.kind)
+    return verdict
+
+
+def split_wrt(text: str | None) -> list[str] | None:
+    """The names of a --wrt option or a wrt cell (separated by commas or semicolons)."""
+    if not text or not text.strip():
+        return None
+    names = [option_name(w, "--wrt") for w in text.replace(";", ",").split(",")]
+    return [n for n in names if n] or None

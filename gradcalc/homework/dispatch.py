@@ -1,0 +1,45 @@
+"""One answer judged as its kind asks: the kind's module, found in the registry.
+
+Each kind of problem names its module (`gradcalc.homework.kinds.registry.KINDS`); that
+module's `judge` decides. The module is imported when a problem of its kind is first
+judged, so a class of derivatives never loads the tensor or implicit judges, and a new
+kind is its module plus its registry entry, with nothing to add here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from gradcalc.homework.judge import Settings, Verdict
+from gradcalc.homework.kinds.registry import KINDS, PLAIN, Kind, ProblemKind, kind_of
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+DEFAULT_SETTINGS = Settings()
+
+
+def module_of(entry: ProblemKind) -> ModuleType:
+    """The module that judges problems of kind `entry`."""
+    return importlib.import_module(f"gradcalc.homework.kinds.{entry.module}")
+
+
+def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
+          settings: Settings = DEFAULT_SETTINGS, limits: Limits = DEFAULT_LIMITS,
+          wrt_from: str = "--wrt") -> Verdict:
+    """The verdict on one answer of the given kind; GradcalcError when a text cannot be
+    read or the settings do not fit the function."""
+    return module_of(kind_of(kind)).judge(function, answer, wrt, kind, settings, limits,
+                                          wrt_from)
+
+
+def forget() -> int:
+    """Empty what every kind keeps between rows (a benchmark's cold start): the functions'
+    formulas and what hangs on them (`judge.forget_formulas`) and what each kind's module
+    keeps (its `forget`, where it has one); how many entries were kept."""
+    from gradcalc.homework.judge import forget_formulas
+
+    kept = forget_formulas()
+    for entry in KINDS:
+        forgets = getattr(module_of(entry), "forget", None)
+        kept += forgets() if forgets else 0
+    return kept

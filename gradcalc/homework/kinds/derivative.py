@@ -1,0 +1,99 @@
+"""The derivative kind: the first derivative, gradient or Jacobian, higher and mixed
+derivatives, and answers at a point.
+
+The first derivative is judged with its notation traps read both ways (traps.py).
+
+`--order N` asks for the N-th derivative in one input (with several `--wrt` and N = 2,
+the Hessian: a nested list, row i column j being ∂²f/∂w_i∂w_j); `--partial x,y` for
+∂/∂x then ∂/∂y (any length); `--at x=2` holds inputs at values, so the answer is the
+derivative's value there (a number, or a formula of the inputs left free). Each is a
+plain problem with derivative paths (higher.py computes them on the tape) or pinned
+inputs, judged as every other (judge.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gradcalc.errors import GradcalcError
+from gradcalc.homework.judge import Settings, Verdict
+from gradcalc.homework.judge import judge as decide
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.problem import Problem, read_problem
+from gradcalc.homework.traps import judged
+from gradcalc.language.parse import quote
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+
+def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
+    """The verdict on a derivative: the first (its traps read both ways), the N-th, a mixed
+    partial or the value at a point."""
+    if kind.plain:
+        return judged(function, answer, wrt, settings, limits, wrt_from)
+    problem = read(function, answer, wrt, kind, limits)
+    if problem.pinned and len(problem.pinned) == len(problem.inputs):
+        settings = replace(settings, samples=1)
+    verdict = decide(problem, settings, limits)
+    verdict.read = relabel(verdict.read, problem)
+    return verdict
+
+
+def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
+         limits: Limits = DEFAULT_LIMITS) -> Problem:
+    """The problem with its paths and pinned inputs (a plain problem for Kind())."""
+    chosen = list(wrt or [])
+    if kind.partial:
+        chosen = list(dict.fromkeys(chosen + list(kind.partial)))
+    problem = read_problem(function, answer, chosen or None, limits)
+    given = set(problem.inputs)
+    for n, v in kind.at:
+        if not isinstance(v, float):
+            raise GradcalcError(f"--at {n}: give one number (inputs are scalars; tensors "
+                                "need --shape)", kind="usage")
+        if n not in given:
+            raise GradcalcError(f"--at {quote(n)}: the function does not use it (its "
+                                f"inputs: {', '.join(problem.inputs)})", kind="usage")
+    problem = replace(problem, pinned=kind.at)
+    if kind.order == 1 and not kind.partial:
+        return problem
+    if problem.function.shape:
+        raise GradcalcError("--order and --partial take a function with one output, not a "
+                            "list", kind="usage")
+    if kind.partial:
+        return replace(problem, paths=(kind.partial,), kind="partial", shape=())
+    if len(problem.wrt) == 1:
+        return replace(problem, paths=((problem.wrt[0],) * kind.order,),
+                       kind="higher derivative", shape=())
+    if kind.order != 2:
+        raise GradcalcError(f"--order {kind.order} with several inputs: give one --wrt (or "
+                            "--order 2 for the Hessian)", kind="usage")
+    w = problem.wrt
+    return replace(problem, paths=tuple((a, b) for a in w for b in w), kind="hessian",
+                   shape=(len(w), len(w)))
+
+
+def relabel(read: dict[str, str] | None, problem: Problem) -> dict[str, str] | None:
+    """How the answer was read, named for what was asked: f''(x), f_xy, Hf, at x = 2."""
+    if not read or "=" not in read["answer"]:
+        return read
+    name = read["function"].split("(")[0] or "f"
+    label, text = read["answer"].split(" = ", 1)
+    if problem.kind == "hessian":
+        label = f"H{name}"
+    elif problem.kind == "partial" and problem.paths:
+        label = f"{name}_" + ("".join(problem.paths[0]) if all(
+            len(n) == 1 for n in problem.paths[0]) else ",".join(problem.paths[0]))
+    elif problem.kind == "higher derivative" and problem.paths:
+        n, w = len(problem.paths[0]), problem.paths[0][0]
+        label = (f"{name}{chr(39) * n}({w})" if n <= 3 and len(problem.inputs) == 1 else
+                 f"d^{n}{name}/d{w}^{n}")
+    pinned = dict(problem.pinned)
+    if pinned and label.endswith(")") and "(" in label and all(
+            n in pinned for n in problem.inputs):
+        head, args = label[:-1].split("(", 1)
+        label = f"{head}({', '.join(f'{pinned.get(n.strip(), n)}' for n in args.split(','))})"
+        label = label.replace(".0,", ",").replace(".0)", ")")
+    elif pinned:
+        label += " at " + ", ".join(f"{n} = {v:g}" for n, v in problem.pinned)
+    return {**read, "answer": f"{label} = {text}"}

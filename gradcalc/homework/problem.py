@@ -1,0 +1,290 @@
+"""A homework problem read into scalar entries: the function's outputs and the answer's.
+
+The function and the answer are untrusted text read by the same whitelist parser as every
+program (student notation included). Each side ends in an expression; a list literal
+there is split into entries (a vector function's outputs; an answer's gradient entries or
+Jacobian rows), each entry a small program of its own: the side's earlier statements,
+then that one expression. The inputs are the function's free names: `--wrt`, else those
+of a definition `f(x, y) = ...`, else every free name in order of first appearance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from gradcalc.errors import GradcalcError
+from gradcalc.homework.reading import claims as forms
+from gradcalc.homework.reading import wording
+from gradcalc.language.names import applied, split_name
+from gradcalc.language.parse import parse, quote
+from gradcalc.language.program import (
+    EULER,
+    RESULT_NAME,
+    Assign,
+    Expr,
+    ExprStmt,
+    For,
+    If,
+    ListLit,
+    Name,
+    Program,
+    Stmt,
+    While,
+)
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One scalar entry: a program whose value (RESULT_NAME) is the entry."""
+
+    program: Program
+    expr: Expr | None  # the entry's expression (None when the side ends in control flow)
+
+    @property
+    def text(self) -> str:
+        """The entry as typed in the language (powers as ^)."""
+        if self.expr is None:
+            return "(the program)"
+        from gradcalc.homework.reading.student import expression
+
+        return expression(self.expr)
+
+
+@dataclass(frozen=True)
+class Side:
+    """The function or the answer: its program, entries (row-major) and their shape."""
+
+    program: Program
+    entries: tuple[Entry, ...]
+    shape: tuple[int, ...]
+
+    @property
+    def straight(self) -> bool:
+        """No control flow: one formula, the same at every point."""
+        return not any(isinstance(s, (If, While, For)) for s in self.program.body)
+
+
+@dataclass(frozen=True)
+class Problem:
+    function: Side
+    answer: Side
+    inputs: tuple[str, ...]  # every free name of the function: wrt first, then parameters
+    wrt: tuple[str, ...]  # the inputs differentiated, in the answer's order
+    kind: str  # 'derivative' | 'gradient' | 'jacobian' (the kinds' modules add others)
+    shape: tuple[int, ...]  # the true derivative's shape: (), (n,) or (m, n)
+    #: higher or mixed derivatives: one path of inputs per column (None: d/d each wrt)
+    paths: tuple[tuple[str, ...], ...] | None = None
+    #: inputs held at given values (`--at`): the answer is judged there only
+    pinned: tuple[tuple[str, float], ...] = ()
+
+
+def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS,
+              calls: tuple[str, ...] = ()) -> Side:
+    """Parse one side and split its final expression into entries (`calls`: names read as
+    a function of one letter, `sint` as sin(t))."""
+    try:
+        program = parse(text, limits=limits, applied=calls)
+    except GradcalcError as exc:
+        raise GradcalcError(f"the {what}: {wording.plain(exc.message)}",
+                            kind=exc.kind) from None
+    body, last = program.body[:-1], program.body[-1]
+    if not isinstance(last, (Assign, ExprStmt)):
+        out = program.default_output()
+        whole = Program((*program.body, ExprStmt(Name(out, last.pos), last.pos)),
+                        program.source, program.inputs)
+        return Side(program, (Entry(whole, None),), ())
+    rows, shape = _grid(last.value, what, max_rank)
+    entries = tuple(Entry(Program((*body, ExprStmt(e, e.pos)), program.source,
+                                  program.inputs), e) for e in rows)
+    return Side(program, entries, shape)
+
+
+@lru_cache(maxsize=512)
+def function_side(text: str, limits: Limits = DEFAULT_LIMITS,
+                  calls: tuple[str, ...] = ()) -> Side:
+    """The function read as a side, once per text and limits: a class file repeats few
+    functions over many rows (the Side is immutable; a text that cannot be read raises
+    each time)."""
+    return read_side(forms.vector(text), "function", 1, limits, calls)
+
+
+def forget_functions() -> int:
+    """Empty the cache of functions read (a benchmark's cold start); how many were kept."""
+    kept = function_side.cache_info().currsize
+    function_side.cache_clear()
+    return kept
+
+
+def _grid(e: Expr, what: str, max_rank: int) -> tuple[list[Expr], tuple[int, ...]]:
+    if not isinstance(e, ListLit):
+        return [e], ()
+    if max_rank < 1:
+        raise GradcalcError(f"the {what} is a list; it should be one expression", kind="input")
+    if not any(isinstance(i, ListLit) for i in e.items):
+        return list(e.items), (len(e.items),)
+    if max_rank < 2:
+        raise GradcalcError(f"the {what} is a nested list; it should be a number or a flat "
+                            "list", kind="input")
+    if not all(isinstance(i, ListLit) for i in e.items) or len(
+            {len(i.items) for i in e.items}) != 1:
+        raise GradcalcError(f"the {what}'s rows have different lengths", kind="input")
+    if any(isinstance(x, ListLit) for row in e.items for x in row.items):
+        raise GradcalcError(f"the {what} nests lists deeper than rows of a matrix",
+                            kind="input")
+    flat = [x for row in e.items for x in row.items]
+    return flat, (len(e.items), len(e.items[0].items))
+
+
+def free_names(program: Program) -> list[str]:
+    """Names read before any assignment, in order of first appearance."""
+    out: list[str] = []
+    _block(program.body, set(), out)
+    return out
+
+
+def _block(body: tuple[Stmt, ...], assigned: set[str], out: list[str]) -> None:
+    for s in body:
+        if isinstance(s, Assign):
+            _reads(s.value, assigned, out)
+            assigned.add(s.target)
+        elif isinstance(s, ExprStmt):
+            _reads(s.value, assigned, out)
+        elif isinstance(s, If):
+            _reads(s.test, assigned, out)
+            _block(s.body, assigned, out)
+            _block(s.orelse, assigned, out)
+        elif isinstance(s, While):
+            _reads(s.test, assigned, out)
+            _block(s.body, assigned, out)
+        elif isinstance(s, For):
+            for e in (s.start, s.stop, s.step):
+                _reads(e, assigned, out)
+            assigned.add(s.var)
+            _block(s.body, assigned, out)
+
+
+def _reads(e: object, assigned: set[str], out: list[str]) -> None:
+    if isinstance(e, Name):
+        if e.id not in assigned and e.id not in out:
+            out.append(e.id)
+        return
+    for value in vars(e).values() if hasattr(e, "__dataclass_fields__") else ():
+        if isinstance(value, tuple):
+            for v in value:
+                if hasattr(v, "pos"):
+                    _reads(v, assigned, out)
+        elif hasattr(value, "pos"):
+            _reads(value, assigned, out)
+
+
+def read_problem(function: str, answer: str, wrt: list[str] | None = None,
+                 limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Problem:
+    """Both sides read, the inputs chosen and every name of the answer accounted for.
+
+    The answer's prefix (`f'(x) =`, `∂f/∂y =`, `∇f =`: reading/claims.py) is stripped and must
+    agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
+    option, or a class file's column)."""
+    body, claim = forms.split_prefix(answer)
+    typed = list(dict.fromkeys(wrt or ()))
+    f = function_side(function, limits)
+    a = read_side(forms.vector(body), "answer", 2, limits)
+    f_names, a_names = free_names(f.program), free_names(a.program)
+    calls = _calls(f_names, {*typed, *f.program.inputs}, a_names)
+    if calls:
+        f = function_side(function, limits, calls)
+    names = free_names(f.program)
+    calls = _calls(a_names, {*typed, *f.program.inputs, *names}, f_names)
+    if calls:
+        a = read_side(forms.vector(body), "answer", 2, limits, calls)
+    declared = list(f.program.inputs)
+    chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
+        or declared
+    names = [n for n in names if n != EULER or n in chosen]
+    if not names and not chosen:  # a constant: by the answer's variable, else x
+        chosen = [n for n in free_names(a.program) if n != EULER][:1] or ["x"]
+    for n in typed:
+        if n not in names and n != RESULT_NAME and names:
+            raise GradcalcError(f"{wrt_from} {quote(n)}: the function does not use it (its "
+                                f"inputs: {', '.join(names)})", kind="usage")
+    for n in names:
+        parts = split_name(n, [m for m in names if m != n])
+        if parts and n not in chosen:
+            raise GradcalcError(f"the function: name {quote(n)} is {' and '.join(parts)} "
+                                f"written together; did you mean {'*'.join(parts)}?",
+                                kind="parse")
+    wrt_names = chosen or names
+    inputs = tuple(wrt_names + [n for n in names if n not in wrt_names])
+    if claim is not None:
+        _agrees(claim, tuple(wrt_names), inputs, bool(typed), wrt_from)
+    _check_answer_names(a, inputs)
+    n = len(wrt_names)
+    if f.shape:
+        kind, shape = "jacobian", (f.shape[0], n)
+    else:
+        kind, shape = ("derivative", ()) if n == 1 else ("gradient", (n,))
+    return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
+
+
+def _calls(names: list[str], explicit: set[str], other: list[str]) -> tuple[str, ...]:
+    """The free names of one side that are a function's name with a variable's letter
+    written against it (`sint`, `cosx`): read as sin(t), cos(x), WeBWorK's reading. Only
+    where the letter is a variable (a free name of either side, declared or asked for, or
+    written against a function's name on the other side: `sint` and `cost`) and the name
+    is not itself declared or asked for, so a name of its own keeps its meaning."""
+    letters = {call[1] for n in other if (call := applied(n)) is not None}
+    known = explicit | set(names) | set(other) | letters
+    return tuple(n for n in names if n not in explicit and (call := applied(n)) is not None
+                 and call[1] in known)
+
+
+def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:
+    """The variable an answer's prefix names, when nothing typed says which: `∂f/∂y =`
+    picks y, `dy/dt = 0` gives a constant its variable. A prime's `(x)` only names the
+    argument: `f'(x)` of a function of t alone is its derivative."""
+    if claim is None or not claim.wrt:
+        return []
+    v = claim.wrt[0]
+    if v in pool or not pool:
+        return [v]
+    if claim.kind == "derivative" and "(" in claim.prefix and not claim.prefix.startswith(
+            ("d", "∂")) and len(pool) == 1:
+        return pool
+    raise GradcalcError(f"the answer is written as {claim.describe()}, but the function has "
+                        f"no variable {v} (its variables: {', '.join(pool)})", kind="input")
+
+
+def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
+            typed: bool, wrt_from: str) -> None:
+    """An error when the answer's prefix claims another derivative than the one asked."""
+    asked = (f"the derivative with respect to {wrt[0]}" if len(wrt) == 1 else
+             f"the derivatives with respect to {', '.join(wrt)}")
+    if typed:
+        asked += f" ({wrt_from} {', '.join(wrt)})"
+    if claim.order != 1:
+        raise GradcalcError(f"the answer is written as {claim.prefix}, a derivative of order "
+                            f"{claim.order}; the check asks for {asked}", kind="input")
+    prime = claim.kind == "derivative" and not claim.prefix.startswith(("d", "∂"))
+    if claim.wrt and claim.wrt[0] not in wrt and not (prime and len(inputs) == 1):
+        raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
+                            f"asks for {asked}", kind="input")
+    if claim.wrt and len(wrt) > 1:
+        raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
+                            f"asks for {asked}: write the gradient as [d/d{wrt[0]}, ...], "
+                            f"or choose one variable", kind="input")
+    if claim.kind == "gradient" and len(wrt) == 1 and len(inputs) > 1:
+        raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
+                            f"asks for {asked} only", kind="input")
+
+
+def _check_answer_names(answer: Side, inputs: tuple[str, ...]) -> None:
+    for n in free_names(answer.program):
+        if n in inputs or n == EULER:
+            continue
+        parts = split_name(n, inputs)
+        if parts:
+            raise GradcalcError(f"the answer: name {quote(n)} is not an input; did you mean "
+                                f"{'*'.join(parts)}?", kind="parse")
+        raise GradcalcError(f"the answer uses {quote(n)}, which the function does not have "
+                            f"(its inputs: {', '.join(inputs)})", kind="input")

@@ -1,0 +1,66 @@
+"""Grades out to the tools schools use.
+
+`gradebook_csv`: one row per student, the columns Canvas's gradebook import reads
+(`Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section`), then one column per problem
+(points earned) and `Total`. The student's identifier from the submissions is written to
+`Student` and `SIS User ID`; Canvas matches rows by them, and Moodle's CSV grade import
+maps `SIS User ID` to the user's ID number (or email/username) when told to. `ID` and
+`SIS Login ID` are left empty (Canvas's own numbers, which gradcalc does not know).
+
+`gradescope_json`: Gradescope's autograder `results.json` for one student's submission:
+`score`, `max_score`, `output`, and one test per problem with `name`, `score`,
+`max_score`, `status` (passed/failed) and `output` (the feedback).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from gradcalc.grading.classfile import Result
+from gradcalc.grading.gradebook import Gradebook, problem_name
+from gradcalc.render.classview import note, points_text
+
+#: the identifying columns of a Canvas gradebook CSV, in its order
+CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+
+
+def gradebook_csv(book: Gradebook) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*CANVAS_COLUMNS, *book.problems, "Total"])
+    writer.writerow(["Points Possible", "", "", "", "",
+                     *(points_text(book.points[p]) for p in book.problems),
+                     points_text(book.max_total)])
+    for student, scores in book.students.items():
+        writer.writerow([student, "", student, "", book.section.get(student, ""),
+                         *(points_text(round(scores.get(p, 0.0), 6)) for p in book.problems),
+                         points_text(round(book.total(student), 6))])
+    return out.getvalue()
+
+
+def gradescope(results: list[Result], book: Gradebook) -> dict[str, Any]:
+    """results.json for the one student in `results` (the last row per problem counts)."""
+    last = {problem_name(r): r for r in results}
+    tests = []
+    for p in book.problems:
+        r = last.get(p)
+        if r is None:
+            tests.append({"name": p, "score": 0.0, "max_score": book.points[p],
+                          "status": "failed", "output": "no answer submitted"})
+            continue
+        said = note(r)
+        output = r.status + (f": {said}" if said else "")
+        tests.append({"name": p, "score": r.earned, "max_score": r.task.points,
+                      "status": "passed" if r.status == "correct" else "failed",
+                      "output": output})
+    score = sum(t["score"] for t in tests)
+    passed = sum(t["status"] == "passed" for t in tests)
+    return {"score": score, "max_score": book.max_total,
+            "output": f"{passed} of {len(tests)} problems correct", "tests": tests}
+
+
+def gradescope_json(results: list[Result], book: Gradebook) -> str:
+    return json.dumps(gradescope(results, book), indent=2) + "\n"

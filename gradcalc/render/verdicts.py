@@ -1,0 +1,129 @@
+"""Homework verdicts for people and scripts: JSON (SPEC §3), a plain line, rich panels,
+and the progress bar of a class (whose rows are `gradcalc.render.classview`)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from gradcalc.render.numbers import jsonable
+
+if TYPE_CHECKING:
+    from gradcalc.homework.judge import Verdict
+
+#: a class file with at least this many rows gets a progress bar (on a terminal)
+PROGRESS_MIN_ROWS = 20
+_STYLE = {"correct": "bold green", "incorrect": "bold red", "undetermined": "bold yellow",
+          "unreadable": "bold magenta"}
+_MARK = {"correct": "✓", "incorrect": "✗", "undetermined": "?", "unreadable": "!"}
+
+
+def verdict_json(v: Verdict) -> dict[str, Any]:
+    """The verdict as SPEC §3's object, plus what the check was of and the points used."""
+    counter = None
+    if v.counterexample is not None:
+        counter = {k: jsonable(x) if k != "at" else {n: jsonable(y) for n, y in x.items()}
+                   for k, x in v.counterexample.items()}
+    return {"command": "check", "verdict": v.verdict, "method": v.method,
+            "expected": v.expected, "counterexample": counter, "feedback": v.feedback,
+            "reason": v.reason, "kind": v.kind, "wrt": list(v.wrt),
+            "points": [{n: jsonable(x) for n, x in p.items()} for p in v.points],
+            "expected_latex": v.expected_latex, "read": v.read, "note": v.note,
+            "score": v.score, "entries": v.entries, "misconception": v.misconception,
+            **({"branch": v.branch} if v.branch is not None else {}),
+            **({"receipt": v.receipt} if v.receipt is not None else {})}
+
+
+def read_text(v: Verdict) -> str:
+    """How both sides were read, in one line."""
+    return f"read as {v.read['function']} and {v.read['answer']}" if v.read else ""
+
+
+def plain(v: Verdict) -> str:
+    """One line: the verdict, then what explains it, then how both sides were read."""
+    read = f"; {read_text(v)}" if v.read else ""
+    if v.verdict == "correct":
+        return f"correct ({v.method})" + (f": {v.feedback}" if v.feedback else "") + read
+    if v.verdict == "undetermined":
+        return f"undetermined: {v.reason}" + read
+    return ("incorrect" + (f": {v.feedback}" if v.feedback else "")
+            + f"; expected {v.expected}" + read)
+
+
+def _where(at: dict[str, Any]) -> str:
+    return ", ".join(f"{n} = {_value(x)}" for n, x in at.items())
+
+
+def _value(x: Any) -> str:
+    if isinstance(x, list):
+        return "[" + ", ".join(_value(i) for i in x) + "]"
+    return f"{x:.6g}"
+
+
+def show(v: Verdict, console: Any) -> None:
+    """The rich rendering of one verdict."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("verdict", Text(f"{_MARK[v.verdict]} {v.verdict}", style=_STYLE[v.verdict]))
+    if v.read:
+        table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}"))
+    if v.counterexample is not None:
+        method = ("symbolic: a counterexample at an exact point of the curve"
+                  if v.method == "symbolic" and v.kind == "implicit"
+                  else "numeric: a counterexample")
+    elif v.method == "symbolic":
+        method = "symbolic proof" if v.verdict == "correct" else "the answer's shape"
+    else:
+        method = f"numeric, at {len(v.points)} point{'s' * (len(v.points) != 1)}"
+    table.add_row("method", method)
+    if v.counterexample is not None:
+        c = v.counterexample
+        table.add_row("at", _where(c["at"]))
+        anti = v.kind == "antiderivative"
+        table.add_row("answer′" if anti else "answer", _value(c["answer"]))
+        table.add_row("function" if anti else "derivative", _value(c["expected"]))
+    if v.entries and v.verdict == "incorrect":
+        table.add_row("entries", entries_text(v))
+    if v.branch:
+        table.add_row("branch", v.branch)
+    if v.feedback:
+        table.add_row("feedback", Text(v.feedback, style="yellow"))
+    if v.reason:
+        table.add_row("reason", v.reason)
+    if v.verdict != "correct":
+        table.add_row("expected", Text(v.expected))
+    console.print(table)
+
+
+def entries_text(v: Verdict) -> str:
+    """Each entry marked right or wrong, and the score: `✓ d/dx  ✗ d/dy  (1 of 2 right)`."""
+    assert v.entries is not None
+    marks = "  ".join(f"{_MARK[e['verdict']]} {e['of'] or e['index']}" for e in v.entries)
+    right = sum(e["verdict"] == "correct" for e in v.entries)
+    return f"{marks}  ({right} of {len(v.entries)} right)"
+
+
+class Progress:
+    """A progress bar on stderr while a long class file is judged (terminals only)."""
+
+    def __init__(self, total: int) -> None:
+        self.bar: Any = None
+        if total >= PROGRESS_MIN_ROWS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("checking", total=total)
+
+    def advance(self, rows: int = 1) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, rows)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,419 @@
+"""--points from end to end in chunks: the table's files read a chunk at a time, each
+chunk answered (`commands.chunks`) and written (the format's writer: `render.point_rows`,
+or the columnar writer of `render.fast_rows` where the fast extra is installed), in order,
+by this process or by --jobs workers (`run.workers`). Memory is the chunk's, whatever
+the table's length.
+
+Output goes to standard output (CSV, --plain rows or JSON lines) or to --output FILE.csv
+or FILE.parquet, written beside it under a temporary name and renamed into place only
+when every row is written: a run that fails leaves no file that looks whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gradcalc.commands import chunks as stream
+from gradcalc.commands.jobs import Job
+from gradcalc.commands.points import program_reads
+from gradcalc.errors import GradcalcError
+from gradcalc.render import point_rows as write
+from gradcalc.render.formats import Format, named, rows_for
+from gradcalc.run import checker
+from gradcalc.run import workers as parallel
+from gradcalc.tables import scan
+
+
+@dataclass(frozen=True)
+class Writing:
+    """How chunks are written: in which format (`render.formats`: csv, plain or json text,
+    or parquet), whether through the columnar writer, whether their check is deferred."""
+
+    rows: Format
+    fast: bool = False  # CSV through the columnar writer (same text, faster)
+    defer: bool = False  # the check's sampled rows left to run.checker
+
+
+@dataclass
+class Answered:
+    """A chunk's answer: its output, header row and what it adds to the warnings."""
+
+    offset: int
+    rows: int
+    out: Any  # text, or an arrow table for Parquet
+    header: list[str]
+    stats: stream.Stats
+    checks: list = field(default_factory=list)  # (row of the table, CheckResult)
+    of: str = ""  # the output's name
+    part: str | None = None  # a worker's part file holding `out` (run.ranges)
+    placed: int | None = None  # bytes a worker wrote into the output file itself
+
+
+@dataclass
+class Outcome:
+    """The run, for the command line: warnings, the check's note, the bad rows' error."""
+
+    totals: stream.Totals
+    warnings: list[str]
+    note: str | None
+    error: str | None
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status == "fail" for _, c in self.totals.checks)
+
+
+def answer(plan: stream.Plan, fmt: Writing, piece: scan.Piece) -> Answered:
+    """One chunk computed and written: the function --jobs workers run."""
+    result = stream.compute(plan, piece, defer=fmt.defer)
+    assert fmt.rows.chunk is not None
+    out = fmt.rows.chunk(result, piece.offset == 0, fmt.fast)
+    checks = [(piece.offset + k, c) for k, c in result.checks]
+    return Answered(piece.offset, result.count, out, write.header(result),
+                    stream.stats(result), checks, result.output_name)
+
+
+def fast_available() -> bool:
+    """Whether the fast extra (pyarrow) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def run(job: Job, source: str, view: Format | str, output: str | None = None,
+        chunk_rows: int = stream.DEFAULT_CHUNK_ROWS, jobs: int = 1,
+        progress: Any = None, stdout: Any = None) -> Outcome:
+    """--points over the table at `source` (a file, '-', a glob or a directory), written
+    to `output` or standard output, its rows in the format of `view` (or Parquet, for
+    --output FILE.parquet)."""
+    if chunk_rows < 1:
+        raise GradcalcError("--chunk-rows takes a number of rows of at least 1", kind="usage")
+    spooled = None
+    if source == "-":  # standard input, to a temporary file: it is scanned, then read
+        spooled = tempfile.NamedTemporaryFile(prefix="gradcalc-", suffix=".csv", delete=False)
+        with spooled:
+            shutil.copyfileobj(sys.stdin.buffer, spooled, 1 << 20)
+        source = spooled.name
+    try:
+        files = scan.sources(source)
+        return _run(job, files, rows_for(named(view), output), output, chunk_rows, jobs, progress,
+                    stdout)
+    finally:
+        checker.stop()
+        if spooled is not None:
+            os.unlink(spooled.name)
+
+
+def _run(job: Job, files: list[str], rows: Format, output: str | None, chunk_rows: int,
+         jobs: int, progress: Any, stdout: Any) -> Outcome:
+    checker.start(job, rows, jobs)  # first: a fork is safe only before polars is imported
+    reads = program_reads(job)
+    fast = fast_available()
+    if rows.binary and not fast:
+        raise GradcalcError("--output FILE.parquet needs the fast extra: "
+                            "pip install 'gradcalc[fast]'", kind="usage")
+    if scan.is_parquet(files):
+        if not fast:
+            raise GradcalcError("reading Parquet needs the fast extra: "
+                                "pip install 'gradcalc[fast]'", kind="usage")
+        from gradcalc.tables import columnar as tabular
+
+        header, total = tabular.parquet_header(files, reads)
+        plan = stream.plan(job, header, total, False, chunk_rows)
+        pieces: Iterator[scan.Piece] = tabular.parquet_pieces(files, header, chunk_rows)
+        return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress, stdout)
+    else:
+        header = scan.csv_header(files, reads)
+        columnar = fast and not rows.inline and not _spaced(files)
+        with _workers(jobs, fast and not rows.inline) as workers:
+            # an output file is written under a temporary name, so a table its reader
+            # finds is not plain numbers can still be read again as text: no byte scan
+            # first, each block checked as it is read (for standard output, rows once
+            # written cannot be taken back, and the scan decides before the first)
+            ranged = jobs > 1 and not rows.binary  # workers on byte ranges (run.ranges)
+            verify = output is not None and len(header.inputs) == len(header.columns) \
+                and (columnar or ranged)
+            cuts = None
+            if verify and ranged:  # the rows counted as they are cut
+                from gradcalc.run.ranges import ranges
+
+                cuts = list(ranges(files, header, chunk_rows))
+                total, plain = sum(r.rows for r in cuts), True
+            elif verify:
+                total, plain = scan.count_lines(files, header), True
+            else:
+                total, plain = scan.scan(files, header)  # while the workers start
+            if plain:
+                written = [0]
+                try:
+                    return _run_plain(job, files, header, total, rows, output, chunk_rows,
+                                      jobs, progress, stdout, written, workers, verify,
+                                      columnar, cuts)
+                except GradcalcError as exc:
+                    if exc.kind != scan.NOT_PLAIN:
+                        raise
+                    if written[0] and output is None:
+                        raise GradcalcError(
+                            "--points: a cell looks like a number but is not one (such as "
+                            "1e); the rows before its chunk are written: give --output FILE "
+                            "(or --jobs 1 --chunk-rows larger) to have it answered in its "
+                            "place, or correct it", kind="value") from None
+            # not plain numbers (or a cell that only looked like one): read as text
+            total, bad = scan.count_bad(files, header, chunk_rows)
+            plan = stream.plan(job, header, total, bad > 0, chunk_rows)
+            pieces = scan.csv_pieces(files, header, chunk_rows)
+            return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress,
+                           stdout, workers=workers)
+    return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress, stdout)
+
+
+def _workers(jobs: int, columnar: bool) -> Any:
+    """--jobs workers, started before the table is scanned (each importing the columnar
+    writer while this process scans), or nothing for one job."""
+    import contextlib
+
+    if jobs <= 1:
+        return contextlib.nullcontext(None)
+    warm = ("polars", "gradcalc.render.fast_rows", "gradcalc.tables.columnar") \
+        if columnar else ()
+    return parallel.Workers(jobs, warm=warm)
+
+
+def _run_plain(job: Job, files: list[str], header: Any, total: int, rows: Format,
+               output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+               written: list[int], workers: parallel.Workers | None = None,
+               verify: bool = False, columnar: bool = False, cuts: list | None = None
+               ) -> Outcome:
+    """A table the byte scan found to be plain numbers (or, with `verify`, that its reader
+    checks as it reads): by byte ranges on --jobs workers (`cuts`, when already found),
+    or through polars' reader (`columnar`: the fast extra, bare cells); `written` counts
+    chunks already out."""
+    plan = stream.plan(job, header, total, False, chunk_rows)
+    if jobs > 1 and not rows.binary:
+        return _run_ranges(job, files, header, plan, rows, output, chunk_rows, jobs,
+                           progress, stdout, columnar, written, workers, verify, cuts)
+    if columnar:
+        from gradcalc.tables import columnar as tabular
+
+        pieces: Iterator[scan.Piece] = tabular.csv_pieces(files, header, chunk_rows,
+                                                            verify)
+        if jobs <= 1:  # polars parses the next chunk while this one is answered
+            pieces = parallel.read_ahead(pieces)
+    else:
+        pieces = scan.csv_pieces(files, header, chunk_rows)
+    return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress, stdout,
+                   written, workers)
+
+
+def _answer(job: Job, plan: stream.Plan, pieces: Iterator[scan.Piece], rows: Format,
+            output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+            written: list[int] | None = None, workers: parallel.Workers | None = None
+            ) -> Outcome:
+    fmt = _format(job, rows)
+    answers = checker.feed(parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs,
+                                                workers=workers))
+    return _outcome(job, *_write(answers, output, fmt, plan, progress, stdout or sys.stdout,
+                                 written), chunk_rows)
+
+
+def _format(job: Job, rows: Format) -> Writing:
+    """How chunks are written: the columnar writer for CSV where the fast extra is
+    installed; the check's rows left to run.checker but for JSON lines (which carry each
+    row's check)."""
+    return Writing(rows, fast=rows.fast and fast_available(),
+                   defer=job.check and not rows.inline)
+
+
+def _outcome(job: Job, totals: stream.Totals, of: str, chunk_rows: int) -> Outcome:
+    """The run's outcome once every chunk is written: the sampled rows' checks resolved."""
+    totals.checks = checker.resolve(totals.checks)
+    return Outcome(totals, totals.warnings(of, chunk_rows),
+                   write.sample_note(totals.checks, totals.count) if job.check else None,
+                   totals.error())
+
+
+def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, rows: Format,
+                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
+                fast_read: bool, written: list[int] | None = None,
+                workers: parallel.Workers | None = None, verify: bool = False,
+                cuts: list | None = None) -> Outcome:
+    """A plain table on --jobs workers that read their own byte ranges (`cuts`, when
+    already found) and write their text straight into the output file at its place, or,
+    for standard output, to part files joined here in order (`run.ranges`)."""
+    from gradcalc.run import ranges
+
+    fmt = _format(job, rows)
+    folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
+                              dir=os.path.dirname(os.path.abspath(output)) if output else None)
+    target = _target(output, fmt) if output is not None else None
+    place = ranges.Place(target.temp, ranges.Chain.create(folder)) if target else None
+    try:
+        answers = checker.feed(parallel.ordered_map(
+            partial(ranges.answer_range, answer, plan, fmt, fast_read, folder,
+                    verify=verify, place=place),
+            cuts if cuts is not None else ranges.ranges(files, header, chunk_rows), jobs,
+            workers=workers))
+        totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
+                            written, target)
+    finally:
+        if target is not None:
+            target.abandon()  # nothing left after a commit; the temporary file otherwise
+        shutil.rmtree(folder, ignore_errors=True)
+    return _outcome(job, totals, of, chunk_rows)
+
+
+def _spaced(files: list[str]) -> bool:
+    """Whether cells have spaces around them (the columnar reader wants bare numbers)."""
+    with open(files[0], "rb") as fh:
+        start = fh.read(1 << 16)
+    return b" " in start or b"\t" in start
+
+
+def _target(output: str, fmt: Writing) -> Target:
+    """The output file, opened under a temporary name beside it."""
+    fd, temp = tempfile.mkstemp(prefix=".gradcalc-", suffix=".part",
+                                dir=os.path.dirname(os.path.abspath(output)))
+    os.close(fd)
+    return Target(temp, fmt.rows.binary)
+
+
+def _write(answers: Iterator[Answered], output: str | None, fmt: Writing, plan: stream.Plan,
+           progress: Any, stdout: Any, written: list[int] | None = None,
+           target: Target | None = None) -> tuple[stream.Totals, str]:
+    """The answers in order to the output (`target`, when it is already open); the run's
+    totals and the output's name; `written` counts the chunks gone to standard output
+    (they cannot be taken back)."""
+    written = [0] if written is None else written
+    totals = stream.Totals()
+    header: list[str] | None = None
+    of = ""
+    placed = 0  # bytes the workers wrote into the output file themselves
+    if output is not None and target is None:
+        target = _target(output, fmt)
+    try:
+        for done in answers:
+            if header is None:
+                header, of = done.header, done.of
+            elif done.header != header:
+                raise GradcalcError(
+                    f"--points: the points' outputs have different shapes: row "
+                    f"{done.offset + 1} has the columns {','.join(done.header)}, row 1 has "
+                    f"{','.join(header)}", kind="shape")
+            if done.placed is not None:
+                placed += done.placed
+            elif done.part is not None:  # a worker's part file
+                from gradcalc.run.ranges import copy_part
+
+                if target is not None:
+                    copy_part(done.part, target.fh)
+                else:
+                    stdout.flush()
+                    copy_part(done.part, stdout.buffer if hasattr(stdout, "buffer")
+                              else _TextSink(stdout))
+            elif target is not None:
+                target.write(done.out)
+            elif done.out is not None and not fmt.rows.binary:
+                emit(stdout, done.out)
+            written[0] += target is None
+            totals.add(done.rows, done.stats, done.checks)
+            if progress is not None:
+                progress("answering", totals.count, plan.total)
+        if target is not None:
+            if placed and os.path.getsize(target.temp) != placed:
+                raise GradcalcError(f"--points: the workers wrote {os.path.getsize(target.temp)}"
+                                    f" bytes of the {placed} they answered", kind="internal")
+            target.commit(output or "")
+            target = None
+    finally:
+        if target is not None:
+            target.abandon()
+    return totals, of
+
+
+def emit(stdout: Any, text: Any) -> None:
+    """A chunk to the output stream (which takes text and bytes: the command line's)."""
+    if not isinstance(text, (str, bytes)):  # the columnar writer's patched text
+        text = bytes(text)
+    if isinstance(text, bytes) and not getattr(stdout, "takes_bytes", False):
+        if hasattr(stdout, "buffer"):
+            stdout.flush()
+            stdout.buffer.write(text)
+        else:
+            stdout.write(text.decode())
+    else:
+        stdout.write(text)
+    stdout.flush()
+
+
+class _TextSink:
+    """A text stream taking bytes (a test's stand-in for standard output)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        emit(self.stream, bytes(data))
+
+
+class Target:
+    """An output file being written under a temporary name beside its final one."""
+
+    def __init__(self, temp: str, binary: bool) -> None:
+        self.temp, self.binary = temp, binary  # binary: Arrow tables, to a Parquet file
+        self.writer: Any = None
+        self.fh: Any = None if binary else open(temp, "wb")  # noqa: SIM115
+
+    def write(self, out: Any) -> None:
+        if self.binary:
+            if self.writer is None:
+                import pyarrow.parquet as pq
+
+                self.writer = pq.ParquetWriter(self.temp, out.schema)
+            self.writer.write_table(out)
+        elif isinstance(out, (str, bytes)):
+            self.fh.write(out if isinstance(out, bytes) else out.encode("utf-8"))
+        else:  # the columnar writer's patched text, in pieces
+            self.fh.writelines(out.pieces())
+
+    def commit(self, final: str) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if self.fh is not None:
+            self.fh.close()
+        os.replace(self.temp, final)
+
+    def abandon(self) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+            if self.fh is not None:
+                self.fh.close()
+        finally:
+            if os.path.exists(self.temp):
+                os.unlink(self.temp)
+
+
+class LazyBar:
+    """The progress bar of `render.terminal`, made when the run first reports, once the
+    table's length is known (a short table or a pipe gets none)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.bar is None:
+            from gradcalc.render.terminal import Bar
+
+            self.bar = Bar(total)
+        self.bar(stage, done, total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

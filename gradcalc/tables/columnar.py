@@ -1,0 +1,143 @@
+"""The fast extra's readers (polars and pyarrow, imported only here and only when
+installed): a CSV table of plain numbers (polars' streaming reader) and Parquet files
+(pyarrow's), read as float64 a chunk of rows at a time, with no text parsed in Python.
+`run.stream` decides when they apply (a table
+its byte scan found to be plain numbers; every Parquet table) and reads everything else
+itself.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gradcalc.errors import GradcalcError
+from gradcalc.tables.point_table import Header, header_of
+from gradcalc.tables.scan import Piece, not_plain, plain_block
+
+#: bytes of CSV parsed at a time (whole lines)
+BLOCK_BYTES = 1 << 23
+
+
+def _rechunk(batches: Iterator[np.ndarray], chunk_rows: int, offset: int
+             ) -> Iterator[Piece]:
+    """Arrays of any number of rows as pieces of exactly `chunk_rows` (the last fewer)."""
+    held: list[np.ndarray] = []
+    count = 0
+    for batch in batches:
+        held.append(batch)
+        count += batch.shape[0]
+        while count >= chunk_rows:
+            joined = np.concatenate(held) if len(held) > 1 else held[0]
+            yield Piece(offset, chunk_rows, data=np.ascontiguousarray(joined[:chunk_rows]))
+            offset += chunk_rows
+            rest = joined[chunk_rows:]
+            held, count = ([rest], rest.shape[0]) if rest.shape[0] else ([], 0)
+    if count:
+        yield Piece(offset, count, data=np.ascontiguousarray(np.concatenate(held)))
+
+
+def _columns(batch: Any, columns: list[int]) -> np.ndarray:
+    return np.column_stack([batch.column(k).to_numpy(zero_copy_only=False)
+                            .astype(np.float64, copy=False) for k in columns])
+
+
+def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool = False
+               ) -> Iterator[Piece]:
+    """A plain-number CSV table in chunks (polars' reader); a cell it cannot take as a
+    number (one that only looks like one, such as 1e) raises `not_plain`: the command
+    reads the table again as text, which answers that row with its error in its place.
+    With `verify`, each block's bytes are checked as the byte scan checks a table (for a
+    table not scanned first), and one that is not plain numbers raises `not_plain`."""
+
+    def batches(path: str) -> Iterator[np.ndarray]:
+        """Blocks of whole lines parsed one at a time: memory is one block's, whatever
+        the file's length (polars' own streaming reader reads ahead without bound)."""
+        with open(path, "rb") as fh:
+            for _ in range(header.lines):
+                fh.readline()
+            rest = b""
+            while True:
+                block = fh.read(BLOCK_BYTES)
+                data = rest + block
+                cut = data.rfind(b"\n") + 1 if block else len(data)
+                rest = data[cut:]
+                if cut:
+                    numbers = parse_lines(data[:cut], len(header.columns), verify)
+                    if numbers.shape[0]:
+                        yield numbers
+                if not block:
+                    return
+
+    offset = 0
+    for path in files:
+        for piece in _rechunk(batches(path), chunk_rows, offset):
+            yield piece
+            offset += piece.rows
+
+
+def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
+    """Whole lines of plain numbers, `width` to a line, as a float64 array (polars'
+    parser); a cell it cannot take as a number, or (with `verify`) bytes that are not
+    plain numbers as the byte scan tells them, raise `not_plain`."""
+    import polars as pl
+
+    if verify and not plain_block(lines, width):
+        raise not_plain()
+    schema = {f"c{k}": pl.Float64 for k in range(width)}
+    try:
+        frame = pl.read_csv(io.BytesIO(lines), has_header=False, schema=schema,
+                            raise_if_empty=False)
+    except pl.exceptions.PolarsError:
+        raise not_plain() from None
+    return frame.to_numpy(order="c").astype(np.float64, copy=False)
+
+
+def parquet_header(files: list[str], reads: set[str]) -> tuple[Header, int]:
+    """The table's header (the first file's columns; every file must have the same) and
+    its rows, from the files' metadata."""
+    import pyarrow.parquet as pq
+
+    columns: list[str] | None = None
+    total = 0
+    for path in files:
+        try:
+            meta = pq.ParquetFile(path)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is the user's input
+            raise GradcalcError(f"--points: cannot read Parquet file {path!r}: {exc}",
+                                kind="usage") from None
+        names = meta.schema_arrow.names
+        if columns is not None and names != columns:
+            raise GradcalcError(f"--points: {path} has the columns {','.join(names)}, but "
+                                f"{files[0]} has {','.join(columns)}", kind="usage")
+        columns = columns or names
+        total += meta.metadata.num_rows
+    assert columns is not None
+    return header_of(columns, reads=reads), total
+
+
+def parquet_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterator[Piece]:
+    """Parquet files in chunks of rows; the input columns as float64 (a null is nan)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if len(header.inputs) != len(header.columns):
+        others = [c for k, c in enumerate(header.columns) if k not in header.inputs]
+        raise GradcalcError(f"--points: the Parquet columns {', '.join(others)} are not "
+                            "inputs the program reads; select the input columns",
+                            kind="usage")
+
+    def batches() -> Iterator[np.ndarray]:
+        for path in files:
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows):
+                try:
+                    yield _columns(batch, header.inputs)
+                except (pa.ArrowInvalid, TypeError, ValueError):
+                    kinds = ", ".join(f"{f.name} ({f.type})" for f in batch.schema)
+                    raise GradcalcError(f"--points: {path}: the input columns must be "
+                                        f"numbers: {kinds}", kind="usage") from None
+
+    yield from _rechunk(batches(), chunk_rows, 0)
