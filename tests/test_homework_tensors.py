@@ -1,4 +1,4 @@
-"""gradcalc.homework.kinds.tensor: backprop homework, ∂L/∂W of linear, softmax
+"""gradcalc.homework.kinds.tensor_loss: backprop homework, ∂L/∂W of linear, softmax
 cross-entropy and two-layer ReLU losses, right, rewritten and wrong (transposed, unsummed,
 a missing factor), judged entry by entry."""
 

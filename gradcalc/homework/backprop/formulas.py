@@ -13,7 +13,8 @@ and `mean` whole or along an axis (g repeated back along it, scatter.py),
 reads softmax(u)*sum(y) - y, or softmax(u) - y when the targets are taken as one-hot).
 Anything else (control flow, `prod`, `maximum`, a scatter too large to write) and there
 is no formula: the caller says so. Shapes come from the inputs' declared shapes. A formula
-is only offered after it agrees with the tape's gradient (kinds/tensor.py), so a gap in these
+is only offered after it agrees with the tape's gradient (kinds/tensor_loss.py), so a gap in
+these
 rules can cost a formula, never a wrong one.
 
 The formulas are built and printed by terms.py. The mistakes are the same walk

@@ -282,7 +282,7 @@ KINDS: tuple[ProblemKind, ...] = (
                 "an antiderivative, with or without + C"),
     ProblemKind("implicit", "implicit", ("order",), "implicit",
                 "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve"),
-    ProblemKind("tensor", "shape", ("integers", "at"), "tensor",
+    ProblemKind("tensor", "shape", ("integers", "at"), "tensor_loss",
                 "the gradient of a scalar loss by a tensor input (backprop homework)"),
 )
 KIND = {k.name: k for k in KINDS}
