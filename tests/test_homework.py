@@ -180,8 +180,6 @@ def test_the_seed_picks_the_points():
     ("x^2", "2x +", "the answer: cannot read the formula at line 1, column 5"),
     ("x^2", "__import__('os')", "the answer"),
     ("x^2", "2t", "the answer uses 't', which the function does not have"),
-    ("x y", "xy", "did you mean x*y?"),
-    ("x^2 + xy + y^2", "0", "did you mean x*y?"),
     ("sin cos x", "cos(x)", "the function: 'sin' needs parentheses"),
     ("x^2", "[[1, 2], [3]]", "rows have different lengths"),
 ])

@@ -10,14 +10,18 @@ of a definition `f(x, y) = ...`, else every free name in order of first appearan
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.reading import claims as forms
 from gradcalc.homework.reading import wording
-from gradcalc.language.names import applied, split_name
-from gradcalc.language.parse import parse, quote
+from gradcalc.engine.ops import FUNCTIONS
+from gradcalc.language.forms import Trap
+from gradcalc.language.glued import variables_in
+from gradcalc.language.names import split_name
+from gradcalc.language.parse import parse_with_traps, quote
 from gradcalc.language.program import (
     EULER,
     RESULT_NAME,
@@ -34,6 +38,7 @@ from gradcalc.language.program import (
 )
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
+_DEFINITION = re.compile(r"\s*[^\W\d]\w*\s*\(([^()=]*)\)\s*=(?!=)")
 
 @dataclass(frozen=True)
 class Entry:
@@ -59,6 +64,9 @@ class Side:
     program: Program
     entries: tuple[Entry, ...]
     shape: tuple[int, ...]
+    #: the readings the notation pass chose where another exists (forms.Trap), with
+    #: their offsets in `program.source`
+    traps: tuple[Trap, ...] = ()
 
     @property
     def straight(self) -> bool:
@@ -81,11 +89,18 @@ class Problem:
 
 
 def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS,
-              calls: tuple[str, ...] = ()) -> Side:
-    """Parse one side and split its final expression into entries (`calls`: names read as
-    a function of one letter, `sint` as sin(t))."""
+              variables: tuple[str, ...] | None = None) -> Side:
+    """Parse one side and split its final expression into entries. `variables`: the
+    names known to be variables, so that names glued to them are read apart (`xsinx`,
+    `cosx`, `xy`) and one before a bracket is a product (`r(s+1)`); None: those the text
+    itself shows (glued.variables_in). An answer's prefix (`dy/dx =`, `... = (dy)/(dx)`)
+    is dropped: a kind that reads the answer alone has no use for it."""
+    if what == "answer" and "=" in text:
+        text = forms.split_prefix(text)[0]
+    if variables is None:
+        variables = variables_in([text], FUNCTIONS)
     try:
-        program = parse(text, limits=limits, applied=calls)
+        program, traps = parse_with_traps(text, limits=limits, variables=variables)
     except GradcalcError as exc:
         raise GradcalcError(f"the {what}: {wording.plain(exc.message)}",
                             kind=exc.kind) from None
@@ -94,20 +109,20 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
         out = program.default_output()
         whole = Program((*program.body, ExprStmt(Name(out, last.pos), last.pos)),
                         program.source, program.inputs)
-        return Side(program, (Entry(whole, None),), ())
+        return Side(program, (Entry(whole, None),), (), traps)
     rows, shape = _grid(last.value, what, max_rank)
     entries = tuple(Entry(Program((*body, ExprStmt(e, e.pos)), program.source,
                                   program.inputs), e) for e in rows)
-    return Side(program, entries, shape)
+    return Side(program, entries, shape, traps)
 
 
 @lru_cache(maxsize=512)
 def function_side(text: str, limits: Limits = DEFAULT_LIMITS,
-                  calls: tuple[str, ...] = ()) -> Side:
-    """The function read as a side, once per text and limits: a class file repeats few
-    functions over many rows (the Side is immutable; a text that cannot be read raises
-    each time)."""
-    return read_side(forms.vector(text), "function", 1, limits, calls)
+                  variables: tuple[str, ...] | None = None) -> Side:
+    """The function read as a side, once per text, limits and variables: a class file
+    repeats few functions over many rows (the Side is immutable; a text that cannot be
+    read raises each time)."""
+    return read_side(forms.vector(text), "function", 1, limits, variables)
 
 
 def forget_functions() -> int:
@@ -188,16 +203,11 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     option, or a class file's column)."""
     body, claim = forms.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
-    f = function_side(function, limits)
-    a = read_side(forms.vector(body), "answer", 2, limits)
-    f_names, a_names = free_names(f.program), free_names(a.program)
-    calls = _calls(f_names, {*typed, *f.program.inputs}, a_names)
-    if calls:
-        f = function_side(function, limits, calls)
+    known = variables_in([function, body], FUNCTIONS, [*typed, *_declared(function)])
+    f = function_side(function, limits, known)
     names = free_names(f.program)
-    calls = _calls(a_names, {*typed, *f.program.inputs, *names}, f_names)
-    if calls:
-        a = read_side(forms.vector(body), "answer", 2, limits, calls)
+    a = read_side(forms.vector(body), "answer", 2, limits,
+                  tuple(sorted({*known, *names, *f.program.inputs})))
     declared = list(f.program.inputs)
     chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
         or declared
@@ -227,16 +237,10 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
 
 
-def _calls(names: list[str], explicit: set[str], other: list[str]) -> tuple[str, ...]:
-    """The free names of one side that are a function's name with a variable's letter
-    written against it (`sint`, `cosx`): read as sin(t), cos(x), WeBWorK's reading. Only
-    where the letter is a variable (a free name of either side, declared or asked for, or
-    written against a function's name on the other side: `sint` and `cost`) and the name
-    is not itself declared or asked for, so a name of its own keeps its meaning."""
-    letters = {call[1] for n in other if (call := applied(n)) is not None}
-    known = explicit | set(names) | set(other) | letters
-    return tuple(n for n in names if n not in explicit and (call := applied(n)) is not None
-                 and call[1] in known)
+def _declared(function: str) -> list[str]:
+    """The inputs a definition `f(x, y) = ...` declares, read from the text alone."""
+    m = _DEFINITION.match(function)
+    return [n.strip() for n in m[1].split(",")] if m else []
 
 
 def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import tokenize
+from dataclasses import replace
 from typing import Any
 
 from gradcalc.language.forms import Trap
@@ -37,7 +38,7 @@ _LOG_BASE = re.compile(r"log_(\d+|[A-Za-z])")
 
 def record(p: Any, kind: str, first: int, last: int, read: str, other: str | None) -> None:
     p.traps.append(Trap(kind, p.text[p.starts[first]:p.ends[last]], read, other,
-                        p.at(p.starts[first])))
+                        p.at(p.starts[first]), p.starts[first], p.ends[last]))
 
 
 def span(p: Any, first: int, last: int) -> str:
@@ -103,22 +104,74 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
             group = span(p, end + 1, p.match[end + 1])
             p.traps.append(Trap("function argument", p.text[head:p.ends[p.match[end + 1]]],
                                 f"{name}({arg}){close}*{group}",
-                                f"{name}({arg}*{group}){close}", p.at(head)))
+                                f"{name}({arg}*{group}){close}", p.at(head), head,
+                                p.ends[p.match[end + 1]]))
             return True
     if len(firsts) > 1:
         first_end = firsts[1] - 1
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, first_end)}){close}*"
-                            f"{span(p, firsts[1], end)}", p.at(head)))
+                            f"{span(p, firsts[1], end)}", p.at(head), head, p.ends[end]))
     elif p.s(end + 1) == "/" and (p.kind(end + 2) == tokenize.NUMBER or p.is_value(end + 2)):
         p.traps.append(Trap("function argument", f"{written}/{p.s(end + 2)}",
                             f"{name}({arg}){close}/{p.s(end + 2)}",
-                            f"{name}({arg}/{p.s(end + 2)}){close}", p.at(head)))
+                            f"{name}({arg}/{p.s(end + 2)}){close}", p.at(head), head,
+                            p.ends[end + 2]))
     elif p.s(factor_end_base(p, i + 1) + 1) == "**":
         base = factor_end_base(p, i + 1)
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, base)}){close}"
-                            f"{p.text[p.ends[base]:p.ends[end]]}", p.at(head)))
+                            f"{p.text[p.ends[base]:p.ends[end]]}", p.at(head), head,
+                            p.ends[end]))
+    return True
+
+
+def call_argument(p: Any, i: int) -> bool:
+    """`ln abs(x)` (from `lnabs(x)`), `sin cos(x)`: a function applied to a call of
+    another, ln(abs(x)); False when the next function is not called."""
+    k = i + 1
+    if p.s(k + 1) != "(" or k + 1 not in p.match:
+        return False
+    last = p.match[k + 1]
+    p.edit(p.ends[i], p.starts[k], "(", p.ends[i])
+    p.edit(p.ends[last], p.ends[last], ")", p.ends[last])
+    p.no_product.add(i)
+    if p.s(i) in ("ln", "log") and p.s(i) != p.spelled(i):
+        p.edit(p.starts[i], p.ends[i], p.spelled(i))
+    return True
+
+
+def run_end(p: Any, k: int) -> int | None:
+    """The last token of the factors written side by side from token k (`2x`, `x y`,
+    `πr^3`, `x(x+1)`, `√x`): what a divisor before them may be meant to hold."""
+    end = None
+    while True:
+        if p.is_root(k):
+            nxt = k + 1
+            last = p.match.get(nxt) if p.s(nxt) == "(" else factor_end(p, nxt)
+        else:
+            last = factor_end(p, k)
+        if last is None:
+            return end
+        end = last
+        k = last + 1
+        if not (p.is_value(k) or p.kind(k) == tokenize.NUMBER and p.s(k - 1) == ")"
+                or p.s(k) == "(" or p.is_root(k)):
+            return end
+
+
+def variable_then_bracket(p: Any, left: int, right: int) -> bool:
+    """`r(2s^2 + 3t^3)`, `y(3 - x ln y)`: a variable the caller named, before a bracket, is
+    a product (WeBWorK's reading: a variable is no function); recorded, with no other
+    reading (gradcalc has no functions of the user's)."""
+    if p.s(left) not in p.variables or p.s(left) in p.functions or right not in p.match:
+        return False
+    close = p.match[right]
+    if p.s(close + 1) == "=" and (left == 0 or p.kind(left - 1) in (
+            tokenize.NEWLINE, tokenize.NL) or p.s(left - 1) == ";"):
+        return False  # `f(x) = ...`: a definition
+    record(p, "variable then parenthesis", left, close,
+           f"{p.s(left)}*{span(p, right, close)}", None)
     return True
 
 
@@ -200,6 +253,23 @@ def log_base(p: Any, i: int) -> None:
         return
     if "log" not in p.functions or (word in p.assigned):
         return
+    point = p.s(last + 1)
+    if m and m[1].isdigit() and point.startswith(".") and p.kind(last + 1) == tokenize.NUMBER \
+            and p.starts[last + 1] == p.ends[last] and point[1:].isdigit():
+        base, last = f"{m[1]}{point}", last + 1  # `log_2.5x`: the base is 2.5
+        rest = argument(p, last + 1)
+        if rest is None:
+            return
+        old = (f"log({point}*{span(p, last + 1, rest[0])}, {m[1]})" if
+               p.is_value(last + 1) and p.starts[last + 1] == p.ends[last] else None)
+        _based(p, i, last, base)
+        p.traps[-1] = replace(p.traps[-1], other=old)
+        return
+    _based(p, i, last, base)
+
+
+def _based(p: Any, i: int, last: int, base: str) -> None:
+    """`log_BASE ARG` from token i, the base ending at token `last`."""
     p.no_product.add(last)
     if p.s(last + 1) == "(" and last + 1 in p.match:
         close = p.match[last + 1]
@@ -212,6 +282,26 @@ def log_base(p: Any, i: int) -> None:
         end = argument(p, last + 1)[0]  # type: ignore[index]
         p.traps[-1:] = [t for t in p.traps[-1:] if t.kind != "function argument"]
         record(p, "log base", i, end, f"log({span(p, last + 1, end)}, {base})", None)
+
+
+def log_ten(p: Any, i: int) -> None:
+    """`log(x)`, `log x`: the natural log, as in calculus books and gradcalc; recorded,
+    the other reading being the log to base 10 (what a problem set may mean by log)."""
+    if "log10" not in p.functions or p.s(i) in p.assigned:
+        return
+    if p.s(i + 1) == "(" and i + 1 in p.match:
+        close = p.match[i + 1]
+        if any(p.s(k) == "," for k in range(i + 2, close)):
+            return
+        arg = span(p, i + 2, close - 1) if close > i + 2 else ""
+    else:
+        found = argument(p, i + 1)
+        if found is None:
+            return
+        close = found[0]
+        arg = span(p, i + 1, close)
+    if arg:
+        record(p, "log base", i, close, f"log({arg})", f"log10({arg})")
 
 
 def split(p: Any, i: int) -> None:

@@ -63,7 +63,12 @@ def _classify(text: str, functions: Collection[str]) -> dict[int, tuple[str, int
     level = 0
     word_start = -1
     prev = ""  # the last non-space character's class
+    spaced = False  # a space since the last character (`x ln|x|`: the word is `ln`)
     for k, ch in enumerate(text):
+        if ch.isspace():
+            spaced = True
+            continue
+        after_space, spaced = spaced, False
         if ch == "|":
             if prev == "word":
                 word = text[word_start:k].rstrip()
@@ -78,14 +83,12 @@ def _classify(text: str, functions: Collection[str]) -> dict[int, tuple[str, int
         elif ch in _CLOSERS:
             level -= 1
             prev = "operand"
-        elif ch.isalpha() or ch == "_" or (ch.isdigit() and prev == "word"):
-            if prev != "word":
+        elif ch.isalpha() or ch == "_" or (ch.isdigit() and prev == "word" and not after_space):
+            if prev != "word" or after_space:
                 word_start = k
             prev = "word"
         elif ch.isdigit() or ch == ".":
             prev = "operand"
-        elif ch.isspace():
-            continue
         else:
             prev = "op"
     return bars

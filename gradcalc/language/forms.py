@@ -32,7 +32,9 @@ class Trap:
     'power then parenthesis' (`x^x(1+ln x)`), 'split name' (`xe^x`, `xcos(x)`), 'log base'
     (`log_2 x`). `written`: the piece as typed (normalised: `^` is `**`); `read`: how it
     was read, `other`: the other reading (None when there is no other sensible one), both
-    in the language's text, parseable on their own; `at`: where the piece starts.
+    in the language's text, parseable on their own; `at`: where the piece starts;
+    `start`, `end`: the piece's offsets in the text parsed (-1 when not known), so that
+    a caller can splice `other` in and read the whole text the other way.
     """
 
     kind: str
@@ -40,6 +42,8 @@ class Trap:
     read: str
     other: str | None
     at: Pos
+    start: int = -1
+    end: int = -1
 
 
 def prepare(text: str, functions: Collection[str], at: Callable[[int], Pos],

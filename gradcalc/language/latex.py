@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from gradcalc.errors import ParseError
 from gradcalc.language.program import Pos
-from gradcalc.language.text import GREEK_LOOKALIKES, GREEK_NAMES
+from gradcalc.language.text import GREEK_LOOKALIKES, GREEK_NAMES, escape
 
 _FUNCTIONS = frozenset(
     "sin cos tan sec csc cot sinh cosh tanh coth sech csch arcsin arccos arctan arcsec "
@@ -135,7 +135,8 @@ class _Scan:
             self.emit(" ", k)
 
     def error(self, k: int, message: str) -> ParseError:
-        return ParseError(f"{message} (at {self.at(min(k, len(self.text)))})")
+        return ParseError(f"{escape(message, quotes=False)} (at "
+                          f"{self.at(min(k, len(self.text)))})")
 
     def run(self) -> tuple[str, list[int]]:
         text, n, k = self.text, len(self.text), 0

@@ -11,7 +11,8 @@ sequences no valid program contains, so the meaning of a valid program never cha
 - functions without parentheses (`sin x`, `sin 2x`, `cos^2 x`, `sin^-1 x`), `log_2 x`,
   `xcos(x)`, `xe^x`, `x^2e^x`, `cos x(x+1)`, and `sint` where the caller says t is a
   variable: applying.py; `x^x(1+ln x)` is a product (WeBWorK's reading);
-- a number after a bracket is a product: `(ln 2) 2^t`;
+- a number after a bracket is a product: `(ln 2) 2^t`; so is a variable the caller names
+  before a bracket (`r(2s^2 + 3t^3)`, recorded), and a number after a space (`x 5^x`);
 - what stays ambiguous is an error that shows the reading to type: `e^2x`, `2^3x` (a
   bare exponent of `e` or a number followed at once by a variable), `√2x`, `√x^2`,
   `√2(x+1)`, `sin^-2 x`.
@@ -77,14 +78,15 @@ class _Edit:
 
 def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
             superscript: Callable[[int], bool] = lambda offset: False,
-            applied: Collection[str] = ()) -> Rewritten:
+            applied: Collection[str] = (), variables: Collection[str] = ()) -> Rewritten:
     """Rewrite student notation in normalised `text`.
 
     `functions`: the callable names; `at(offset)`: the user's position of an offset, for
     errors; `superscript(offset)`: whether the character there came from a superscript;
     `applied`: names to read as a function of one letter (`sint` as sin(t): names.applied),
-    which the caller knows are no variables. Text the tokenizer cannot read is rewritten up
-    to that point; ast reports the rest.
+    which the caller knows are no variables; `variables`: names the caller knows are
+    variables, so that one before a parenthesis is a product (`r(2s+1)`). Text the
+    tokenizer cannot read is rewritten up to that point; ast reports the rest.
     """
     if not _TRIGGER.search(text) and not (applied and any(a in text for a in applied)):
         return Rewritten(text, list(range(len(text) + 1)))
@@ -94,6 +96,7 @@ def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
     rewriter = _Pass(text, [t for t in tokens if not _blank(t)], frozenset(functions), at,
                      superscript)
     rewriter.applied = frozenset(applied)
+    rewriter.variables = frozenset(variables)
     rewriter.complete = complete
     result = rewriter.run()
     if result.tokens is not None:
@@ -145,6 +148,7 @@ class _Pass:
         self.complete = False
         self.traps: list[Trap] = []
         self.applied: frozenset[str] = frozenset()
+        self.variables: frozenset[str] = frozenset()
         self._assigned: frozenset[str] | None = None
 
     @property
@@ -215,7 +219,8 @@ class _Pass:
                 self.bare_exponent(i)
             if i and (t == name or word == "(" or word == "√") and (
                     types[i - 1] in (number, name) or strs[i - 1] == ")") or (
-                    t == number and strs[i - 1] == ")"):
+                    t == number and (strs[i - 1] == ")" or types[i - 1] == name
+                                     and self.starts[i] > self.ends[i - 1])):
                 self.product(i - 1, i)
         return self.apply()
 
@@ -230,9 +235,13 @@ class _Pass:
             self.edit(self.starts[i], self.ends[i], ALIASES[word])
         if self.is_function(i) and (self.is_name(i + 1) or self.kind(i + 1) == tokenize.NUMBER
                                     or self.is_root(i + 1)):
+            if self.is_function(i + 1) and applying.call_argument(self, i):
+                return
             if self.is_function(i + 1) or not applying.bare_call(self, i, self.spelled(i)):
                 raise self.error(i, f"{quote(word)} needs parentheses: write "
                                  f"{word}({self.s(i + 1)}) rather than {word} {self.s(i + 1)}")
+        if word == "log":
+            applying.log_ten(self, i)
 
     def definition(self, i: int) -> None:
         """`f(x, y) = ...` at a statement's start: `f = ...`, with inputs x, y."""
@@ -308,20 +317,23 @@ class _Pass:
         """Insert `*` between two adjacent tokens that can only mean a product."""
         starts_operand = (self.is_name(right) or self.s(right) == "("
                           or self.is_root(right) or self.kind(right) == tokenize.NUMBER
-                          and self.s(left) == ")")  # `(ln 2) 2^t`
+                          and (self.s(left) == ")" or self.is_value(left)))  # `(ln 2) 2^t`,
+        # `x 5^(x-1)` (a number after a space: the run only gets here then)
         if not starts_operand or left in self.no_product or (
                 self.s(right) == "(" and self.s(right + 1) == ")"):
             return
         if self.kind(left) == tokenize.NUMBER or self.s(left) == ")":
             pass
-        elif self.is_value(left) and (self.is_name(right) or self.is_root(right)):
+        elif self.is_value(left) and (self.is_name(right) or self.is_root(right)
+                                      or self.kind(right) == tokenize.NUMBER):
             pass
         elif not (self.is_value(left) and self.s(right) == "(" and (
                 left in self.bare or left in self.argument_ends
                 or self.kind(left - 1) == tokenize.NUMBER
-                and self.ends[left - 1] == self.starts[left])):
+                and self.ends[left - 1] == self.starts[left]
+                or applying.variable_then_bracket(self, left, right))):
             return  # a name followed by `(` is a call, unless it ends a bare exponent or
-            # a product with a number (`2x(x+1)`)
+            # a product with a number (`2x(x+1)`), or is a variable the caller named
         if left in self.bare and self.ends[left] == self.starts[right]:
             bracket = self.s(right) == "(" and right in self.match
             if bracket and self.bare[left] == "exponent":
@@ -332,8 +344,8 @@ class _Pass:
                 applying.power_then_factor(self, left, right)
             else:
                 raise self.ambiguous(left, right)
-        elif self.s(left - 1) == "/" and self.ends[left] == self.starts[right] and (
-                self.kind(left) == tokenize.NUMBER):
+        elif self.s(left - 1) == "/" and (self.kind(left) == tokenize.NUMBER or (
+                self.is_value(left) and left not in self.bare)):
             self.division_then_product(left, right)
         self.edit(self.starts[right], self.starts[right], "*")
 
@@ -359,9 +371,10 @@ class _Pass:
         if num < 0 or not (self.kind(num) in (tokenize.NUMBER, tokenize.NAME)
                            or self.s(num) == "("):
             return
-        end = self.match.get(right, right)
-        if self.is_root(right):
-            end = self.match.get(right + 1, right + 1)
+        end = applying.run_end(self, right)
+        if end is None or any(t.kind == "division then product" and t.start == self.starts[num]
+                              for t in self.traps):
+            return
         n, d, r = (applying.span(self, num, left - 2), self.s(left),
                    applying.span(self, right, end))
         applying.record(self, "division then product", num, end, f"({n}/{d})*{r}",

@@ -16,10 +16,12 @@ import ast
 import re
 import warnings
 from collections.abc import Collection
+from dataclasses import replace
 
 from gradcalc.errors import LimitError, ParseError
 from gradcalc.language.convert import Converter
 from gradcalc.language.forms import Trap, prepare
+from gradcalc.language.glued import unglue
 from gradcalc.language.notation import rewrite, superscript_test
 from gradcalc.language.program import Program
 from gradcalc.language.statements import split_statements
@@ -98,6 +100,13 @@ def _ast_parse(text: str, where: Where, limits: Limits) -> ast.Module:
 # --------------------------------------------------------------------------- entry point
 
 
+def _located(trap: Trap, origin: list[int]) -> Trap:
+    """The trap with its offsets in the text the stage's offsets came from."""
+    if trap.start < 0 or trap.end <= trap.start:
+        return trap
+    return replace(trap, start=origin[trap.start], end=origin[trap.end - 1] + 1)
+
+
 def parse(
     text: str,
     *,
@@ -105,6 +114,7 @@ def parse(
     limits: Limits = DEFAULT_LIMITS,
     notation: bool = True,
     applied: Collection[str] = (),
+    variables: Collection[str] = (),
 ) -> Program:
     """Parse a gradcalc program; raise ParseError (bad text) or LimitError (too big).
 
@@ -113,9 +123,12 @@ def parse(
     plain language only (the two agree on every program the plain language accepts).
     `applied`: names to read as a function of one letter (`sint` as sin(t)), for a caller
     that knows the letter is a variable and the name is none (see names.applied).
+    `variables`: names the caller knows are variables, so that another name written
+    wholly as functions, digits and these (`xsinx`, `cos2x`, `xy`) is read apart
+    (gradcalc/language/glued.py).
     """
     return parse_with_traps(text, functions=functions, limits=limits, notation=notation,
-                            applied=applied)[0]
+                            applied=applied, variables=variables)[0]
 
 
 def parse_with_traps(
@@ -125,6 +138,7 @@ def parse_with_traps(
     limits: Limits = DEFAULT_LIMITS,
     notation: bool = True,
     applied: Collection[str] = (),
+    variables: Collection[str] = (),
 ) -> tuple[Program, tuple[Trap, ...]]:
     """`parse`, and the conventional readings it took where another reading of the same
     text exists (`sin x^2` as sin(x²), `1/2x` as (1/2)·x, `sin^-1 x` as asin(x): see
@@ -145,10 +159,14 @@ def parse_with_traps(
         normalized, step = prepare(normalized, functions, lambda k: lines.pos(norm_origin[k]),
                                    limits.max_depth)
         norm_origin = [norm_origin[k] for k in step]
+        normalized, step, glued = unglue(normalized, functions, variables,
+                                         lambda k: lines.pos(norm_origin[k]))
+        glued = tuple(_located(t, norm_origin) for t in glued)
+        norm_origin = [norm_origin[k] for k in step]
         student = rewrite(normalized, functions, lambda k: lines.pos(norm_origin[k]),
-                          superscript_test(original, norm_origin), applied)
+                          superscript_test(original, norm_origin), applied, variables)
         rewritten, inputs, tokens = student.text, student.inputs, student.tokens
-        traps = student.traps
+        traps = glued + tuple(_located(t, norm_origin) for t in student.traps)
         if tokens is None:
             norm_origin = [norm_origin[k] for k in student.origin]
     else:

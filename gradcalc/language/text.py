@@ -109,7 +109,9 @@ class Where:
 SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾ⁿⁱ", "0123456789+-()ni", strict=True))
 _REPLACE = {
     "^": "**",
-    **dict.fromkeys("×·⋅∙∗", "*"),
+    #: what math editors paste: a bullet or a modifier circumflex for `*` and `^`
+    "ˆ": "**", "˄": "**", "‸": "**",
+    **dict.fromkeys("×·⋅∙∗•", "*"),
     **dict.fromkeys("÷∕⁄", "/"),
     **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d", "-"),
 }
@@ -214,8 +216,9 @@ def _check_ascii(result: str, origin: list[int], text: str, lines: LineIndex) ->
 
 
 def normalize(text: str) -> str:
-    """Program or value text as gradcalc reads it: NFKC, `x²` -> `x**2`, `×·⋅` -> `*`,
-    `÷` -> `/`, dashes and U+2212 -> `-`, `^` -> `**`, line ends -> '\\n'.
+    """Program or value text as gradcalc reads it: NFKC, `x²` -> `x**2`, `×·⋅•` -> `*`,
+    `÷` -> `/`, dashes and U+2212 -> `-`, `^` and `ˆ` -> `**`, line ends -> '\\n'
+    (fullwidth brackets `（ ）` are NFKC's `( )`).
 
     Raises ParseError for NUL, control, bidi, zero-width and other invisible characters,
     and for characters left outside comments that are neither ASCII nor allowed Greek
