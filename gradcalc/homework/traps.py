@@ -6,6 +6,11 @@ A trap is text such as `1/2x` (gradcalc, like WeBWorK, reads (1/2)·x; many mean
 out in full; the one the parser chose is the one read the same as the side, and the other
 is judged too (within the same budget). When the two verdicts differ, the verdict says so:
 "read as (1/2)·x; if you meant 1/(2x), that would be correct — write 1/(2x)".
+
+Beside these, every reading the notation pass chose where another exists (a
+`forms.Trap` with an `other`: `y / 2 x`, `2 x / 5 y`, `log x` as ln x where base 10 may
+be meant, `log_2.5x` as base 2.5, `sin 2x`) is judged the other way too: a reading that
+would change the verdict is always said.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from dataclasses import dataclass, replace
 from gradcalc.homework.judge import Settings, Verdict, judge
 from gradcalc.homework.problem import read_problem
 from gradcalc.homework.read_as import side_text
+from gradcalc.homework.reading.claims import split_prefix
+from gradcalc.language import forms
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 DEFAULT_SETTINGS = Settings()
@@ -111,30 +118,54 @@ def judged(function: str, answer: str, wrt: list[str] | None = None,
     texts = {"function": function, "answer": answer}
     for side in ("answer", "function"):
         found = list(traps(texts[side]))[:MAX_TRAPS]
-        if not found:  # most answers: nothing to read another way
+        read = problem.function if side == "function" else problem.answer
+        others = [t for t in read.traps if t.other is not None and t.start >= 0]
+        if not found and not others:  # most answers: nothing to read another way
             continue
-        shown = side_text(problem.function if side == "function" else problem.answer)
+        shown = side_text(read)
+        tried: set[str] = set()
         for trap in found:
             note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
-                          verdict)
+                          verdict, tried)
             if note:  # the feedback on a reading the student may not have meant goes
+                return replace(verdict, note=note, feedback=note)
+        for notation in others:
+            if len(tried) >= MAX_TRAPS:
+                break
+            text = _spliced(read.program.source, notation, answer if side == "answer" else "")
+            trap = Trap(texts[side], text)
+            note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
+                          verdict, tried, chosen=texts[side])
+            if note:
                 return replace(verdict, note=note, feedback=note)
     return verdict
 
 
+def _spliced(source: str, notation: forms.Trap, answer: str) -> str:
+    """The side's text with the notation pass's other reading of one piece written out
+    (an answer keeps its prefix: it may say which variable)."""
+    text = source[:notation.start] + f"({notation.other})" + source[notation.end:]
+    claim = split_prefix(answer)[1] if answer else None
+    return f"{claim.prefix} = {text}" if claim is not None else text
+
+
 def _other(trap: Trap, side: str, shown: str, texts: dict[str, str],
            wrt: list[str] | None, settings: Settings, limits: Limits, wrt_from: str,
-           verdict: Verdict) -> str | None:
+           verdict: Verdict, tried: set[str], chosen: str | None = None) -> str | None:
+    """The note when the trap's other reading gets another verdict (`chosen`: the
+    reading known to be the one read, which need not be read again)."""
     readings = []
     for text in (trap.first, trap.second):
         both = {**texts, side: text}
-        readings.append((text, both, _as_read(both["function"], both["answer"], wrt, side,
-                                              limits, wrt_from)))
-    chosen = [r for r in readings if r[2] == shown]
+        read = shown if text == chosen else _as_read(
+            both["function"], both["answer"], wrt, side, limits, wrt_from)
+        readings.append((text, both, read))
+    picked = [r for r in readings if r[2] == shown]
     other = [r for r in readings if r[2] is not None and r[2] != shown]
-    if len(chosen) != 1 or len(other) != 1:
+    if len(picked) != 1 or len(other) != 1 or other[0][2] in tried:
         return None
     _, both, meant = other[0]
+    tried.add(meant)
     try:
         alt = judge(read_problem(both["function"], both["answer"], wrt, limits, wrt_from),
                     settings, limits)

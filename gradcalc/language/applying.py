@@ -164,8 +164,9 @@ def variable_then_bracket(p: Any, left: int, right: int) -> bool:
     """`r(2s^2 + 3t^3)`, `y(3 - x ln y)`: a variable the caller named, before a bracket, is
     a product (WeBWorK's reading: a variable is no function); recorded, with no other
     reading (gradcalc has no functions of the user's)."""
-    if p.s(left) not in p.variables or p.s(left) in p.functions or right not in p.match:
-        return False
+    name = p.s(left)
+    if name not in p.variables or len(name) > 1 or name in p.functions or right not in p.match:
+        return False  # one letter only: `open(...)` is no product, whatever it names
     close = p.match[right]
     if p.s(close + 1) == "=" and (left == 0 or p.kind(left - 1) in (
             tokenize.NEWLINE, tokenize.NL) or p.s(left - 1) == ";"):
@@ -173,6 +174,27 @@ def variable_then_bracket(p: Any, left: int, right: int) -> bool:
     record(p, "variable then parenthesis", left, close,
            f"{p.s(left)}*{span(p, right, close)}", None)
     return True
+
+
+def run_start(p: Any, k: int) -> int | None:
+    """The first token of the factors written side by side that end at token k (`2 x` in
+    `2 x / 5 y`, `x^2` in `x^2/2x`): what a quotient's numerator is."""
+    start = None
+    while k >= 0:
+        if p.s(k) == ")" and k in p.closers:
+            k = p.closers[k]
+            if p.is_function(k - 1) or p.is_root(k - 1):
+                k -= 1
+        elif not (p.kind(k) == tokenize.NUMBER or p.is_value(k)):
+            return start
+        if p.s(k - 1) == "**":
+            k -= 2  # a power: its base is the factor
+            continue
+        start = k
+        k -= 1
+        if not (p.kind(k) == tokenize.NUMBER or p.is_value(k) or p.s(k) == ")"):
+            return start
+    return start
 
 
 def factor_end_base(p: Any, k: int) -> int:
@@ -379,7 +401,9 @@ def power_then_factor(p: Any, left: int, right: int) -> None:
         base = p.closers[base]
     last = _factor_last(p, right)
     b, e, f = span(p, base, power - 1), span(p, power + 1, left), span(p, right, last)
-    record(p, "power then factor", base, last, f"{b}**{e}*{f}", f"{b}**({e}*{f})")
+    new = p.is_function(right) or p.s(right) == "e" and p.s(right + 1) == "**"
+    record(p, "power then factor", base, last, f"{b}**{e}*{f}",
+           None if new else f"{b}**({e}*{f})")  # a function or e^ is a new factor to all
 
 
 def radicand_then_bracket(p: Any, left: int, right: int) -> None:

@@ -365,11 +365,8 @@ class _Pass:
     def division_then_product(self, left: int, right: int) -> None:
         """`1/2x`, `1/2√x`: (1/2)·x, as Python's precedence says (recorded: the other
         reading divides by the product)."""
-        num = left - 2
-        if self.s(num) == ")" and num in self.closers:
-            num = self.closers[num]
-        if num < 0 or not (self.kind(num) in (tokenize.NUMBER, tokenize.NAME)
-                           or self.s(num) == "("):
+        num = applying.run_start(self, left - 2)
+        if num is None:
             return
         end = applying.run_end(self, right)
         if end is None or any(t.kind == "division then product" and t.start == self.starts[num]
