@@ -5,8 +5,9 @@ The prefix before an answer's `=` says what the student claims to have computed:
 derivative (and by which variable), a partial derivative, a gradient or a Jacobian. It
 is stripped before the formula is parsed, and kept as a `Claim`, so that the problem can
 take its variable from it when nothing else says which (a constant function) and refuse
-it when it contradicts what is asked (`∂f/∂y =` when the check is by x). Only whole
-prefixes of these shapes are taken; any other `name = ...` stays the language's
+it when it contradicts what is asked (`∂f/∂y =` when the check is by x). Students also
+write the prefix in brackets, `(dy)/(dx) =`, or after the formula, `2x = dy/dx`: both
+are read. Only whole prefixes of these shapes are taken; any other `name = ...` stays the language's
 assignment, which has the same value.
 """
 
@@ -62,6 +63,10 @@ def split_prefix(text: str) -> tuple[str, Claim | None]:
         return text, None
     head, body = text[: m.start()].strip(), text[m.end():].strip()
     claim = _claim(head)
+    if claim is None and len(_EQUALS.findall(text)) == 1 and "\n" not in text.strip():
+        claim = _claim(body)  # the prefix written after the formula: 2x = f'(x)
+        if claim is not None:
+            head, body = body, head
     if claim is None:
         return text, None
     if not body.strip():
@@ -70,7 +75,17 @@ def split_prefix(text: str) -> tuple[str, Claim | None]:
     return body, claim
 
 
+#: `(dy)/(dx)`, `(d y)/(d x)`: a Leibniz quotient with its parts in brackets
+_BRACKETED = re.compile(rf"\(\s*(d|∂)(\^?\d)?\s*({_NAME})?\s*\)\s*/\s*\(\s*(d|∂)\s*({_NAME})"
+                        r"(\^?\d)?\s*\)")
+
+
 def _claim(head: str) -> Claim | None:
+    if head.startswith("(") and _BRACKETED.match(head):
+        bare = _BRACKETED.sub(lambda m: f"{m[1]}{m[2] or ''}{m[3] or ''}/{m[4]}{m[5]}"
+                              f"{m[6] or ''}", head, count=1)
+        found = _claim(bare)
+        return Claim(head, found.kind, found.wrt, found.order) if found else None
     m = _PRIME.match(head)
     if m:
         order = sum(2 if c == "″" else 1 for c in m["p"])
