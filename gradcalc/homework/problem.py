@@ -102,6 +102,8 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     try:
         program, traps = parse_with_traps(text, limits=limits, variables=variables)
     except GradcalcError as exc:
+        if wording.prose(text, (), FUNCTIONS):
+            raise GradcalcError(wording.not_a_formula(what, text), kind="parse") from None
         raise GradcalcError(f"the {what}: {wording.plain(exc.message)}",
                             kind=exc.kind) from None
     body, last = program.body[:-1], program.body[-1]
@@ -283,6 +285,9 @@ def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
 
 
 def _check_answer_names(answer: Side, inputs: tuple[str, ...]) -> None:
+    if wording.prose(answer.program.source, inputs, FUNCTIONS):
+        raise GradcalcError(wording.not_a_formula("answer", answer.program.source),
+                            kind="parse")
     for n in free_names(answer.program):
         if n in inputs or n == EULER:
             continue

@@ -5,7 +5,8 @@ sequences no valid program contains, so the meaning of a valid program never cha
 
 - implicit multiplication: `2x`, `2 x`, `3(x+1)`, `(x+1)(x-1)`, `x sin(x)`, `2pi`, `x y`
   get a `*`; a name followed by `(` is never a product (`x (0)` stays an error);
-- `sin^2(x)` / `sin²(x)` is `(sin(x)^2)`; `√x`, `√(x+1)`, `√sin(x)` are `sqrt(...)`;
+- `sin^2(x)` / `sin²(x)` is `(sin(x)^2)`, and so are `sin^n(x)`, `sin^(n-1)(x)`;
+  `2[z-(x+1)]` is `2*(z-(x+1))` (a number is never indexed); `√x`, `√(x+1)`, `√sin(x)` are `sqrt(...)`;
   `ln(...)` is `log(...)`; the name `π` is `pi`;
 - `f(x, y) = EXPR` at the start of a statement assigns `f` and declares its inputs;
 - functions without parentheses (`sin x`, `sin 2x`, `cos^2 x`, `sin^-1 x`), `log_2 x`,
@@ -50,7 +51,7 @@ _STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DED
 #: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
 #: call or definition, `π`, `√`); text without one is left alone without tokenizing it
 _TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]|\)\s*\d"
-                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_")
+                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_|\d\s*\[")
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,8 @@ class _Pass:
                     applying.split(self, i)
             elif t == root:
                 self.root(i)
+            elif word == "[" and i and types[i - 1] == number:
+                self.number_bracket(i)
             if (t == number or t == name) and i not in self.no_product \
                     and strs[i - 1] in ("**", "-", "+"):
                 self.bare_exponent(i)
@@ -258,23 +261,39 @@ class _Pass:
         self.inputs.extend(self.s(k) for k in params if self.s(k) not in self.inputs)
 
     def function_power(self, i: int) -> None:
-        """`sin**2(x)` (from `sin^2(x)` or `sin²(x)`): the square of sin(x)."""
+        """`sin**2(x)` (from `sin^2(x)` or `sin²(x)`): the square of sin(x); also a
+        power that is a name or a bracket, `sin^n(x)`, `sin^(n-1)(x)`."""
         if not self.is_function(i) or self.s(i + 1) != "**":
             return
-        word, power = self.s(i), self.s(i + 2)
+        word, j = self.s(i), i + 2
         if applying.function_power(self, i, word):
             return
-        if self.kind(i + 2) != tokenize.NUMBER:
+        if self.kind(j) == tokenize.NUMBER:
+            last = j
+        elif self.is_value(j) or self.s(j) == "(" and j in self.match:
+            last = self.match.get(j, j)
+            if self.s(last + 1) != "(":
+                return
+        else:
             return
-        close = self.match.get(i + 3) if self.s(i + 3) == "(" else None
+        power = applying.span(self, j, last)
+        close = self.match.get(last + 1) if self.s(last + 1) == "(" else None
         if close is None:
-            if self.is_name(i + 3) or self.kind(i + 3) == tokenize.NUMBER:
-                raise self.error(i, f"write {word}({self.s(i + 3)})^{power} rather than "
-                                 f"{word}^{power} {self.s(i + 3)}")
+            if self.is_name(j + 1) or self.kind(j + 1) == tokenize.NUMBER:
+                raise self.error(i, f"write {word}({self.s(j + 1)})^{power} rather than "
+                                 f"{word}^{power} {self.s(j + 1)}")
             return
-        self.edit(self.starts[i], self.ends[i + 2], f"({self.spelled(i)}", self.starts[i])
-        self.edit(self.ends[close], self.ends[close], f"**{power})", self.starts[i + 2])
-        self.no_product.add(i + 2)
+        self.edit(self.starts[i], self.ends[last], f"({self.spelled(i)}", self.starts[i])
+        self.edit(self.ends[close], self.ends[close], f"**{power})", self.starts[j])
+        self.no_product.add(last)
+
+    def number_bracket(self, i: int) -> None:
+        """`2[z-(x+1)]`: a square bracket after a number groups (no number is indexed)."""
+        close = self.match.get(i)
+        if close is None or self.s(close) != "]":
+            return
+        self.edit(self.starts[i], self.ends[i], "*(")
+        self.edit(self.starts[close], self.ends[close], ")")
 
     def root(self, i: int) -> None:
         """`√x`, `√2`, `√(x+1)`, `√sin(x)`: sqrt of what follows."""

@@ -9,6 +9,7 @@ where none is read, a quote mark that is not a prime before '='.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 _SYNTAX = re.compile(r"syntax error at (?P<pos>line \d+, column \d+): (?P<msg>.*)$", re.S)
 
@@ -50,3 +51,34 @@ def plain(message: str) -> str:
         if found:
             return message[: m.start()] + said.format(pos=m["pos"], **found.groupdict())
     return message
+
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+#: words that are math in a formula (functions spelled out, constants)
+_MATH_WORDS = frozenset({"pi", "ln", "log", "exp", "sqrt", "abs", "and", "or", "not", "if",
+                         "else", "for", "in", "while", "sign"})
+
+
+def prose(text: str, names: Collection[str] = (), functions: Collection[str] = ()) -> bool:
+    """Whether `text` is words, not a formula ("I don't know", "no idea", "?"): a word
+    with an apostrophe inside, two words of two letters or more that are no name the
+    problem has nor a function, or no letter or digit at all."""
+    if not text.strip():
+        return False  # empty: the parser says so
+    if not any(c.isalnum() for c in text):
+        return not any(c in text for c in "()[]|√")
+    words = _WORD.findall(text)
+    if any("'" in w or "’" in w for w in words) and not re.search(r"[=(]", text):
+        return True
+    plain = [w for w in words if len(w) > 1 and w not in names and w not in functions
+             and w.lower() not in _MATH_WORDS]
+    return len(plain) >= 2 and len(plain) * 2 >= len(words)
+
+
+def not_a_formula(what: str, text: str) -> str:
+    """The message for an answer written in words."""
+    from gradcalc.language.text import escape
+
+    shown = escape(" ".join(text.split())[:60], quotes=False)
+    return (f"the {what} is words, not a formula: \"{shown}\"; "
+            "write it as a formula, such as 2x or 3x^2·sin(x)")
