@@ -44,6 +44,18 @@ CASES = [
     ("x^x", "x x^(x-1)", "variable-exponent", "x^x"),
     ("5 sin(x)", "cos(x)", "constant-multiple-dropped", "5sin(x)"),
     ("x^2/3", "2x", "constant-multiple-dropped", "x^2/3"),
+    ("5^x", "x 5^(x-1)", "power-rule-on-exponential", "5^x"),
+    ("x^2 + 2^(3x)", "2x + 3x 2^(3x - 1)", "power-rule-on-exponential", "2^(3x)"),
+    ("5^x", "5^x/ln(5)", "exponential-log-divided", "5^x"),
+    ("x sin(x) + 3^(x^2)", "sin(x) + x cos(x) + 2x 3^(x^2)/ln(3)", "exponential-log-divided",
+     "3^(x^2)"),
+    ("x^5", "x^4", "power-coefficient-dropped", "x^5"),
+    ("(x^2 + 1)^3 + x", "2x(x^2 + 1)^2 + 1", "power-coefficient-dropped", "(x^2 + 1)^3"),
+    ("x^2 + 3", "2x + 3", "constant-term-kept", "x^2 + 3"),
+    ("sin(x) (5 - x^2)", "cos(x) (5 - x^2) + sin(x) (5 - 2x)", "constant-term-kept",
+     "5 - x^2"),
+    ("sin(x^2)", "cos(2x)", "chain-outer-of-derivative", "sin(x^2)"),
+    ("x + e^(x^3)", "1 + e^(3x^2)", "chain-outer-of-derivative", "e^(x^3)"),
 ]
 
 
@@ -66,6 +78,23 @@ def test_the_feedback_names_the_inner_factor():
     assert v.feedback == "at sin(3x): the chain rule's inner factor 3 is missing"
     v = judge(read_problem("2^x", "2^x"))
     assert "ln(2)" in v.feedback
+
+
+@pytest.mark.parametrize("function,answer,said", [
+    ("5^x", "x 5^(x-1)", "at 5^x: an exponential is not a power: (5^u)' = 5^u·ln(5)·u', "
+     "not u·5^(u−1)"),
+    ("5^x", "5^x/ln(5)", "at 5^x: ln(5) multiplies, it does not divide: (5^u)' = "
+     "5^u·ln(5)·u'"),
+    ("x^2 + 3", "2x + 3", "at x^2 + 3: the constant term 3 has derivative 0: (u + c)' = u'"),
+    ("sin(pi x)", "cos(pi x)", "at sin(π·x): the chain rule's inner factor π is missing"),
+    ("sin(sqrt(2) x)", "cos(sqrt(2) x)", "at sin(√2·x): the chain rule's inner factor √2 "
+     "is missing"),
+    ("e^(ln(3) x)", "e^(ln(3) x)", "at e^(ln(3)·x): the chain rule's inner factor ln(3) "
+     "is missing"),
+    ("sin(x/3)", "cos(x/3)", "at sin(x/3): the chain rule's inner factor 1/3 is missing"),
+])
+def test_the_feedback_says_the_rule_with_exact_constants(function, answer, said):
+    assert judge(read_problem(function, answer)).feedback == said
 
 
 def test_in_a_gradient_the_step_is_found_per_entry():

@@ -29,6 +29,11 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 DEFAULT_SETTINGS = Settings()
 #: at most this many traps per side are judged the other way
 MAX_TRAPS = 2
+#: the notation pass's readings judged the other way too; not 'function argument'
+#: (`sin 2x`, `cos x(x+1)` are read alike by every reader; `sin x^2` and `ln x/2` are
+#: the regular expressions' traps below)
+JUDGED = frozenset({"division then product", "log base", "power then factor",
+                    "power then parenthesis", "root then parenthesis", "inverse function"})
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,8 @@ def judged(function: str, answer: str, wrt: list[str] | None = None,
     for side in ("answer", "function"):
         found = list(traps(texts[side]))[:MAX_TRAPS]
         read = problem.function if side == "function" else problem.answer
-        others = [t for t in read.traps if t.other is not None and t.start >= 0]
+        others = [t for t in read.traps if t.other is not None and t.start >= 0
+                  and t.kind in JUDGED]
         if not found and not others:  # most answers: nothing to read another way
             continue
         shown = side_text(read)

@@ -61,6 +61,18 @@ CATALOGUE = (
          "(u^v)' = u^v·(v'·ln(u) + v·u'/u)", "v·u^(v−1)·u'",
          "the power rule needs a constant exponent: (u^v)' = u^v·(v'·ln(u) + v·u'/u)"),
     Rule("constant-multiple-dropped", "a constant multiple dropped", "(c·u)' = c·u'", "u'"),
+    Rule("power-rule-on-exponential", "the power rule applied to aˣ",
+         "(a^u)' = a^u·ln(a)·u'", "u·a^(u−1)"),
+    Rule("exponential-log-divided", "ln(a) divided by in (aˣ)′", "(a^u)' = a^u·ln(a)·u'",
+         "a^u·u'/ln(a)"),
+    Rule("power-coefficient-dropped", "the power rule's coefficient dropped",
+         "(u^n)' = n·u^(n−1)·u'", "u^(n−1)·u'",
+         "the power rule multiplies by the exponent: (u^n)' = n·u^(n−1)·u'"),
+    Rule("constant-term-kept", "a constant term kept", "(u + c)' = u'", "u' + c"),
+    Rule("chain-outer-of-derivative", "the chain rule as f′(u′)", "(f(u))' = f'(u)·u'",
+         "f'(u')",
+         "the chain rule evaluates f' at the inner function and multiplies by its "
+         "derivative: (f(u))' = f'(u)·u', not f'(u')"),
 )
 RULES = {r.id: r for r in CATALOGUE}
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import ops
+from gradcalc.homework.feedback import rules
 from gradcalc.homework.feedback.catalogue import RULES, TRIG, TRIG_RULES
 from gradcalc.language.program import (
     EULER,
@@ -208,36 +209,21 @@ class FormulaTape:
             if mistake == "exponential-as-power":
                 u = steps[s.args[0]].value
                 return u * num.e ** (u - 1)
+            if mistake == "chain-outer-of-derivative":  # f'(u') for f'(u)·u'
+                prim = ops.primitive_of(s.func)
+                return num.call(prim, [d[s.args[0]]])[1][0]
             total = sum(g * d[i] for g, i in zip(s.slopes, s.args, strict=True))
             return -total if mistake == "trig-sign" else total
         a, b = s.args
         u, v, du, dv = steps[a].value, steps[b].value, d[a], d[b]
-        if s.op == "+":
-            return du + dv
-        if s.op == "-":
-            return du + dv if mistake == "subtraction-sign" else du - dv
+        left, right = steps[a].depends, steps[b].depends
+        if s.op in ("+", "-"):
+            return rules.sum_rule(mistake, s.op, u, v, du, dv, left, right)
         if s.op == "*":
-            return _product(mistake, u, v, du, dv, steps[a].depends, steps[b].depends)
+            return rules.product(mistake, u, v, du, dv, left, right)
         if s.op == "/":
-            return _quotient(mistake, u, v, du, dv, steps[b].depends)
-        return self._power(mistake, u, v, du, dv, steps[a].depends, steps[b].depends)
-
-    def _power(self, mistake: str | None, u: Any, v: Any, du: Any, dv: Any, base: bool,
-               exponent: bool) -> Any:
-        log = self.num.log
-        if not exponent:
-            n = {"power-not-lowered": v, "power-raised": v + 1}.get(mistake or "", v - 1)
-            factor = 1.0 if mistake == "chain-inner-factor" else du
-            return v * u ** n * factor
-        if not base:
-            if mistake == "exponential-log-missing":
-                return u ** v * dv
-            if mistake == "exponential-as-power":
-                return v * u ** (v - 1)
-            return u ** v * log(u) * (1.0 if mistake == "chain-inner-factor" else dv)
-        if mistake == "variable-exponent":
-            return v * u ** (v - 1) * du
-        return u ** v * (dv * log(u) + v * du / u)
+            return rules.quotient(mistake, u, v, du, dv, right)
+        return rules.power(mistake, u, v, du, dv, left, right, num.log)
 
     def sweep(self, mistake: str | None = None, at: int = -1, upto: int | None = None
               ) -> Any:
@@ -269,11 +255,15 @@ class FormulaTape:
                 continue
             if s.op == "neg":
                 yield k, "subtraction-sign"
-            elif s.op == "-" and steps[s.args[1]].depends:
-                yield k, "subtraction-sign"
+            elif s.op in ("+", "-"):
+                if s.op == "-" and steps[s.args[1]].depends:
+                    yield k, "subtraction-sign"
+                if not all(steps[i].depends for i in s.args):
+                    yield k, "constant-term-kept"
             elif s.op == "call" and len(s.args) == 1:
                 if steps[s.args[0]].op != "leaf":
                     yield k, "chain-inner-factor"
+                    yield k, "chain-outer-of-derivative"
                 if s.func in TRIG:
                     yield k, "trig-sign"
                 if s.func == "exp":
@@ -294,43 +284,23 @@ class FormulaTape:
             elif s.op == "**":
                 base, power = (steps[i] for i in s.args)
                 if not power.depends:
-                    yield from ((k, r) for r in ("power-not-lowered", "power-raised"))
+                    yield from ((k, r) for r in ("power-not-lowered", "power-raised",
+                                                 "power-coefficient-dropped"))
                     if base.op != "leaf":
-                        yield k, "chain-inner-factor"
+                        yield from ((k, r) for r in ("chain-inner-factor",
+                                                     "chain-outer-of-derivative"))
                 elif not base.depends:
                     if not (isinstance(base.expr, Name) and base.expr.id == EULER):
-                        yield k, "exponential-log-missing"
+                        yield from ((k, r) for r in (
+                            "exponential-log-missing", "power-rule-on-exponential",
+                            "exponential-log-divided"))
                     else:
                         yield k, "exponential-as-power"
                     if power.op != "leaf":
-                        yield k, "chain-inner-factor"
+                        yield from ((k, r) for r in ("chain-inner-factor",
+                                                     "chain-outer-of-derivative"))
                 else:
                     yield k, "variable-exponent"
-
-
-def _product(mistake: str | None, u: Any, v: Any, du: Any, dv: Any, a: bool, b: bool
-             ) -> Any:
-    if mistake == "product-of-derivatives":
-        return du * dv
-    if mistake == "product-term-missing-left":
-        return u * dv
-    if mistake == "product-term-missing-right":
-        return du * v
-    if mistake == "constant-multiple-dropped":
-        return du if a else dv
-    return du * v + u * dv
-
-
-def _quotient(mistake: str | None, u: Any, v: Any, du: Any, dv: Any, b: bool) -> Any:
-    if mistake == "quotient-reversed":
-        return (u * dv - du * v) / v**2
-    if mistake == "quotient-square-missing":
-        return (du * v - u * dv) / v
-    if mistake == "quotient-of-derivatives":
-        return du / dv
-    if mistake == "constant-multiple-dropped":
-        return du
-    return (du * v - u * dv) / v**2 if b else du / v
 
 
 class _Unsupported(Exception):
@@ -433,6 +403,16 @@ def message(tape: FormulaTape, k: int, mistake: str) -> str:
         return at + f"the constant {verb}{shown} is dropped: (c·u)' = c·u'"
     if mistake == "exponential-log-missing":
         return at + f"the factor ln({steps[s.args[0]].text}) is missing: (a^u)' = a^u·ln(a)·u'"
+    if mistake in ("power-rule-on-exponential", "exponential-log-divided"):
+        a = steps[s.args[0]].text
+        rule = f"({a}^u)' = {a}^u·ln({a})·u'"
+        return at + (f"an exponential is not a power: {rule}, not u·{a}^(u−1)" if mistake ==
+                     "power-rule-on-exponential" else
+                     f"ln({a}) multiplies, it does not divide: {rule}")
+    if mistake == "constant-term-kept":
+        const = next((steps[i] for i in s.args if not steps[i].depends), None)
+        shown = f" {const.text}" if const is not None and const.text else ""
+        return at + f"the constant term{shown} has derivative 0: (u + c)' = u'"
     return at + RULES[rule_id(mistake)].said
 
 
@@ -441,6 +421,20 @@ def _factor(tape: FormulaTape, k: int) -> str:
     d = np.asarray(tape.sweep(at=-1, upto=k), dtype=np.float64) if isinstance(
         tape.num, _Numeric) else None
     if d is not None and d.size and np.all(d == d.reshape(-1)[0]):
-        v = float(d.reshape(-1)[0])
-        return str(int(v)) if v == int(v) else f"{v:g}"
+        return exact_text(float(d.reshape(-1)[0]))
     return f"(the derivative of {tape.steps[k].text})"
+
+
+def exact_text(v: float) -> str:
+    """A constant as the student would write it: 3, 1/2, π, 2π, √2, ln(3); else 6
+    digits (the inner factor of sin(πx) is π, not 3.14159)."""
+    if math.isfinite(v) and v == int(v):
+        return str(int(v))
+    if math.isfinite(v):
+        from gradcalc.homework.exact import exact_number
+        from gradcalc.homework.reading.student import formula
+
+        near = exact_number(v)
+        if not near.is_Float:
+            return formula(near)
+    return f"{v:g}"

@@ -63,12 +63,12 @@ def prose(text: str, names: Collection[str] = (), functions: Collection[str] = (
     """Whether `text` is words, not a formula ("I don't know", "no idea", "?"): a word
     with an apostrophe inside, two words of two letters or more that are no name the
     problem has nor a function, or no letter or digit at all."""
-    if not text.strip():
-        return False  # empty: the parser says so
+    if not text.strip() or any(c in text for c in "()[]{}^*/=_|√<>+.@"):
+        return False  # empty (the parser says so), or written as math
     if not any(c.isalnum() for c in text):
-        return not any(c in text for c in "()[]|√")
+        return True
     words = _WORD.findall(text)
-    if any("'" in w or "’" in w for w in words) and not re.search(r"[=(]", text):
+    if any("'" in w or "’" in w for w in words):
         return True
     plain = [w for w in words if len(w) > 1 and w not in names and w not in functions
              and w.lower() not in _MATH_WORDS]
