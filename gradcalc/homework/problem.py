@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.reading import claims as forms
 from gradcalc.homework.reading import wording
-from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.language.forms import Trap
 from gradcalc.language.glued import variables_in
 from gradcalc.language.names import split_name
@@ -125,6 +125,14 @@ def function_side(text: str, limits: Limits = DEFAULT_LIMITS,
     repeats few functions over many rows (the Side is immutable; a text that cannot be
     read raises each time)."""
     return read_side(forms.vector(text), "function", 1, limits, variables)
+
+
+def answer_variables(answer: str, function: Side, wrt: list[str] | None = None
+                     ) -> tuple[str, ...]:
+    """The variables an answer to `function` may be written with: the function's names,
+    those asked for, and those the answer's text shows (for names glued to them)."""
+    known = [*free_names(function.program), *function.program.inputs, *(wrt or ())]
+    return variables_in([answer], FUNCTIONS, [n for n in known if n != EULER])
 
 
 def forget_functions() -> int:

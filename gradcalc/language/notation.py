@@ -4,9 +4,11 @@ A token pass over the normalised text (Python's own tokenizer) that only touches
 sequences no valid program contains, so the meaning of a valid program never changes:
 
 - implicit multiplication: `2x`, `2 x`, `3(x+1)`, `(x+1)(x-1)`, `x sin(x)`, `2pi`, `x y`
-  get a `*`; a name followed by `(` is never a product (`x (0)` stays an error);
+  get a `*`; a name followed by `(` is a product only when the caller names it a
+  variable (`r(s+1)`; else `x (0)` stays an error);
 - `sin^2(x)` / `sin²(x)` is `(sin(x)^2)`, and so are `sin^n(x)`, `sin^(n-1)(x)`;
-  `2[z-(x+1)]` is `2*(z-(x+1))` (a number is never indexed); `√x`, `√(x+1)`, `√sin(x)` are `sqrt(...)`;
+  `2[z-(x+1)]` is `2*(z-(x+1))` (a number is never indexed);
+  `√x`, `√(x+1)`, `√sin(x)` are `sqrt(...)`;
   `ln(...)` is `log(...)`; the name `π` is `pi`;
 - `f(x, y) = EXPR` at the start of a statement assigns `f` and declares its inputs;
 - functions without parentheses (`sin x`, `sin 2x`, `cos^2 x`, `sin^-1 x`), `log_2 x`,

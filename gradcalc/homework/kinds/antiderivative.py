@@ -28,7 +28,7 @@ from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
-from gradcalc.homework.problem import free_names, read_problem, read_side
+from gradcalc.homework.problem import answer_variables, free_names, read_problem, read_side
 from gradcalc.homework.reading.student import formula
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.parse import quote
@@ -41,7 +41,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
     """The verdict on an antiderivative of `function`, its + C as `kind.constant` says."""
     f_side = read_side(function, "function", 0, limits)
-    a_side = read_side(answer, "answer", 0, limits)
+    a_side = read_side(answer, "answer", 0, limits, answer_variables(answer, f_side, wrt))
     f_names = [n for n in free_names(f_side.program) if n != EULER]
     chosen = list(dict.fromkeys(wrt or f_side.program.inputs or []))
     if not chosen:

@@ -101,7 +101,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     started = time.monotonic()
     c = _curve(function, y, kind.order, settings, limits)
     left, right, x, pts, labels, exact = c.left, c.right, c.x, c.pts, c.labels, c.exact
-    a_side = read_side(answer, "answer", 0, limits)
+    a_side = read_side(answer, "answer", 0, limits, (x, y))
     for n in free_names(a_side.program):
         if n not in (x, y, EULER):
             raise GradcalcError(f"the answer uses {quote(n)}; it may use {x} and {y}",
