@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, ParseError
 from gradcalc.language.names import split_name
-from gradcalc.language.parse import parse
+from gradcalc.language.parse import parse, parse_with_traps
 from gradcalc.language.values import parse_assignments
 from tests.test_parse import FUNCTIONS, sx
 
@@ -207,3 +207,62 @@ def test_an_ambiguity_message_stays_on_one_line():
     with pytest.raises(ParseError) as info:
         parse("(|a|b|c\n|)")
     assert "\n" not in info.value.message and "read two ways" in info.value.message
+
+
+# --------------------------------------------------------------------------- the long tail
+
+
+def _read(text: str, variables: tuple[str, ...] = ()) -> str:
+    from gradcalc.language.unparse import unparse
+
+    return unparse(parse(text, functions=FUNCTIONS, variables=variables).body[-1].value)
+
+
+@pytest.mark.parametrize("typed,variables,meant", [
+    ("r(2s^2 + 3t^3)", ("r", "s", "t"), "r * (2 * s**2 + 3 * t**3)"),
+    ("y(3 - x ln y)", ("x", "y"), "y * (3 - x * log(y))"),
+    ("x（x+1）", ("x",), "x * (x + 1)"),  # fullwidth brackets are NFKC's
+    ("x 5^(x-1)", (), "x * 5**(x - 1)"),  # a number after a space
+    ("n sin^(n-1)(x) cos(x)", (), "n * sin(x)**(n - 1) * cos(x)"),
+    ("sin^n(x)", (), "sin(x)**n"),
+    ("2[z-(x+1)]", (), "2 * (z - (x + 1))"),
+    ("ln abs(x)", (), "log(abs(x))"),
+    ("x•y", (), "x * y"),
+    ("xˆ2", (), "x**2"),
+    ("x ln|x|", (), "x * log(abs(x))"),
+    ("ln|ln|x||", (), "log(abs(log(abs(x))))"),
+    ("x^.5", (), "x**0.5"),
+    ("log_2.5x", (), "log(x, 2.5)"),
+])
+def test_the_long_tail_of_student_notation_reads(typed, variables, meant):
+    assert _read(typed, variables) == meant
+
+
+def test_a_name_before_a_bracket_is_a_product_only_for_a_named_variable():
+    with pytest.raises(ParseError):
+        parse("x(x+1)", functions=FUNCTIONS)  # no variables named: a call of no function
+    with pytest.raises(ParseError):
+        parse("open(1)", functions=FUNCTIONS, variables=("open",))  # one letter only
+    assert _read("f(x) = x(x+1)", ("f", "x")) == "x * (x + 1)"  # `f(x) =` still defines
+
+
+@pytest.mark.parametrize("typed,kind,read,other", [
+    ("y / 2 x", "division then product", "(y/2)*x", "y/(2*x)"),
+    ("2 x / 5 y", "division then product", "(2 x/5)*y", "2 x/(5*y)"),
+    ("x^2/2x", "division then product", "(x**2/2)*x", "x**2/(2*x)"),
+    ("log x", "log base", "log(x)", "log10(x)"),
+    ("log(x + 1)", "log base", "log(x + 1)", "log10(x + 1)"),
+    ("log_2.5x", "log base", "log(x, 2.5)", "log(.5*x, 2)"),
+    ("r(s + 1)", "variable then parenthesis", "r*(s + 1)", None),
+])
+def test_a_reading_with_another_is_recorded_with_it(typed, kind, read, other):
+    _, traps = parse_with_traps(typed, functions=FUNCTIONS, variables=("r", "s"))
+    found = [t for t in traps if t.kind == kind]
+    assert [(t.read, t.other) for t in found] == [(read, other)]
+    assert found[0].start == 0 and found[0].end == len(typed)
+
+
+def test_no_log_base_trap_for_ln_or_a_log_with_its_base():
+    for text in ("ln(x)", "ln x", "log(x, 2)", "log_2 x"):
+        _, traps = parse_with_traps(text, functions=FUNCTIONS)
+        assert not [t for t in traps if t.other and t.other.startswith("log10")], text

@@ -60,6 +60,9 @@ _BARE_QUOTIENT = re.compile(r"\b(?P<f>sin|cos|tan|sec|csc|cot|ln|log|exp|sinh|co
 #: or e^, which start a new factor to every reader: x^2e^x, x^3ln x)
 _EXPONENT_RUN = re.compile(r"\^(?P<p>-?\d+(?:\.\d+)?)(?!(?:a|arc)?(?:sin|cos|tan|sec|csc|cot|"
                            r"ln|log|exp|sqrt)|e\s*\^)(?P<x>[A-Za-z(√]\w*(?:\([^()]*\))?)")
+#: a function's name or e^ after a power: a new factor to every reader (x^2e^x, x^3ln x)
+_NEW_FACTOR = re.compile(r"\*\*[^*]+\*(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)|ln|log|exp|"
+                         r"sqrt|e\*\*)")
 #: sin^-1 x: the inverse or the reciprocal
 _INVERSE = re.compile(r"\b(?P<f>sin|cos|tan)\s*\^\s*-\s*1\s*(?P<x>\([^()]*\)|\w+)")
 
@@ -125,7 +128,8 @@ def judged(function: str, answer: str, wrt: list[str] | None = None,
         found = list(traps(texts[side]))[:MAX_TRAPS]
         read = problem.function if side == "function" else problem.answer
         others = [t for t in read.traps if t.other is not None and t.start >= 0
-                  and t.kind in JUDGED]
+                  and t.kind in JUDGED and not (t.kind == "power then factor"
+                                                and _NEW_FACTOR.search(t.read))]
         if not found and not others:  # most answers: nothing to read another way
             continue
         shown = side_text(read)

@@ -401,9 +401,7 @@ def power_then_factor(p: Any, left: int, right: int) -> None:
         base = p.closers[base]
     last = _factor_last(p, right)
     b, e, f = span(p, base, power - 1), span(p, power + 1, left), span(p, right, last)
-    new = p.is_function(right) or p.s(right) == "e" and p.s(right + 1) == "**"
-    record(p, "power then factor", base, last, f"{b}**{e}*{f}",
-           None if new else f"{b}**({e}*{f})")  # a function or e^ is a new factor to all
+    record(p, "power then factor", base, last, f"{b}**{e}*{f}", f"{b}**({e}*{f})")
 
 
 def radicand_then_bracket(p: Any, left: int, right: int) -> None:
