@@ -141,3 +141,89 @@ def test_class_rows_read_every_form_and_name_no_option(invoke, tmp_path):
     assert errors[1].startswith("the row's wrt 'z'")
     assert "'=' cannot be read" in errors[2]
     assert not any("--" in e or "syntax error" in e for e in errors)
+
+
+# --------------------------------------------------------------------------- the long tail
+
+
+@pytest.mark.parametrize("args,read", [
+    (["x cos(x)", "--answer", "cosx - xsinx"], "f'(x) = cos(x) - x·sin(x)"),
+    (["sin(x)^2", "--answer", "2sinxcosx"], "f'(x) = 2sin(x)·cos(x)"),
+    (["x^2 ln(x)", "--answer", "2xln(x) + x"], "f'(x) = 2x·ln(x) + x"),
+    (["x tan(x)", "--answer", "tan(x) + xsec^2(x)"], "f'(x) = tan(x) + x·sec(x)^2"),
+    (["2^x", "--answer", "2^x ln2"], "f'(x) = 2^x·ln(2)"),
+    (["sin(2x)", "--answer", "2cos2x"], "f'(x) = 2cos(2x)"),
+    (["ln|ln|x||", "--answer", "1/(x ln|x|)"], "f'(x) = 1/(x·ln(|x|))"),
+    (["x arccotx", "--answer", "arccotx - x/(1+x^2)"], "f'(x) = arccot(x) - x/(1 + x^2)"),
+    (["x lnabs(x)", "--answer", "lnabs(x) + 1"], "f'(x) = ln(|x|) + 1"),
+    (["x^2 y", "--wrt", "x", "--answer", "2xy"], "∂f/∂x = 2x·y"),
+    (["r(2s^2 + 3t^3)", "--wrt", "s", "--answer", "4rs"], "∂f/∂s = 4r·s"),
+    (["x y ln(y)", "--wrt", "y", "--answer", "x(ln y + 1)"], "∂f/∂y = x·(ln(y) + 1)"),
+    (["4/3πr^3", "--answer", "4πr^2"], "f'(r) = 4π·r^2"),
+    (["x^2", "--answer", "(dy)/(dx) = 2x"], "f'(x) = 2x"),
+    (["x^2", "--answer", "2x = dy/dx"], "f'(x) = 2x"),
+    (["sin(x)^3", "--answer", "3sin^2(x)cos(x)"], "f'(x) = 3sin(x)^2·cos(x)"),
+    (["(z-(x+1))^2", "--wrt", "z", "--answer", "2[z-(x+1)]"], "∂f/∂z = 2(z - (x + 1))"),
+    (["x•x", "--answer", "2x"], "f'(x) = 2x"),
+    (["x^2 y", "--partial", "x,y", "--answer", "2x"], "f_xy = 2x"),
+    (["x^2 + y^2 = 1", "--implicit", "y", "--answer", "(dy)/(dx) = -x/y"], "dy/dx = -x/y"),
+    (["x y - y = sin(x)", "--implicit", "y", "--answer", "(cosx-y)/(x-1)"],
+     "dy/dx = (cos(x) - y)/(x - 1)"),
+    (["x y = sin(x)^2", "--implicit", "y", "--answer", "((2sinxcosx)-y)/x"],
+     "dy/dx = (2sin(x)·cos(x) - y)/x"),
+    (["2sqrt(x y + 1) = sin(x)", "--implicit", "y", "--answer", "(cos(x)sqrt(xy+1)-y)/x"],
+     "dy/dx = (cos(x)·√(x·y + 1) - y)/x"),
+    (["x cos(x)", "--antiderivative", "--answer", "xsinx + cosx + C"],
+     "F(x) = x·sin(x) + cos(x) + C"),
+])
+def test_the_long_tail_is_read_in_every_kind(invoke, args, read):
+    r = invoke("check", *args, "--plain")
+    assert r.code == 0 and r.out.startswith("correct") and read in r.out, r.out + r.err
+
+
+def test_the_long_tail_is_read_in_a_class_with_a_key(invoke, tmp_path):
+    (tmp_path / "key.csv").write_text(
+        "problem,function,wrt,partial,implicit\n"
+        "p1,x cos(x),,,\n"
+        "p2,x^2 y,,x;y,\n"
+        "p3,x y - y = sin(x),,,y\n", encoding="utf-8")
+    (tmp_path / "subs.csv").write_text(
+        "student,problem,answer\n"
+        "ana,p1,cosx - xsinx\n"
+        "ana,p2,2x\n"
+        "ana,p3,(dy)/(dx) = (cosx-y)/(x-1)\n"
+        "ben,p1,cosx + xsinx\n", encoding="utf-8")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--json")
+    rows = [row for row in map(json.loads, r.out.splitlines()) if "problem" in row]
+    assert [row["verdict"] for row in rows] == ["correct", "correct", "correct", "incorrect"]
+
+
+@pytest.mark.parametrize("function,answer,wrt,note", [
+    ("y^2/(4x)", "y / 2 x", ["y"], "y / 2 x is read as (y/2)·x; if you meant y/(2x), that "
+     "would be correct — write y/(2x)"),
+    ("2x^2/(5y)", "4 x / 5 y", ["x"], "4 x / 5 y is read as (4x/5)·y; if you meant "
+     "4x/(5y), that would be correct — write 4x/(5y)"),
+    ("log x", "1/(x ln(10))", None, "the function log x is read as ln(x); if you meant "
+     "log10(x), the answer would be correct — write log10(x)"),
+    ("log_2.5x", "1/(x ln(2))", None, "the function log_2.5x is read as log_2.5(x); if you "
+     "meant log_2(0.5x), the answer would be correct — write log_2(0.5x)"),
+    ("log10(x)", "1/(x log x)", None, None),  # both readings wrong: nothing to say
+    ("ln(x)", "1/x", None, None),  # ln is never base 10
+])
+def test_a_reading_that_changes_the_verdict_is_always_said(function, answer, wrt, note):
+    assert run(AnswerJob(function, answer, wrt)).note == note
+
+
+@pytest.mark.parametrize("answer", ["I don't know", "no idea", "?", "the derivative is 2x",
+                                    "idk lol"])
+def test_words_are_not_a_formula_and_say_so(invoke, answer):
+    r = invoke("check", "x^2", "--answer", answer)
+    assert r.code == 2 and r.err.startswith("error: the answer is words, not a formula: ")
+
+
+@pytest.mark.parametrize("text", ["2 a x", "rate time", "x sin x", "pi r^2", "a b c"])
+def test_a_formula_with_names_is_not_words(text):
+    from gradcalc.homework.reading.wording import prose
+
+    assert not prose(text, ("a", "x", "rate", "time", "r", "b", "c"), ("sin",))

@@ -293,12 +293,12 @@ def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
 
 
 def _check_answer_names(answer: Side, inputs: tuple[str, ...]) -> None:
-    if wording.prose(answer.program.source, inputs, FUNCTIONS):
-        raise GradcalcError(wording.not_a_formula("answer", answer.program.source),
-                            kind="parse")
     for n in free_names(answer.program):
         if n in inputs or n == EULER:
             continue
+        if wording.prose(answer.program.source, inputs, FUNCTIONS):
+            raise GradcalcError(wording.not_a_formula("answer", answer.program.source),
+                                kind="parse")
         parts = split_name(n, inputs)
         if parts:
             raise GradcalcError(f"the answer: name {quote(n)} is not an input; did you mean "

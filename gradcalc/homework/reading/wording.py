@@ -63,15 +63,17 @@ def prose(text: str, names: Collection[str] = (), functions: Collection[str] = (
     """Whether `text` is words, not a formula ("I don't know", "no idea", "?"): a word
     with an apostrophe inside, two words of two letters or more that are no name the
     problem has nor a function, or no letter or digit at all."""
-    if not text.strip() or any(c in text for c in "()[]{}^*/=_|√<>+.@"):
+    if not text.strip() or any(c in text for c in "()[]{}^*/=_|√<>+-.@"):
         return False  # empty (the parser says so), or written as math
     if not any(c.isalnum() for c in text):
         return True
     words = _WORD.findall(text)
     if any("'" in w or "’" in w for w in words):
         return True
+    from gradcalc.language.glued import readings
+
     plain = [w for w in words if len(w) > 1 and w not in names and w not in functions
-             and w.lower() not in _MATH_WORDS]
+             and w.lower() not in _MATH_WORDS and not readings(w, functions, names)]
     return len(plain) >= 2 and len(plain) * 2 >= len(words)
 
 
