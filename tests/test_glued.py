@@ -96,3 +96,13 @@ def test_every_reading_is_made_of_its_pieces(pieces):
     word = "".join(pieces)
     for found in readings(word, FUNCTIONS, ("x", "y")):
         assert "".join(found) == word and len(found) > 1
+
+
+@given(st.sampled_from(["", "2", "x", "3x"]),
+       st.lists(st.sampled_from(["sin", "cos", "tan", "ln", "sec", "arccot"]), min_size=1,
+                max_size=4))
+def test_functions_glued_to_x_are_their_product(head, names):
+    glued = head + "".join(f"{n}x" for n in names)
+    factors = [head.replace("x", "*x").lstrip("*")] if head else []
+    spaced = "*".join([*factors, *(f"{'log' if n == 'ln' else n}(x)" for n in names)])
+    assert read(glued) == unparse(parse(spaced).body[-1].value)

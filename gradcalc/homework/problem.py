@@ -20,7 +20,7 @@ from gradcalc.homework.reading import claims as forms
 from gradcalc.homework.reading import wording
 from gradcalc.language.forms import Trap
 from gradcalc.language.glued import variables_in
-from gradcalc.language.names import split_name
+from gradcalc.language.names import applied, split_name
 from gradcalc.language.parse import parse_with_traps, quote
 from gradcalc.language.program import (
     EULER,
@@ -38,6 +38,7 @@ from gradcalc.language.program import (
 )
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
+_WORDS = re.compile(r"[^\W\d]\w*")
 _DEFINITION = re.compile(r"\s*[^\W\d]\w*\s*\(([^()=]*)\)\s*=(?!=)")
 
 @dataclass(frozen=True)
@@ -213,11 +214,11 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     option, or a class file's column)."""
     body, claim = forms.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
-    known = variables_in([function, body], FUNCTIONS, [*typed, *_declared(function)])
+    known = _function_variables(function, body, tuple(typed))
     f = function_side(function, limits, known)
     names = free_names(f.program)
-    a = read_side(forms.vector(body), "answer", 2, limits,
-                  tuple(sorted({*known, *names, *f.program.inputs})))
+    a = read_side(forms.vector(body), "answer", 2, limits, variables_in(
+        [body], FUNCTIONS, [*known, *names, *f.program.inputs]))
     declared = list(f.program.inputs)
     chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
         or declared
@@ -245,6 +246,25 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     else:
         kind, shape = ("derivative", ()) if n == 1 else ("gradient", (n,))
     return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
+
+
+@lru_cache(maxsize=1024)
+def _own_variables(function: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    return variables_in([function], FUNCTIONS, known)
+
+
+def _function_variables(function: str, answer: str, typed: tuple[str, ...]
+                        ) -> tuple[str, ...]:
+    """The function's variables: those its text shows (with those asked for and
+    declared), and a letter a function's name is written against (`sint`) that the
+    answer shows to be a variable too (`cost`); the same for every answer to one
+    function, mostly, so its reading is kept once (function_side)."""
+    own = _own_variables(function, (*typed, *_declared(function)))
+    letters = {call[1] for w in _WORDS.findall(function) if (call := applied(w))}
+    if not letters - set(own):
+        return own
+    extra = letters & set(variables_in([function, answer], FUNCTIONS, own))
+    return _own_variables(function, (*typed, *_declared(function), *sorted(extra)))
 
 
 def _declared(function: str) -> list[str]:

@@ -38,6 +38,7 @@ INNER = frozenset({"abs", "sqrt"})
 #: at most this many readings of one name are looked for (two already make an error)
 MAX_READINGS = 4
 PI = "π"
+_WORD = re.compile(r"[^\W\d]\w*")
 #: `log_2x`: the log to base 2 of x (a name of its own to the tokenizer)
 _LOG_BASE = re.compile(r"log_(\d+)([^\W\d]\w*)")
 
@@ -124,7 +125,9 @@ def unglue(text: str, functions: Collection[str], variables: Collection[str],
     """`text` with glued names spaced apart, per character (plus an end entry) its offset
     in `text`, and a Trap per name read apart. Text the tokenizer cannot read is left as
     it is (the parser names the problem)."""
-    if not variables and PI not in text and "log_" not in text:
+    if not any(PI in w or _LOG_BASE.fullmatch(w) or variables and w not in variables
+               and w not in functions and readings(w, functions, variables, "(")
+               for w in set(_WORD.findall(text))):  # most texts: no tokenizing
         return text, list(range(len(text) + 1)), ()
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
@@ -176,8 +179,6 @@ def unglue(text: str, functions: Collection[str], variables: Collection[str],
     origin.extend(range(cursor, len(text) + 1))
     return "".join(out), origin, tuple(traps)
 
-
-_WORD = re.compile(r"[^\W\d]\w*")
 
 
 def variables_in(texts: Collection[str], functions: Collection[str],
