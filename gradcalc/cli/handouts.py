@@ -12,10 +12,10 @@ import typer
 from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.options import (
     AnswersOpt,
-    JsonOpt,
     RosterOpt,
     SecondsOpt,
     SheetKeyOpt,
+    SheetsJsonOpt,
     SheetsOutOpt,
     SheetsPlainOpt,
     StudentOpt,
@@ -32,7 +32,7 @@ SHEETS: list[Parameter] = [
     ("out", SheetsOutOpt, None),
     ("title", TitleOpt, "Homework"),
     ("answers", AnswersOpt, False),
-    ("json_out", JsonOpt, False),
+    ("json_out", SheetsJsonOpt, False),
     ("plain_out", SheetsPlainOpt, False),
     ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
 ]

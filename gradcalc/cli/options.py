@@ -123,7 +123,9 @@ SheetsOutOpt = Annotated[str | None, typer.Option(
     "--out", metavar="DIR", help="Write the files into DIR (made if missing): "
     "sheet-ID.html per student, sheets.csv, teacher.html; all or none. Without it, the "
     "sheets are printed.", show_default=False)]
-TitleOpt = Annotated[str, typer.Option("--title", help="The pages' title.")]
+TitleOpt = Annotated[str, typer.Option("--title", metavar="TEXT", help="The pages' title.")]
+SheetsJsonOpt = Annotated[bool, typer.Option(
+    "--json", help="One JSON object per student and problem (per line).")]
 AnswersOpt = Annotated[bool, typer.Option(
     "--answers", help="Printed sheets also show each answer (the teacher's copy always "
     "does).")]

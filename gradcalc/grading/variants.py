@@ -29,7 +29,8 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 #: variants of each problem tried when the key is read: their texts must read as the
 #: template's, and each function must be defined somewhere
 CHECKED = 24
-_IDENTIFIER = re.compile(r"(?<!\\)[^\W\d]\w*")
+#: a name: not inside another, nor a LaTeX command (after a digit it is: 2a is 2·a)
+_IDENTIFIER = re.compile(r"(?<!\\)(?<![^\W\d])[^\W\d]\w*")
 #: how a value is written into the text, tried in order
 FORMS = ("tidy", "grouped", "multiplied")
 
