@@ -17,15 +17,17 @@ import sympy as sp
 
 from gradcalc.grading import draws, params
 
-KEY = """problem,function,params,term,kind,at,order,partial,shape,wrt,points,hints
-1,a*sin(b*x),a = 2..9; b = 2..5 except 3; a != b,fall-2027,,,,,,,2,"chain-inner-factor -> the inner function {b}x has a derivative too
--a*b*cos(b*x) -> the derivative of sin is cos, not -cos"
-2,x^n + a*x^2,"n = choice(3, 4); a = 1..5; c = 1..3",,,x=c,2,,,,1,
-3,a*x^2*y^m,a = 2..6; m = 2..4,,,,,x;y,,,1,
-4,x^2 + a*y^2 = r^2,a = 2..4; r = 2..5,,implicit,,,,,,1,-x/y -> the y^2 term has a factor {a}
-5,a*cos(b*x),a = 2..6; b = 2..4; a != b,,antiderivative,,,,,,1,a*b*sin(b*x) -> that is the derivative's way round
-6,sum((W@x - a)^2),a = 1..5,,tensor,,,,W=2x2; x=2,W,1,
-"""
+KEY = ("problem,function,params,term,kind,at,order,partial,shape,wrt,points,hints\n"
+       '1,a*sin(b*x),a = 2..9; b = 2..5 except 3; a != b,fall-2027,,,,,,,2,"'
+       "chain-inner-factor -> the inner function {b}x has a derivative too\n"
+       '-a*b*cos(b*x) -> the derivative of sin is cos, not -cos"\n'
+       '2,x^n + a*x^2,"n = choice(3, 4); a = 1..5; c = 1..3",,,x=c,2,,,,1,\n'
+       "3,a*x^2*y^m,a = 2..6; m = 2..4,,,,,x;y,,,1,\n"
+       "4,x^2 + a*y^2 = r^2,a = 2..4; r = 2..5,,implicit,,,,,,1,"
+       "-x/y -> the y^2 term has a factor {a}\n"
+       "5,a*cos(b*x),a = 2..6; b = 2..4; a != b,,antiderivative,,,,,,1,"
+       "a*b*sin(b*x) -> that is the derivative's way round\n"
+       "6,sum((W@x - a)^2),a = 1..5,,tensor,,,,W=2x2; x=2,W,1,\n")
 STUDENTS = [f"s{k:02d}@uni.edu" for k in range(30)]
 SPECS = {"1": "a = 2..9; b = 2..5 except 3; a != b", "2": "n = choice(3, 4); a = 1..5; c = 1..3",
          "3": "a = 2..6; m = 2..4", "4": "a = 2..4; r = 2..5",

@@ -9,8 +9,7 @@ import sympy as sp
 
 from gradcalc.errors import GradcalcError
 from gradcalc.grading import worksheets
-from gradcalc.grading.key import key_from
-from gradcalc.grading.key import OPTIONAL, REQUIRED
+from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 from gradcalc.tables.headers import parse_table
 
 KEY = """problem,function,params,kind,order,partial,at,shape,wrt,constant
