@@ -158,6 +158,7 @@ def put_in(template: Template, values: Values, limits: Limits = DEFAULT_LIMITS) 
                    template.equation, limits)
 
 
+@lru_cache(maxsize=16384)
 def written(text: str, values: Values, where: str, what: str = "function",
             equation: bool = False, limits: Limits = DEFAULT_LIMITS) -> str:
     """TEXT with the values in it, in the first form that reads as TEXT does with the
@@ -225,15 +226,22 @@ def _values_of(saved: Any) -> Values:
 
 
 def _variant(template: Template, student: str, values: Values, limits: Limits) -> Variant:
+    function, kind = _texts(template, values, limits)
+    return Variant(template.name, student, template.term, values, function,
+                   template.function, template.params.text, kind)
+
+
+@lru_cache(maxsize=16384)
+def _texts(template: Template, values: Values, limits: Limits) -> tuple[str, Kind]:
+    """The function and the kind of the variant with these values (many students draw
+    the same)."""
     kind = template.kind
     if template.cells:
         from gradcalc.homework.kinds.columns import kind_of
 
         cells = {c: (at_text(t, values) if c == "at" else t) for c, t in template.cells}
         kind = kind_of(cells, f"{template.where} (with {params.shown(values)})")
-    return Variant(template.name, student, template.term, values,
-                   put_in(template, values, limits), template.function,
-                   template.params.text, kind)
+    return put_in(template, values, limits), kind
 
 
 def check_template(template: Template, limits: Limits = DEFAULT_LIMITS
