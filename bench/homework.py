@@ -233,7 +233,7 @@ def _answers(problem: str, v: dict[str, int]) -> tuple[list[str], str]:
 
 def variant_class(rows: int) -> str:
     """`rows` submissions to VARIANT_KEY: students answering every problem in turn."""
-    from gradcalc.grading import draws, params
+    from gradcalc.grading import draws
     from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 
     key = key_from(parse_table(VARIANT_KEY.encode(), "key", REQUIRED, OPTIONAL, "key"))
