@@ -274,6 +274,7 @@ def variant_run(rows: int) -> dict[str, float]:
     for r in results:
         statuses[r.status] = statuses.get(r.status, 0) + 1
     return {"rows": len(results), "variants": drawn, "seconds": total,
+            "functions": len({r.task.function for r in results}),
             "rows_per_s": len(results) / total, "rows_per_cpu_s": len(results) / cpu,
             "hints": sum(r.hint is not None for r in results),
             "distinct": len({(r.task.function, r.task.answer) for r in results}),
@@ -291,8 +292,9 @@ def run_variants(rows: int, repeats: int) -> None:
                              capture_output=True, text=True, check=True).stdout
         runs.append(json.loads(out.splitlines()[-1]))
         r = runs[-1]
-        print(f"parametrised class: {r['rows']} rows ({r['variants']} variants, "
-              f"{r['distinct']} distinct answers, {r['hints']} hints fired) in "
+        print(f"parametrised class: {r['rows']} rows ({r['variants']} students' variants "
+              f"checked, {r['functions']} distinct functions, {r['distinct']} distinct "
+              f"answers, {r['hints']} hints fired) in "
               f"{r['seconds']:.2f} s = {r['rows_per_s']:.0f} rows/s "
               f"({r['rows_per_cpu_s']:.0f} per CPU second); "
               + ", ".join(f"{k[2:]} {v}" for k, v in r.items() if k.startswith("n_")))

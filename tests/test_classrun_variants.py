@@ -191,6 +191,23 @@ def test_an_edited_variant_is_found_by_replay(graded):
     assert f"variant: recorded a = {a + 1}" in again.out
 
 
+def test_a_hint_edited_or_dropped_is_found_by_replay(graded):
+    from conftest import run_main
+
+    folder, run, rows, _, _ = graded
+    lines = run.out.splitlines()
+    k = next(i for i, r in enumerate(rows) if r.get("hint"))
+    edited = json.loads(lines[k])
+    edited["hint"]["message"] = "another message"
+    dropped = json.loads(lines[k])
+    del dropped["hint"]
+    (folder / "hints.jsonl").write_text(f"{json.dumps(edited)}\n{json.dumps(dropped)}\n",
+                                        encoding="utf-8")
+    again = run_main("replay", "hints.jsonl", cwd=folder)
+    assert again.code == 1
+    assert again.out.count("hint: recorded") == 2 and "recorded null, now {" in again.out
+
+
 def test_grades_and_the_class_picture_across_variants(graded):
     folder, _, rows, _, expected = graded
     grades = list(csv.reader(io.StringIO((folder / "grades.csv").read_text())))

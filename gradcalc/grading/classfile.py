@@ -281,7 +281,7 @@ def survey(file: str, key: Key | None, students: bool = False) -> tuple[int, lis
 def check_variants(file: str, key: Key) -> int:
     """Every variant the class's rows draw, checked before any answer is judged: its
     function defined somewhere (GradcalcError naming the key's line and the student).
-    How many variants there are."""
+    How many (problem, student) variants were checked."""
     from gradcalc.grading.variants import require_defined
 
     seen: set[tuple[str, str]] = set()
