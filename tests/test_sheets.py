@@ -171,6 +171,26 @@ def test_errors_before_anything_is_written(invoke, tmp_path, monkeypatch, args, 
     assert r.code == 2 and message in r.err and r.out == ""
 
 
+def test_the_files_named_in_json_and_none_left_when_one_cannot_be_written(invoke, tmp_path,
+                                                                          monkeypatch):
+    from gradcalc.errors import GradcalcError
+    from gradcalc.render import files
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "key.csv").write_text(KEY, encoding="utf-8")
+    r = invoke("sheets", "--key", "key.csv", "--student", "ana", "--out", "out", "--json")
+    assert r.code == 0 and json.loads(r.out) == {"sheets": 1, "folder": "out", "files": [
+        "sheet-ana.html"]}
+
+    def refused(texts):
+        raise GradcalcError("cannot write out2/sheets.csv: No space left on device",
+                            kind="usage")
+
+    monkeypatch.setattr(files, "write_all", refused)
+    r = invoke("sheets", "--key", "key.csv", "--student", "ana", "--out", "out2")
+    assert r.code == 2 and "No space left" in r.err and not (tmp_path / "out2").exists()
+
+
 def test_a_bad_key_writes_no_folder(invoke, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "key.csv").write_text("problem,function,params\n1,a x,a = 3..1\n")

@@ -102,6 +102,12 @@ def _write(folder: Path, sheets: list, key: Any, title: str) -> list[str]:
                                                                           strict=True)}
     files[str(folder / CSV_NAME)] = pages.sheets_csv(sheets)
     files[str(folder / TEACHER_NAME)] = pages.teacher_html(sheets, title, templates)
+    made = not folder.exists()
     folder.mkdir(exist_ok=True)
-    write_all(files)
+    try:
+        write_all(files)
+    except BaseException:
+        if made:  # all or none: not even the folder
+            folder.rmdir()
+        raise
     return names
