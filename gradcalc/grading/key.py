@@ -137,18 +137,16 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
     tried)."""
     from dataclasses import replace
 
-    from gradcalc.grading import params as drawing
     from gradcalc.grading import variants
+    from gradcalc.grading.params import read as read_params
 
     cells = {c: row.get(c) for c in COLUMNS}
     hints = read_hints(row.get("hints"), where)
     spec = row.get("params").strip()
     if not spec:
-        for hint in hints:
-            hint.put((), where)
         return replace(problem, kind=kind_of(cells, where), hints=hints)
     names = {n.strip() for n in problem.wrt.replace(";", ",").split(",") if n.strip()}
-    found = drawing.read(spec, where, frozenset(names))
+    found = read_params(spec, where, frozenset(names))
     used = variants.names_in(cells.get("at") or "") & set(found.names)
     kind = kind_of({**cells, "at": ""} if used else cells, where)
     clash = sorted(set(found.names) & _variables(kind))
