@@ -4,6 +4,8 @@
     python bench/homework.py --rows 200 # a smaller class
     python bench/homework.py --class-students 300  # key + 300 students x 33 problems,
                                                    # grades and report in one command
+    python bench/homework.py --variants 10000      # a parametrised key: every student
+                                                   # judged on their own variant
 
 The class: 33 problems (polynomials, trig, exp/log, product, quotient and chain rules,
 domains far from zero, x^x, a gradient and a Jacobian) answered by 40 students, one row
@@ -192,6 +194,130 @@ def run_class(students: int, afresh: bool) -> None:
               outputs[0] == outputs[1])
 
 
+#: a parametrised key: every kind of problem, the parameters drawn per student
+VARIANT_KEY = (
+    "problem,function,params,term,kind,at,order,partial,shape,wrt,hints\n"
+    '1,a*sin(b*x),a = 2..9; b = 2..5 except 3; a != b,bench,,,,,,,"'
+    "chain-inner-factor -> the inner function {b}x has a derivative too\n"
+    '-a*b*cos(b*x) -> the derivative of sin is cos"\n'
+    '2,x^n + a*x^2,"n = choice(3, 4); a = 1..5; c = 1..3",,,x=c,2,,,,\n'
+    "3,a*x^2*y^m,a = 2..6; m = 2..4,,,,,x;y,,,\n"
+    "4,x^2 + a*y^2 = r^2,a = 2..4; r = 2..5,,implicit,,,,,,-x/y -> the y^2 term's {a}\n"
+    "5,a*cos(b*x),a = 2..6; b = 2..4; a != b,,antiderivative,,,,,,\n"
+    "6,sum((W@x - a)^2),a = 1..5,,tensor,,,,W=2x2; x=2,W,\n")
+
+
+def variant_answers(problem: str, v: dict[str, int], k: int) -> str:
+    """Student k's answer on their variant: two in three right (spelled two ways), else
+    the typical mistake."""
+    right, wrong = _answers(problem, v)
+    return wrong if k % 3 == 2 else right[(k // 3) % len(right)]
+
+
+def _answers(problem: str, v: dict[str, int]) -> tuple[list[str], str]:
+    a, b = v.get("a", 0), v.get("b", 0)
+    if problem == "1":
+        return [f"{a * b}cos({b}x)", f"{a * b} cos({b} x)"], f"{a}cos({b}x)"
+    if problem == "2":
+        n, c = v["n"], v["c"]
+        return [str(n * (n - 1) * c ** (n - 2) + 2 * a)], str(n * c ** (n - 1) + 2 * a * c)
+    if problem == "3":
+        m = v["m"]
+        return [f"{2 * a * m} x y^{m - 1}"], f"{2 * a} x y^{m}"
+    if problem == "4":
+        return [f"-x/({a} y)", f"-x/({a}y)"], "-x/y"
+    if problem == "5":
+        return [f"{a}/{b} sin({b}x) + C", f"{a} sin({b}x)/{b}"], f"{a * b} sin({b}x)"
+    return [f"outer(2*(W@x - {a}), x)"], f"outer(x, 2*(W@x - {a}))"
+
+
+def variant_class(rows: int) -> str:
+    """`rows` submissions to VARIANT_KEY: students answering every problem in turn."""
+    from gradcalc.grading import draws
+    from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
+
+    key = key_from(parse_table(VARIANT_KEY.encode(), "key", REQUIRED, OPTIONAL, "key"))
+    specs = {n: p.template.params for n, p in key.problems.items() if p.template}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "problem", "answer"])
+    for k in range(rows):
+        student, problem = f"s{k // len(specs):05d}@uni.edu", str(k % len(specs) + 1)
+        v = {n: int(x) for n, x in draws.draw(specs[problem], "bench", student, problem)}
+        writer.writerow([student, problem, variant_answers(problem, v, k // len(specs))])
+    return out.getvalue()
+
+
+def variant_run(rows: int) -> dict[str, float]:
+    """One process: warmed up on the fixed class, then the parametrised key read (every
+    problem checked), every variant checked, every row judged (hints fired), the grades
+    and the report built."""
+    from gradcalc.grading import gradebook as grades
+    from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
+    from gradcalc.render.lms import gradebook_csv
+    from gradcalc.render.report import report_html
+
+    measure_class(*teacher_class(2), memo=True)  # imports, sympy warm-up
+    subs = variant_class(rows)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "subs.csv"
+        path.write_text(subs)
+        started, cpu = time.perf_counter(), time.process_time()
+        key = key_from(parse_table(VARIANT_KEY.encode(), "key", REQUIRED, OPTIONAL, "key"))
+        drawn = classfile.check_variants(str(path), key)
+        table = parse_table(subs.encode(), "subs", classfile.SUBMISSIONS, (), "subs")
+        results = list(classfile.run(classfile.tasks(table, key, judging.Settings())))
+        gradebook_csv(grades.gradebook(results, key))
+        report_html(grades.picture(results, key))
+        total, cpu = time.perf_counter() - started, time.process_time() - cpu
+    statuses: dict[str, int] = {}
+    for r in results:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    return {"rows": len(results), "variants": drawn, "seconds": total,
+            "functions": len({r.task.function for r in results}),
+            "rows_per_s": len(results) / total, "rows_per_cpu_s": len(results) / cpu,
+            "hints": sum(r.hint is not None for r in results),
+            "distinct": len({(r.task.function, r.task.answer) for r in results}),
+            **{f"n_{k}": v for k, v in sorted(statuses.items())}}
+
+
+def run_variants(rows: int, repeats: int) -> None:
+    """`repeats` fresh processes of `variant_run`, each printed, then the medians; and the
+    installed command on the same files."""
+    import json
+
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, __file__, "--variant-run", str(rows)],
+                             capture_output=True, text=True, check=True).stdout
+        runs.append(json.loads(out.splitlines()[-1]))
+        r = runs[-1]
+        print(f"parametrised class: {r['rows']} rows ({r['variants']} students' variants "
+              f"checked, {r['functions']} distinct functions, {r['distinct']} distinct "
+              f"answers, {r['hints']} hints fired) in "
+              f"{r['seconds']:.2f} s = {r['rows_per_s']:.0f} rows/s "
+              f"({r['rows_per_cpu_s']:.0f} per CPU second); "
+              + ", ".join(f"{k[2:]} {v}" for k, v in r.items() if k.startswith("n_")))
+    print(f"median of {repeats}: {statistics.median(r['rows_per_s'] for r in runs):.0f} "
+          f"rows/s, {statistics.median(r['rows_per_cpu_s'] for r in runs):.0f} rows per "
+          "CPU second, one process each")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "key.csv").write_text(VARIANT_KEY)
+        (folder / "subs.csv").write_text(variant_class(rows))
+        gradcalc = Path(sys.executable).parent / "gradcalc"
+        took = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            subprocess.run([str(gradcalc), "grade", "--key", "key.csv", "subs.csv", "--json",
+                            "--grades", "grades.csv"], cwd=folder, capture_output=True,
+                           check=False)
+            took.append(time.perf_counter() - t)
+        print(f"installed command (gradcalc grade --key key.csv subs.csv --json --grades "
+              f"grades.csv), start-up included: median {statistics.median(took):.2f} s = "
+              f"{rows / statistics.median(took):.0f} rows/s")
+
+
 def measure(data: bytes, clear_cache: bool) -> dict[str, float]:
     table = parse_table(data, "bench", classfile.ONE_FILE, ("wrt",), "bench")
     rows = classfile.tasks(table, None, judging.Settings())
@@ -221,7 +347,21 @@ def main() -> None:
                         "grades and the report (300: 9,900 rows)")
     parser.add_argument("--afresh", action="store_true",
                         help="with --class-students: also judge every row afresh (slow)")
+    parser.add_argument("--variants", type=int, default=0, metavar="ROWS",
+                        help="instead: a parametrised key of every kind and ROWS "
+                        "submissions, each on the student's own variant")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="with --variants: fresh processes measured (the median)")
+    parser.add_argument("--variant-run", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.variant_run:
+        import json
+
+        print(json.dumps(variant_run(args.variant_run)))
+        return
+    if args.variants:
+        run_variants(args.variants, args.repeats)
+        return
     if args.class_students:
         run_class(args.class_students, args.afresh)
         return

@@ -93,8 +93,9 @@ SubmissionsArg = Annotated[str, typer.Argument(
     "input).", show_default=False)]
 KeyOpt = Annotated[str | None, typer.Option(
     "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,rtol,"
-    "atol,points] and, for other kinds of problem, the kind columns (kind, order, partial, "
-    "at, implicit, constant, shape, integers); the answers are then submissions "
+    "atol,points], for other kinds of problem the kind columns (kind, order, partial, at, "
+    "implicit, constant, shape, integers), and params, term, hints (parameters drawn per "
+    "student, the term's seed, the teacher's hints); the answers are then submissions "
     "student,problem,answer.", show_default=False)]
 GradesOpt = Annotated[str | None, typer.Option(
     "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a column "
@@ -107,6 +108,29 @@ ReportOpt = Annotated[str | None, typer.Option(
     show_default=False)]
 SummaryOpt = Annotated[bool, typer.Option(
     "--summary", help="Print the class picture: per problem, mistakes, students.")]
+# --- handing out: sheets (run/sheetrun.py) -----------------------------------------------
+SheetKeyOpt = Annotated[str, typer.Option(
+    "--key", metavar="KEY.csv", help="The answer key (its params column: the parameters "
+    "drawn for each student; term: the term's seed).", show_default=False)]
+RosterOpt = Annotated[str | None, typer.Option(
+    "--roster", metavar="ROSTER.csv", help="The students: a CSV with a student column (id, "
+    "student, email, ...); its other columns (a name, a section) go on each page.",
+    show_default=False)]
+StudentOpt = Annotated[list[str], typer.Option(
+    "--student", metavar="ID", help="A student (repeatable), beside or instead of "
+    "--roster.", show_default=False)]
+SheetsOutOpt = Annotated[str | None, typer.Option(
+    "--out", metavar="DIR", help="Write the files into DIR (made if missing): "
+    "sheet-ID.html per student, sheets.csv, teacher.html; all or none. Without it, the "
+    "sheets are printed.", show_default=False)]
+TitleOpt = Annotated[str, typer.Option("--title", metavar="TEXT", help="The pages' title.")]
+SheetsJsonOpt = Annotated[bool, typer.Option(
+    "--json", help="One JSON object per student and problem (per line).")]
+AnswersOpt = Annotated[bool, typer.Option(
+    "--answers", help="Printed sheets also show each answer (the teacher's copy always "
+    "does).")]
+SheetsPlainOpt = Annotated[bool, typer.Option(
+    "--plain", help="One line per student and problem, separated by tabs.")]
 ReceiptsArg = Annotated[str, typer.Argument(
     metavar="VERDICTS.jsonl", help="Verdicts saved by check --json or grade --json, each "
     "with its receipt (- for standard input).", show_default=False)]

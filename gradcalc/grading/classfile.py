@@ -18,15 +18,18 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from gradcalc.errors import GradcalcError, failure
+from gradcalc.grading.hints import Hint, fire
 from gradcalc.grading.key import Key
+from gradcalc.grading.variants import Variant, variant_of
 from gradcalc.homework import answer as checking
 from gradcalc.homework.answer import split_wrt
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import PLAIN, Kind
-from gradcalc.homework.receipt import receipt
+from gradcalc.homework.receipt import receipt, with_variant
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.tables.headers import MAX_CELL_CHARS, Sheet, SheetRow, header_of, rows_of
 
@@ -55,6 +58,8 @@ class Task:
     extras: tuple[tuple[str, str], ...] = ()
     error: tuple[str, str] | None = None  # known before judging (a problem not in the key)
     kind: Kind = PLAIN  # what the key's problem asks for
+    variant: Variant | None = None  # the student's own variant of a parametrised problem
+    hints: tuple[tuple[Hint, Hint], ...] = ()  # the teacher's hints: (key's, variant's)
 
 
 @dataclass
@@ -63,6 +68,12 @@ class Result:
     verdict: Verdict | None = None
     error: tuple[str, str] | None = None
     seconds: float = 0.0
+    hint: int | None = None  # the index of the teacher's hint that fired (task.hints)
+
+    @property
+    def fired(self) -> tuple[Hint, Hint] | None:
+        """The teacher's hint that fired: as the key writes it, and on the variant."""
+        return self.task.hints[self.hint] if self.hint is not None else None
 
     @property
     def status(self) -> str:
@@ -81,9 +92,19 @@ class Result:
     @property
     def receipt(self) -> dict:
         if self.verdict is not None and self.verdict.receipt is not None:
-            return self.verdict.receipt
-        return receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
-                       self.task.settings, kind=self.task.kind)
+            rec = self.verdict.receipt
+        else:
+            rec = receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
+                          self.task.settings, kind=self.task.kind)
+        return with_variant(rec, *variant_parts(self.task))
+
+
+def variant_parts(task: Task) -> tuple[dict | None, list | None]:
+    """What a row's receipt adds to its verdict's: the variant drawn and the variant's
+    hints (None when the problem has none)."""
+    return (task.variant.as_json() if task.variant is not None else None,
+            [{"on": h.on, "message": h.message, "rule": h.rule} for _, h in task.hints]
+            if task.hints else None)
 
 
 def share(verdict: Verdict | None) -> float:
@@ -257,6 +278,25 @@ def survey(file: str, key: Key | None, students: bool = False) -> tuple[int, lis
     return count, list(seen)
 
 
+def check_variants(file: str, key: Key) -> int:
+    """Every variant the class's rows draw, checked before any answer is judged: its
+    function defined somewhere (GradcalcError naming the key's line and the student).
+    How many (problem, student) variants were checked."""
+    from gradcalc.grading.variants import require_defined
+
+    seen: set[tuple[str, str]] = set()
+    for row in open_class(file, key)[1]:
+        problem = key.problems.get(row.get("problem").strip()) or \
+            key.lower.get(row.get("problem").strip().lower())
+        student = row.get("student").strip()
+        if problem is None or problem.template is None or (problem.name, student) in seen:
+            continue
+        seen.add((problem.name, student))
+        require_defined(variant_of(problem.template, student),
+                        f"{problem.template.where} (the variant of {student!r})")
+    return len(seen)
+
+
 def tasks(table: Sheet, key: Key | None, settings: Settings) -> list[Task]:
     """One Task per row of a table read whole, in order."""
     return list(iter_tasks(table, table.rows, key, settings))
@@ -284,8 +324,25 @@ def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
             continue
         own = replace(settings, rtol=settings.rtol if problem.rtol is None else problem.rtol,
                       atol=settings.atol if problem.atol is None else problem.atol)
-        yield replace(base, problem=problem.name, function=problem.function,
-                      wrt=problem.wrt, settings=own, points=problem.points, kind=problem.kind)
+        function, kind, variant = problem.function, problem.kind, None
+        try:
+            if problem.template is not None:
+                variant = variant_of(problem.template, student)
+                function, kind = variant.function, variant.kind
+            hints = tuple((h, _put(h, variant.values if variant else (),
+                                   problem.template.where if problem.template else ""))
+                          for h in problem.hints)
+        except GradcalcError as exc:
+            yield replace(base, problem=problem.name, error=(exc.kind, exc.message))
+            continue
+        yield replace(base, problem=problem.name, function=function,
+                      wrt=problem.wrt, settings=own, points=problem.points, kind=kind,
+                      variant=variant, hints=hints)
+
+
+@lru_cache(maxsize=65536)
+def _put(hint: Hint, values: tuple, where: str) -> Hint:
+    return hint.put(values, where)
 
 
 # --------------------------------------------------------------------------- judging
@@ -321,6 +378,9 @@ def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
     if task.error is None:
         try:
             out.verdict = _judged(task, limits)
+            if task.hints:
+                out.hint = fire(tuple(h for _, h in task.hints), task.answer, out.verdict,
+                                task.kind, task.settings, limits)
         except Exception as exc:  # noqa: BLE001 - one bad row must not end the class
             out.error = failure(exc)
     out.seconds = time.perf_counter() - started

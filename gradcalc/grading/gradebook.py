@@ -3,8 +3,12 @@ per problem how many got it and which mistakes were common (the class picture).
 
 A student's score on a problem is the last submission's score × the problem's points (a
 resubmission replaces the earlier one, as a gradebook does); a problem of the key with no
-submission scores 0. A mistake is the verdict's misconception (rule and step) where it
-names one, else its feedback; an incorrect answer without either is "(not recognised)".
+submission scores 0. A mistake is the teacher's hint that fired, else the verdict's
+misconception (rule and step) where it names one, else its feedback; an incorrect answer
+without any is "(not recognised)". A mistake counts the students who made it (once
+each, however often they resubmitted). A parametrised problem is one problem over all
+its variants: a misconception's step is named in the template (`sin(b·x)`, whatever
+each student's b), a hint by the key's words, and an example variant is kept.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass, field
 
 from gradcalc.grading.classfile import STATUSES, Result
 from gradcalc.grading.key import Key
+from gradcalc.grading.variants import Variant, template_steps
 
 #: example answers kept per mistake, slowest rows listed
 EXAMPLES, SLOWEST = 3, 10
@@ -52,23 +57,37 @@ def problem_name(r: Result) -> str:
 
 
 def mistake(r: Result) -> str | None:
-    """What went wrong in an incorrect row, as a label that groups a class's rows."""
+    """What went wrong in an incorrect row, as a label that groups a class's rows (the
+    same for every variant of a parametrised problem)."""
     if r.verdict is None or r.verdict.verdict != "incorrect":
         return None
+    fired = r.fired
+    if fired is not None:
+        return f"hint {fired[0].on}: {fired[0].message}"
     named = getattr(r.verdict, "misconception", None)
     if isinstance(named, dict) and named.get("rule"):
         from gradcalc.homework.feedback.catalogue import CATALOGUE
 
         words = {rule.id: rule.name for rule in CATALOGUE}.get(named["rule"], named["rule"])
-        return words + (f" at {named['at']}" if named.get("at") else "")
+        return words + (f" at {template_step(r, named['at'])}" if named.get("at") else "")
     return r.verdict.feedback or UNNAMED
+
+
+def template_step(r: Result, at: str) -> str:
+    """A step of the row's function as the template names it (`sin(2x)` -> `sin(b·x)`)."""
+    v = r.task.variant
+    if v is None:
+        return at
+    return template_steps(v.template, v.function, v.kind.implicit is not None).get(at, at)
 
 
 @dataclass
 class Mistake:
     label: str
-    count: int
+    count: int  # students
     examples: list[str]
+    #: the variant's function each example answered (a parametrised problem's)
+    variants: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -77,6 +96,9 @@ class ProblemPicture:
     function: str
     counts: dict[str, int]
     mistakes: list[Mistake]
+    params: str = ""  # a parametrised problem's spec
+    variants: int = 1  # how many combinations of values its conditions keep
+    example: Variant | None = None  # one student's variant
 
     @property
     def rows(self) -> int:
@@ -114,8 +136,10 @@ class Gather:
             self.book = Gradebook([], {})
         self.counts: dict[str, Counter] = {p: Counter() for p in self.book.problems}
         self.labels: dict[str, Counter] = {p: Counter() for p in self.book.problems}
-        self.examples: dict[tuple[str, str], list[str]] = {}
+        self.examples: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self.who: dict[tuple[str, str], set[str]] = {}  # the students of each mistake
         self.functions: dict[str, str] = {}
+        self.example: dict[str, Variant] = {}
         self.slowest: list[Result] = []
         self.total: Counter = Counter()
         self.last: dict[str, Result] = {}  # each problem's last row
@@ -138,14 +162,22 @@ class Gather:
         section = next((v for k, v in r.task.extras if k.strip().lower() == "section"), "")
         if section:
             book.section[r.task.student] = section
-        self.functions.setdefault(name, r.task.function.strip())
+        variant = r.task.variant
+        self.functions.setdefault(name, (variant.template if variant else
+                                         r.task.function).strip())
+        if variant is not None:
+            self.example.setdefault(name, variant)
         self.counts[name][r.status] += 1
         label = mistake(r)
         if label is not None:
-            self.labels[name][label] += 1
+            who = self.who.setdefault((name, label), set())
+            if r.task.student not in who:
+                who.add(r.task.student)
+                self.labels[name][label] += 1
             shown = self.examples.setdefault((name, label), [])
-            if len(shown) < EXAMPLES and r.task.answer.strip() not in shown:
-                shown.append(r.task.answer.strip())
+            answer = r.task.answer.strip()
+            if len(shown) < EXAMPLES and answer not in (a for a, _ in shown):
+                shown.append((answer, variant.function if variant else ""))
 
     def picture(self) -> Picture:
         book, functions = self.book, dict(self.functions)
@@ -154,8 +186,21 @@ class Gather:
                 functions.setdefault(name, p.function)
         problems = [ProblemPicture(p, functions.get(p, ""),
                                    {s: self.counts[p][s] for s in STATUSES},
-                                   [Mistake(label, n, self.examples[(p, label)])
-                                    for label, n in self.labels[p].most_common()])
+                                   [self._mistake(p, label, n)
+                                    for label, n in self.labels[p].most_common()],
+                                   *self._params(p), self.example.get(p))
                     for p in book.problems]
         return Picture(problems, list(self.slowest), book,
                        {s: self.total[s] for s in STATUSES})
+
+    def _mistake(self, problem: str, label: str, count: int) -> Mistake:
+        shown = self.examples[(problem, label)]
+        return Mistake(label, count, [a for a, _ in shown],
+                       [v for _, v in shown] if any(v for _, v in shown) else [])
+
+    def _params(self, problem: str) -> tuple[str, int]:
+        """A parametrised problem's spec and its count of variants ('', 1 otherwise)."""
+        p = self.key.problems.get(problem) if self.key is not None else None
+        if p is None or p.template is None:
+            return "", 1
+        return p.template.params.text, p.variants

@@ -2,11 +2,16 @@
 which problem each answer is for.
 
 Columns: `problem,function` and optionally `wrt, order, partial, kind, implicit,
-constant, shape, rtol, atol, points, at`; header names as `gradcalc.tables.headers`
-matches them. A problem's `points` is its maximum score (default 1); `rtol`/`atol` replace
-the command's tolerances for that problem. The kind columns (`gradcalc.homework.kinds.columns`)
-say what the problem asks for: the N-th derivative, a mixed partial, a value at a point,
-dy/dx of an equation, an antiderivative, a tensor gradient.
+constant, shape, rtol, atol, points, at, params, term, hints`; header names as
+`gradcalc.tables.headers` matches them. A problem's `points` is its maximum score (default
+1); `rtol`/`atol` replace the command's tolerances for that problem. The kind columns
+(`gradcalc.homework.kinds.columns`) say what the problem asks for: the N-th derivative, a
+mixed partial, a value at a point, dy/dx of an equation, an antiderivative, a tensor
+gradient. `params` declares parameters drawn per student (`gradcalc.grading.params`; the
+function and the `at` cell use them, `gradcalc.grading.variants`), `term` is the term's
+seed of the draw (a problem without one takes the key's first), and `hints` the teacher's
+own hints (`gradcalc.grading.hints`). Every parametrised problem is checked here, before
+any answer is judged.
 """
 
 from __future__ import annotations
@@ -15,13 +20,17 @@ import math
 from dataclasses import dataclass, field
 
 from gradcalc.errors import GradcalcError
+from gradcalc.grading.hints import Hint, read_hints
+from gradcalc.grading.variants import Template
 from gradcalc.homework.kinds.columns import kind_of
 from gradcalc.homework.kinds.registry import COLUMNS, PLAIN, Kind
-from gradcalc.tables.headers import Sheet, read_table, source_of
+from gradcalc.tables.headers import Sheet, SheetRow, read_table, source_of
 
+#: a parametrised problem's columns: what is drawn, the term's seed, the teacher's hints
+VARIANT_COLUMNS = ("params", "term", "hints")
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
-OPTIONAL = ("wrt", "rtol", "atol", "points", *COLUMNS)
+OPTIONAL = ("wrt", "rtol", "atol", "points", *COLUMNS, *VARIANT_COLUMNS)
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 
@@ -38,6 +47,9 @@ class Problem:
     points: float = 1.0
     line: int = 0
     kind: Kind = PLAIN  # what the problem asks for (the kind columns)
+    template: Template | None = None  # with parameters: what each student's variant is of
+    hints: tuple[Hint, ...] = ()  # the teacher's hints, in order
+    variants: int = 1  # the combinations of its parameters' values (or of a probe's draws)
 
 
 @dataclass
@@ -90,6 +102,7 @@ def key_from(table: Sheet) -> Key:
     source = source_of(table)
     problems: dict[str, Problem] = {}
     seen: dict[str, Problem] = {}
+    term = next((r.get("term").strip() for r in table.rows if r.get("term").strip()), "")
     for row in table.rows:
         where = f"{source}, line {row.line}"
         if row.overflow:
@@ -103,12 +116,12 @@ def key_from(table: Sheet) -> Key:
         if twin is not None:
             raise GradcalcError(f"{where}: problem {name!r} is in the key twice (first on "
                                 f"line {twin.line})", kind="usage")
-        kind = kind_of({c: row.get(c) for c in COLUMNS}, where)
         points = _number(row.get("points"), "points", where, positive=True)
-        problems[name] = Problem(
+        problem = Problem(
             name, function, row.get("wrt").strip(),
             _number(row.get("rtol"), "rtol", where), _number(row.get("atol"), "atol", where),
-            1.0 if points is None else points, row.line, kind)
+            1.0 if points is None else points, row.line)
+        problems[name] = _with_variants(problem, row, where, row.get("term").strip() or term)
         seen[name.lower()] = problems[name]
         if len(problems) > MAX_PROBLEMS:
             raise GradcalcError(f"{source} has over {MAX_PROBLEMS:,} problems", kind="limit")
@@ -116,3 +129,41 @@ def key_from(table: Sheet) -> Key:
         raise GradcalcError(f"{source} has no problems: one row per problem under the "
                             "header problem,function", kind="usage")
     return Key(problems, source)
+
+
+def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Problem:
+    """The problem with its kind, its parameters (checked: every variant can be drawn,
+    reads as the template and is defined somewhere) and its hints (read on the variants
+    tried)."""
+    from dataclasses import replace
+
+    from gradcalc.grading import variants
+    from gradcalc.grading.params import read as read_params
+
+    cells = {c: row.get(c) for c in COLUMNS}
+    hints = read_hints(row.get("hints"), where)
+    spec = row.get("params").strip()
+    if not spec:
+        return replace(problem, kind=kind_of(cells, where), hints=hints)
+    names = {n.strip() for n in problem.wrt.replace(";", ",").split(",") if n.strip()}
+    found = read_params(spec, where, frozenset(names))
+    used = variants.names_in(cells.get("at") or "") & set(found.names)
+    kind = kind_of({**cells, "at": ""} if used else cells, where)
+    clash = sorted(set(found.names) & _variables(kind))
+    if clash:
+        raise GradcalcError(f"{where}, column params: {clash[0]!r} is a variable of the "
+                            "problem (its kind columns name it), not a parameter",
+                            kind="usage")
+    template = Template(problem.name, problem.function, found, term, where, kind,
+                        tuple(cells.items()) if used else ())
+    count, tried = variants.check_template(template)
+    for values in tried:
+        for hint in hints:
+            hint.put(values, where)
+    return replace(problem, kind=kind, template=template, hints=hints, variants=count)
+
+
+def _variables(kind: Kind) -> set[str]:
+    """The names a problem's kind columns make its variables."""
+    return ({kind.implicit} - {None} | set(kind.partial) | {n for n, _ in kind.at}
+            | {n for n, _ in kind.shape})  # type: ignore[operator]

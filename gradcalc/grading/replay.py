@@ -22,6 +22,8 @@ from typing import Any
 
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.grading.classfile import open_binary, share, text_lines
+from gradcalc.grading.hints import Hint, fire
+from gradcalc.grading.variants import redrawn
 from gradcalc.homework import answer as checking
 from gradcalc.homework.answer import split_wrt
 from gradcalc.homework.receipt import kind_of, receipt, settings_of
@@ -107,6 +109,8 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
         settings = settings_of(rec)
         wrt = split_wrt(",".join(rec["wrt"])) if rec.get("wrt") else None
         kind = kind_of(rec)
+        if isinstance(rec.get("variant"), dict):
+            out.differences += redrawn(rec["variant"], rec["function"], kind)
         verdict = checking.run(checking.AnswerJob(rec["function"], rec["answer"], wrt,
                                                  settings, limits, kind=kind))
     except Exception as exc:  # noqa: BLE001 - an error is a result to compare, too
@@ -133,6 +137,9 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
                     out.differences)
         except (TypeError, ValueError):
             out.differences.append("score: max_score is not a number")
+    if isinstance(rec.get("hints"), list):
+        _differ("hint", obj.get("hint"), _hint_now(rec, verdict, kind, settings, limits),
+                out.differences)
     recorded, fresh = rec.get("points") or [], now["points"]
     if len(recorded) != len(fresh):
         out.differences.append(f"points: recorded {len(recorded)}, now {len(fresh)}")
@@ -142,6 +149,19 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
                 _differ(f"point {k + 1} {part}", a.get(part) if isinstance(a, dict) else a,
                         b[part], out.differences)
     return out
+
+
+def _hint_now(rec: dict[str, Any], verdict: Any, kind: Any, settings: Any,
+              limits: Limits) -> dict[str, str] | None:
+    """The teacher's hint (of those the receipt carries) that fires now, as a row
+    records it."""
+    try:
+        hints = tuple(Hint(str(h["on"]), str(h["message"]), bool(h.get("rule")))
+                      for h in rec["hints"])
+    except (KeyError, TypeError):
+        return {"on": "?", "message": "the receipt's hints cannot be read"}
+    k = fire(hints, rec["answer"], verdict, kind, settings, limits)
+    return None if k is None else {"on": hints[k].on, "message": hints[k].message}
 
 
 def replay_file(file: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Replayed]:

@@ -4,8 +4,11 @@ The receipt names gradcalc's version, both texts as given, the inputs differenti
 settings (seed, samples, tolerances, proof), the method, and at every sampled point both
 sides' values; for a problem beyond the first derivative, its kind (order, partial, at,
 implicit, antiderivative, constant, shape, integers: the registry's settings, by name).
-`settings_of` and `kind_of` read them back for
-a replay.
+A row of a parametrised problem adds its variant (`variant`: the problem, the student, the
+term's seed, the values drawn, the key's template and params; its function is the
+variant's text) and a problem with the teacher's hints adds them as put on the variant
+(`hints`), so that a replay can draw the variant and fire the hints again.
+`settings_of` and `kind_of` read them back for a replay.
 """
 
 from __future__ import annotations
@@ -49,6 +52,20 @@ def receipt(function: str, answer: str, wrt: list[str] | None, settings: Setting
                           "expected": _numbers(expected[k]) if k < len(expected) else None,
                           "answer": _numbers(answered[k]) if k < len(answered) else None}
                          for k, at in enumerate(verdict.points)]
+    return out
+
+
+def with_variant(rec: dict[str, Any], variant: dict[str, Any] | None,
+                 hints: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """A row's receipt: its verdict's, with the student's variant and the hints (each
+    only when there is one), last."""
+    if variant is None and hints is None:
+        return rec
+    out = dict(rec)
+    if variant is not None:
+        out["variant"] = variant
+    if hints is not None:
+        out["hints"] = hints
     return out
 
 

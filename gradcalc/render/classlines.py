@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 KEPT = 4096
 #: the row's own fields: they come first, and a verdict's field of the same name
 #: (its own share of the score) gives way to the row's
-_OWN = ("id", "line", "problem", "answer", "columns", "score", "max_score")
+_OWN = ("id", "line", "problem", "answer", "columns", "score", "max_score", "params", "hint")
 
 _ENCODED: OrderedDict[int, tuple[Any, str, str | None]] = OrderedDict()
 
@@ -49,6 +49,11 @@ def row_head(r: Result, keyed: bool) -> dict[str, Any]:
     head["columns"] = dict(r.task.extras)
     head["score"] = r.earned
     head["max_score"] = r.task.points
+    if r.task.variant is not None:
+        head["params"] = r.task.variant.as_json()["params"]
+    fired = r.fired
+    if fired is not None:
+        head["hint"] = {"on": fired[1].on, "message": fired[1].message}
     return head
 
 
@@ -62,4 +67,6 @@ def json_line(r: Result, keyed: bool) -> str:
     part, receipt = _verdict_part(r.verdict)
     if receipt is None:
         receipt = json.dumps(r.receipt)
+    elif r.task.variant is not None or r.task.hints:
+        receipt = json.dumps(r.receipt)  # the verdict's, with the row's own variant
     return f'{json.dumps(head)[:-1]}, {part}, "receipt": {receipt}}}\n'

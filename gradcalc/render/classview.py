@@ -53,10 +53,27 @@ def note(r: Result) -> str:
     v = r.verdict
     assert v is not None
     if v.verdict == "incorrect":
-        return (v.feedback + "; " if v.feedback else "") + f"expected {v.expected}"
+        return (hinted(r) + (v.feedback + "; " if v.feedback else "")
+                + f"expected {v.expected}")
     if v.verdict == "undetermined":
         return v.reason or ""
     return ""
+
+
+def hinted(r: Result) -> str:
+    """The teacher's hint that fired on the row, before gradcalc's own feedback."""
+    fired = r.fired
+    return f"{fired[1].message}; " if fired is not None else ""
+
+
+def verdict_line(r: Result) -> str:
+    """The row's verdict in one line (plain's), the teacher's hint first."""
+    if r.verdict is None:
+        return f"unreadable: {r.error[1]}"  # type: ignore[index]
+    line = plain(r.verdict)
+    if r.fired is None:
+        return line
+    return f"incorrect: {hinted(r)}" + line[len("incorrect") + 2:]  # after ": " or "; "
 
 
 def answer_read(r: Result) -> str:
@@ -71,7 +88,7 @@ def answer_read(r: Result) -> str:
 def row_plain(r: Result, keyed: bool) -> str:
     """student, problem (the function in a one-file class), the other columns, answer,
     score/points and the verdict's line, separated by tabs."""
-    verdict = plain(r.verdict) if r.verdict is not None else f"unreadable: {r.error[1]}"  # type: ignore[index]
+    verdict = verdict_line(r)
     cells = [r.task.student, r.task.problem if keyed else r.task.function,
              *(v for _, v in r.task.extras), r.task.answer,
              f"{points_text(r.earned)}/{points_text(r.task.points)}", verdict]

@@ -120,6 +120,25 @@ def _text_replay_end(total: int, differ: int, said: str, out: Any, err: Any) -> 
     err.write(said + "\n")
 
 
+def _rich_sheet(sheet: Any, answers: bool, out: Any) -> None:
+    from gradcalc.render.sheets import show_sheet
+    from gradcalc.render.terminal import draw
+
+    draw(lambda console: show_sheet(sheet, answers, console))
+
+
+def _json_sheet(sheet: Any, answers: bool, out: Any) -> None:
+    from gradcalc.render.sheets import sheet_json
+
+    out.write(sheet_json(sheet, answers))
+
+
+def _plain_sheet(sheet: Any, answers: bool, out: Any) -> None:
+    from gradcalc.render.sheets import sheet_plain
+
+    out.write(sheet_plain(sheet, answers))
+
+
 def _csv_chunk(result: Any, first: bool, fast: bool) -> Any:
     if fast and result.table.plain and not result.has_errors:
         from gradcalc.render.fast_rows import csv_text
@@ -175,6 +194,7 @@ class Format:
     replayed: Callable[[Any, str, Any], None] | None = None  # a verdict judged again
     replay_end: Callable[[int, int, str, Any, Any], None] | None = None
     chunk: Callable[[Any, bool, bool], Any] | None = None  # a chunk of a table's rows
+    sheet: Callable[[Any, bool, Any], None] | None = None  # one student's handed-out sheet
 
     @property
     def table_rows(self) -> Format:
@@ -184,13 +204,15 @@ class Format:
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("rich", person=True, rows="csv", result=_rich_result, verdict=_rich_verdict,
-           row=_drawn_row, replayed=_text_replayed, replay_end=_text_replay_end),
+           row=_drawn_row, replayed=_text_replayed, replay_end=_text_replay_end,
+           sheet=_rich_sheet),
     Format("json", structured=True, rows="json", inline=True, result=_json_result,
            verdict=_json_verdict, error=_json_error, row=_json_row, class_end=_json_class_end,
-           replayed=_json_replayed, replay_end=_json_replay_end, chunk=_json_chunk),
+           replayed=_json_replayed, replay_end=_json_replay_end, chunk=_json_chunk,
+           sheet=_json_sheet),
     Format("plain", rows="plain", result=_plain_result, verdict=_plain_verdict,
            row=_plain_row, class_end=_plain_class_end, replayed=_text_replayed,
-           replay_end=_text_replay_end, chunk=_plain_chunk),
+           replay_end=_text_replay_end, chunk=_plain_chunk, sheet=_plain_sheet),
     Format("csv", fast=True, chunk=_csv_chunk),
     Format("parquet", binary=True, chunk=_parquet_chunk),
 )}

@@ -1,16 +1,17 @@
 """The class picture as one static HTML page: no script, no font, no link off the page.
 
 Per problem: the share of correct, incorrect, undetermined and unreadable answers as a
-bar, and the commonest mistakes with their counts and example answers; then the slowest
-rows and every student's scores. Every text from the files is escaped; styles are inline
-in the page, so it opens from disk in any browser, offline.
+bar, and the commonest mistakes with the students who made them and example answers (for
+a parametrised problem, its parameters, an example variant, and the variant each example
+answered); then the slowest rows and every student's scores. Every text from the files is
+escaped; styles are inline in the page, so it opens from disk in any browser, offline.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from gradcalc.grading.gradebook import Picture
+from gradcalc.grading.gradebook import Picture, ProblemPicture
 from gradcalc.render.classview import points_text
 
 _COLOURS = {"correct": "#2e7d32", "incorrect": "#c62828", "undetermined": "#f9a825",
@@ -43,6 +44,16 @@ def _bar(counts: dict[str, int]) -> str:
     return f'<div class="bar">{parts}</div><p class="legend">{legend}</p>'
 
 
+def _variants(p: ProblemPicture) -> str:
+    """A parametrised problem's parameters and one student's variant."""
+    count = f"{p.variants:,} variant{'s' * (p.variants != 1)}"
+    text = f'<p class="params">Parameters <code>{escape(p.params)}</code> ({count})'
+    if p.example is not None:
+        text += (f"; e.g. {escape(p.example.student)}: {escape(p.example.shown)}, "
+                 f"<code>{escape(p.example.function)}</code>")
+    return text + ".</p>"
+
+
 def _anchor(k: int) -> str:
     return f"problem-{k + 1}"
 
@@ -64,12 +75,17 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture") -> str
     for k, p in enumerate(pic.problems):
         out.append(f'<section id="{_anchor(k)}"><h3>{escape(p.name)}: '
                    f"<code>{escape(p.function)}</code></h3>")
+        if p.params:
+            out.append(_variants(p))
         out.append(_bar(p.counts))
         if p.mistakes:
-            out.append('<table class="mistakes"><tr><th>mistake</th><th class="n">answers'
+            out.append('<table class="mistakes"><tr><th>mistake</th><th class="n">students'
                        "</th><th>example answers</th></tr>")
             for m in p.mistakes:
-                examples = "<br>".join(f"<code>{escape(e)}</code>" for e in m.examples)
+                examples = "<br>".join(
+                    f"<code>{escape(e)}</code>" + (f" on <code>{escape(m.variants[k])}</code>"
+                                                   if k < len(m.variants) else "")
+                    for k, e in enumerate(m.examples))
                 out.append(f"<tr><td>{escape(m.label)}</td><td class=\"n\">{m.count}</td>"
                            f"<td>{examples}</td></tr>")
             out.append("</table>")

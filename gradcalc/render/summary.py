@@ -23,13 +23,15 @@ def show_picture(pic: Picture, console: Any) -> None:
                                          ("correct", "incorrect", "undetermined",
                                           "unreadable")))
     console.print(problems)
+    _show_variants(pic, console)
     mistakes = Table(title="Most common mistakes", show_edge=False, header_style="bold")
     for name in ("problem", "mistake", "n", "e.g."):
         mistakes.add_column(name, overflow="fold", justify="right" if name == "n" else "left")
     for p in pic.problems:
         for m in p.mistakes[:TOP_MISTAKES]:
+            example = m.examples[0] + (f" on {m.variants[0]}" if m.variants else "")
             mistakes.add_row(Text(shown(p.name)), Text(shown(m.label)), str(m.count),
-                             Text(shown(m.examples[0])))
+                             Text(shown(example)))
     if mistakes.row_count:
         console.print(mistakes)
     book = pic.book
@@ -39,6 +41,26 @@ def show_picture(pic: Picture, console: Any) -> None:
     for student in book.students:
         students.add_row(Text(shown(student)), points_text(round(book.total(student), 3)))
     console.print(students)
+
+
+def _show_variants(pic: Picture, console: Any) -> None:
+    """The parametrised problems: their parameters, how many variants, and one."""
+    from rich.table import Table
+    from rich.text import Text
+
+    drawn = [p for p in pic.problems if p.params]
+    if not drawn:
+        return
+    table = Table(title="Parameters", show_edge=False, header_style="bold")
+    for name in ("problem", "params", "variants", "e.g."):
+        table.add_column(name, overflow="fold", justify="right" if name == "variants"
+                         else "left")
+    for p in drawn:
+        example = (f"{p.example.student}: {p.example.function}" if p.example is not None
+                   else "")
+        table.add_row(Text(shown(p.name)), Text(shown(p.params)), f"{p.variants:,}",
+                      Text(shown(example)))
+    console.print(table)
 
 
 def draw_to(stream: Any, render: Any) -> None:

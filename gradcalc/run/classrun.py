@@ -1,9 +1,10 @@
-"""`check --file` end to end: read the key and the class, judge row by row, write each row
-as it is judged (JSON or plain lines) or a table at the end, then the summary and the
-files asked for (grades, Gradescope results, the HTML report), each written whole.
+"""`grade` end to end: read the key and the class, judge row by row, write each row as it
+is judged (JSON or plain lines) or a table at the end, then the summary and the files
+asked for (grades, Gradescope results, the HTML report), each written whole.
 
-Every output path is checked before any row is judged, and the files are written only
-after the last row, all or none (`gradcalc.render.files`).
+Every output path is checked before any row is judged, and so is every student's
+variant of a parametrised problem (a first pass over the class file); the files are
+written only after the last row, all or none (`gradcalc.render.files`).
 """
 
 from __future__ import annotations
@@ -87,7 +88,13 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
     _check_outputs(job)
     key = load_key(job.key) if job.key else None
     bar = job.fmt.person and sys.stderr.isatty()
-    with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1) as path:
+    drawn = key is not None and any(p.template for p in key.problems.values())
+    with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1 or drawn
+                         ) as path:
+        if drawn:  # every student's variant checked before any answer is judged
+            from gradcalc.grading.classfile import check_variants
+
+            check_variants(path, key)
         total, students = (classfile_survey(path, key, bool(job.gradescope))
                            if job.gradescope or bar else (0, []))
         if job.gradescope and len(students) > 1:

@@ -41,6 +41,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "implicit": ("implicit", "dependent"),
     "constant": ("constant", "plus c", "+c", "+ c"),
     "integers": ("integers", "whole numbers"),
+    "params": ("params", "parameters"),
+    "term": ("term", "term seed"),
+    "hints": ("hints", "hint"),
 }
 
 

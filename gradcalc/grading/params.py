@@ -1,0 +1,376 @@
+"""A problem's parameters as a teacher declares them (a key's `params` cell), and their draw
+for one student: the same values on any machine, in any process, with any --jobs.
+
+Declarations, separated by `;` or line breaks, each read by gradcalc's own parser:
+
+    a = 2..9                 the integers 2 to 9
+    b = 2..5 except 3        a range without some values
+    c = 1/2..5/2 step 1/2    a range with a step (rationals too)
+    d = a+1..9               a range that depends on earlier parameters
+    n = choice(2, 3, 4)      one of these values
+    k = 2a + 1               a derived value: exact arithmetic on earlier parameters
+    a != b                   a condition (== != < <= > >=, and, or, not)
+
+Values are exact rationals (`fractions.Fraction`); the draw is `gradcalc.grading.draws`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from gradcalc.errors import GradcalcError
+from gradcalc.language.ir import (
+    Binary,
+    BoolOp,
+    Call,
+    Compare,
+    Expr,
+    ExprStmt,
+    Name,
+    Not,
+    Num,
+    Unary,
+)
+
+#: the most values a parameter may take, and the largest numerator or denominator
+MAX_VALUES, MAX_MAGNITUDE = 10_000, 10**12
+#: the largest exponent of a power in a parameter's arithmetic
+MAX_EXPONENT = 64
+#: names a parameter cannot have (the language's constants)
+RESERVED = frozenset({"e", "E", "pi", "π", "tau", "inf", "nan"})
+
+_NAME = re.compile(r"[^\W\d]\w*")
+_RANGE = re.compile(r"^(?P<lo>.+?)\.\.(?P<hi>.+?)(?:\s+step\s+(?P<step>.+?))?"
+                    r"(?:\s+except\s+(?P<ex>.+))?$", re.S)
+_CHOICE = re.compile(r"^choice\s*\((?P<args>.*)\)(?:\s+except\s+(?P<ex>.+))?$", re.S)
+_EXCEPT = re.compile(r"^(?P<expr>.+?)\s+except\s+(?P<ex>.+)$", re.S)
+#: '=' that is not part of ==, <=, >=, !=
+_EQUALS = re.compile(r"(?<![=<>!])=(?!=)")
+_SPELLED = {"≠": "!=", "≤": "<=", "≥": ">=", "…": "..", "−": "-"}
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A parameter drawn from a list: a range (lo..hi, its step) or a choice, without
+    the excepted values; bounds may use earlier parameters."""
+
+    name: str
+    text: str
+    lo: Expr | None = None
+    hi: Expr | None = None
+    step: Expr | None = None
+    choices: tuple[Expr, ...] = ()
+    excepted: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A parameter computed from earlier ones (exact arithmetic)."""
+
+    name: str
+    text: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Condition:
+    text: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Params:
+    """A parsed `params` cell: its declarations in order and its conditions."""
+
+    text: str
+    decls: tuple[Drawn | Derived, ...]
+    conditions: tuple[Condition, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.decls)
+
+
+Values = tuple[tuple[str, Fraction], ...]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read(text: str, where: str, forbidden: frozenset[str] = frozenset()) -> Params:
+    """The parameters of a `params` cell; GradcalcError naming WHERE (the key's line) when
+    a declaration cannot be read. `forbidden`: names that cannot be parameters (the
+    problem's variables)."""
+    decls: list[Drawn | Derived] = []
+    conditions: list[Condition] = []
+    for piece in _pieces(text):
+        at = f"{where}, column params, {piece!r}"
+        m = _EQUALS.search(piece)
+        if m is None:
+            expr = _expression(piece, at)
+            if not isinstance(expr, (Compare, BoolOp, Not)):
+                raise GradcalcError(f"{at}: neither a parameter (NAME = ...) nor a condition "
+                                    "(such as a != b)", kind="usage")
+            _check_names(expr, [d.name for d in decls], at)
+            conditions.append(Condition(piece, expr))
+            continue
+        name, body = piece[:m.start()].strip(), piece[m.end():].strip()
+        _check_name(name, [d.name for d in decls], forbidden, at)
+        decl = _declaration(name, body, piece, at)
+        for part in _parts(decl):
+            _check_names(part, [d.name for d in decls], at)
+        decls.append(decl)
+    if not decls:
+        raise GradcalcError(f"{where}, column params: no parameter is declared (e.g. "
+                            "a = 2..9; b = choice(2, 3))", kind="usage")
+    return Params(text.strip(), tuple(decls), tuple(conditions))
+
+
+def _pieces(text: str) -> list[str]:
+    for word, plain in _SPELLED.items():
+        text = text.replace(word, plain)
+    return [p.strip() for p in re.split(r"[;\n]", text) if p.strip()]
+
+
+def _declaration(name: str, body: str, piece: str, at: str) -> Drawn | Derived:
+    if not body:
+        raise GradcalcError(f"{at}: give {name} a range, a choice or a value", kind="usage")
+    m = _CHOICE.match(body)
+    if m:
+        choices = tuple(_expression(a, at) for a in _split_commas(m["args"]))
+        if not choices:
+            raise GradcalcError(f"{at}: choice() needs at least one value", kind="usage")
+        return Drawn(name, piece, choices=choices, excepted=_excepted(m["ex"], at))
+    m = _RANGE.match(body)
+    if m:
+        return Drawn(name, piece, _expression(m["lo"], at), _expression(m["hi"], at),
+                     _expression(m["step"], at) if m["step"] else None,
+                     excepted=_excepted(m["ex"], at))
+    if _EXCEPT.match(body):
+        raise GradcalcError(f"{at}: 'except' goes with a range (2..9 except 5) or a "
+                            "choice", kind="usage")
+    return Derived(name, piece, _expression(body, at))
+
+
+def _excepted(text: str | None, at: str) -> tuple[Expr, ...]:
+    return tuple(_expression(v, at) for v in _split_commas(text)) if text else ()
+
+
+def _split_commas(text: str) -> list[str]:
+    out, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            out.append(text[start:k])
+            start = k + 1
+    out.append(text[start:])
+    return [p.strip() for p in out if p.strip()]
+
+
+def _expression(text: str, at: str) -> Expr:
+    """One number expression (or condition), read by gradcalc's parser (never eval)."""
+    from gradcalc.language.parse import parse
+
+    try:
+        program = parse(text.strip(), functions=("abs",))
+    except GradcalcError as exc:
+        raise GradcalcError(f"{at}: {exc.message}", kind="usage") from None
+    if len(program.body) != 1 or not isinstance(program.body[0], ExprStmt):
+        raise GradcalcError(f"{at}: {text.strip()!r} is not one expression", kind="usage")
+    return program.body[0].value
+
+
+def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str) -> None:
+    from gradcalc.engine.ops import FUNCTIONS
+
+    if not _NAME.fullmatch(name):
+        raise GradcalcError(f"{at}: {name!r} is not a parameter's name (a letter, then "
+                            "letters or digits)", kind="usage")
+    if name in RESERVED or name in FUNCTIONS:
+        raise GradcalcError(f"{at}: {name!r} is a constant or a function of the language, "
+                            "not a free name for a parameter", kind="usage")
+    if name in forbidden:
+        raise GradcalcError(f"{at}: {name!r} is a variable of the problem (its wrt), not a "
+                            "parameter", kind="usage")
+    if name in before:
+        raise GradcalcError(f"{at}: the parameter {name!r} is declared twice", kind="usage")
+
+
+def _parts(decl: Drawn | Derived) -> Iterator[Expr]:
+    if isinstance(decl, Derived):
+        yield decl.expr
+        return
+    yield from (e for e in (decl.lo, decl.hi, decl.step) if e is not None)
+    yield from decl.choices
+    yield from decl.excepted
+
+
+def _check_names(expr: Expr, before: list[str], at: str) -> None:
+    for name in sorted(_names(expr)):
+        if name not in before:
+            raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it",
+                                kind="usage")
+
+
+def _names(e: Any) -> set[str]:
+    if isinstance(e, Name):
+        return {e.id}
+    out: set[str] = set()
+    for part in (getattr(e, f, None) for f in ("left", "right", "operand")):
+        if part is not None:
+            out |= _names(part)
+    for many in (getattr(e, f, ()) for f in ("args", "operands", "values")):
+        for part in many:
+            out |= _names(part)
+    return out
+
+
+# --------------------------------------------------------------------------- exact values
+
+
+def value(e: Any, env: dict[str, Fraction]) -> Any:
+    """An expression's exact value (a Fraction; a bool for a condition); GradcalcError
+    for what exact arithmetic cannot do."""
+    if isinstance(e, Num):
+        return _number(e.value)
+    if isinstance(e, Name):
+        return env[e.id]
+    if isinstance(e, Unary):
+        v = value(e.operand, env)
+        return -v if e.op == "-" else v
+    if isinstance(e, Binary):
+        return _binary(e.op, value(e.left, env), value(e.right, env))
+    if isinstance(e, Call) and e.func == "abs" and len(e.args) == 1:
+        return abs(value(e.args[0], env))
+    if isinstance(e, Compare):
+        items = [value(x, env) for x in e.operands]
+        return all(_compare(op, a, b) for op, a, b in zip(e.ops, items, items[1:],
+                                                           strict=False))
+    if isinstance(e, BoolOp):
+        truths = (bool(value(v, env)) for v in e.values)
+        return all(truths) if e.op == "and" else any(truths)
+    if isinstance(e, Not):
+        return not value(e.operand, env)
+    raise GradcalcError("only numbers, + - * / ^ and abs() go into a parameter", kind="usage")
+
+
+@lru_cache(maxsize=4096)
+def _number(v: float) -> Fraction:
+    """A literal's exact value: the decimal it was written as (0.1 is 1/10)."""
+    if not math.isfinite(v):
+        raise GradcalcError(f"{v} is not a finite number", kind="usage")
+    return _bounded(Fraction(repr(v)))
+
+
+def _binary(op: str, a: Fraction, b: Fraction) -> Fraction:
+    if op == "**":
+        if b.denominator != 1 or abs(b) > MAX_EXPONENT:
+            raise GradcalcError(f"a power's exponent is a whole number up to {MAX_EXPONENT} "
+                                "(exact arithmetic)", kind="usage")
+        if a == 0 and b < 0:
+            raise GradcalcError("a division by zero", kind="usage")
+        return _bounded(a ** int(b))
+    if op == "/":
+        if b == 0:
+            raise GradcalcError("a division by zero", kind="usage")
+        return _bounded(a / b)
+    if op not in ("+", "-", "*"):
+        raise GradcalcError(f"{op!r} does not go into a parameter", kind="usage")
+    return _bounded(a + b if op == "+" else a - b if op == "-" else a * b)
+
+
+def _bounded(v: Fraction) -> Fraction:
+    if abs(v.numerator) > MAX_MAGNITUDE or v.denominator > MAX_MAGNITUDE:
+        raise GradcalcError(f"a parameter's value is over {MAX_MAGNITUDE:.0e} (numerator or "
+                            "denominator)", kind="limit")
+    return v
+
+
+def _compare(op: str, a: Fraction, b: Fraction) -> bool:
+    return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
+            ">=": a >= b}[op]
+
+
+def choices_of(decl: Drawn, env: dict[str, Fraction]) -> list[Fraction]:
+    """The values a drawn parameter takes, in order (a range from lo up, then a choice as
+    listed), the excepted ones left out."""
+    if decl.choices:
+        values = [value(c, env) for c in decl.choices]
+    else:
+        assert decl.lo is not None and decl.hi is not None
+        lo, hi = value(decl.lo, env), value(decl.hi, env)
+        step = value(decl.step, env) if decl.step is not None else Fraction(1)
+        if step <= 0:
+            raise GradcalcError(f"the step of {decl.name} is not above 0", kind="usage")
+        count = math.floor((hi - lo) / step) + 1
+        if count > MAX_VALUES:
+            raise GradcalcError(f"{decl.name} takes over {MAX_VALUES:,} values: give a "
+                                "narrower range or a larger step", kind="limit")
+        values = [lo + k * step for k in range(max(count, 0))]
+    left_out = {value(x, env) for x in decl.excepted}
+    out = [v for v in values if v not in left_out]
+    if not out:
+        raise GradcalcError(f"{decl.name} has no value: the range or choice is empty"
+                            + (" once the excepted values are left out" if values else ""),
+                            kind="usage")
+    return out
+
+
+def text_of(v: Fraction) -> str:
+    """A value as the key writes it: 3, -3, 1/2, -1/2."""
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def json_of(v: Fraction) -> int | str:
+    """A value in JSON: a whole number as a number, a fraction as its text ("1/2")."""
+    return v.numerator if v.denominator == 1 else text_of(v)
+
+
+def shown(values: Values) -> str:
+    """`a = 3, b = 1/2`."""
+    return ", ".join(f"{n} = {text_of(v)}" for n, v in values)
+
+
+def derived(decl: Derived, env: dict[str, Fraction]) -> Fraction:
+    """A derived parameter's value from the earlier ones (an error names it)."""
+    try:
+        return value(decl.expr, env)
+    except GradcalcError as exc:
+        raise with_values(decl, env, exc) from None
+
+
+def values_of(decl: Drawn, env: dict[str, Fraction]) -> list[Fraction] | tuple[Fraction, ...]:
+    """A drawn parameter's values given the earlier ones (an error names it)."""
+    try:
+        if not depends(decl):
+            return fixed_values(decl)
+        return choices_of(decl, env)
+    except GradcalcError as exc:
+        raise with_values(decl, env, exc) from None
+
+
+@lru_cache(maxsize=1024)
+def depends(decl: Drawn) -> bool:
+    return any(_names(part) for part in _parts(decl))
+
+
+@lru_cache(maxsize=1024)
+def fixed_values(decl: Drawn) -> tuple[Fraction, ...]:
+    """The values of a parameter whose range or choice uses no other parameter: the same
+    list for every draw, made once."""
+    return tuple(choices_of(decl, {}))
+
+
+def with_values(decl: Drawn | Derived, env: dict[str, Fraction],
+                exc: GradcalcError) -> GradcalcError:
+    """The error of one declaration, naming it and the earlier values it was computed
+    with."""
+    when = f" when {shown(tuple(env.items()))}" if env else ""
+    return GradcalcError(f"{decl.text!r}: {exc.message}{when}", kind=exc.kind)

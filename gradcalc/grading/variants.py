@@ -1,0 +1,404 @@
+"""A problem's variant for one student: the parameters drawn (`params`), put into the key's
+texts as exact numbers, checked to read as the teacher's template, and to be defined
+somewhere.
+
+The numbers go into the text itself (`put_in`): each parameter's name becomes its value,
+a whole number as it is (`3`, written `2·3` after a number or a name), any other value
+in parentheses (`(-3)`, `(1/2)`). The result is read by gradcalc's parser and must be the
+template's own reading with each parameter replaced by its number, node for node; where
+it is not (a value against a function's name, `sin a`), every value is parenthesised,
+then also multiplied; a template that no form reads alike is an error naming the key's
+line. So the variant is the teacher's text with numbers in it, judged like any function,
+and a receipt's function text is all a replay needs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, is_dataclass
+from functools import lru_cache
+from typing import Any
+
+from gradcalc.errors import GradcalcError
+from gradcalc.grading import draws as drawing
+from gradcalc.grading import params
+from gradcalc.grading.params import Params, Values, json_of, text_of
+from gradcalc.homework.kinds.registry import PLAIN, Kind
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+#: variants of each problem tried when the key is read: their texts must read as the
+#: template's, and each function must be defined somewhere
+CHECKED = 24
+#: a name: not inside another, nor a LaTeX command (after a digit it is: 2a is 2·a)
+_IDENTIFIER = re.compile(r"(?<!\\)(?<![^\W\d])[^\W\d]\w*")
+#: how a value is written into the text, tried in order
+FORMS = ("tidy", "grouped", "multiplied")
+
+
+@dataclass(frozen=True)
+class Template:
+    """A problem of the key written with parameters: its texts, what to draw, the term's
+    seed, and where it was read (errors name the key's line)."""
+
+    name: str
+    function: str
+    params: Params
+    term: str
+    where: str
+    kind: Kind = PLAIN
+    #: the kind cells when the `at` cell uses parameters (the kind is read per variant)
+    cells: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def equation(self) -> bool:
+        return self.kind.implicit is not None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One student's problem: the values drawn and the texts judged."""
+
+    problem: str
+    student: str
+    term: str
+    values: Values
+    function: str  # the variant's function text, as judged
+    template: str  # the key's function text
+    params: str  # the key's params cell
+    kind: Kind = PLAIN
+
+    @property
+    def shown(self) -> str:
+        return params.shown(self.values)
+
+    def as_json(self) -> dict[str, Any]:
+        """The variant as a verdict's row and receipt record it."""
+        return {"problem": self.problem, "student": self.student, "term": self.term,
+                "params": {n: json_of(v) for n, v in self.values},
+                "template": self.template, "spec": self.params}
+
+
+# --------------------------------------------------------------------------- texts
+
+
+def substitute(text: str, values: Values, form: str = "tidy") -> str:
+    """TEXT with each parameter's name replaced by its value, written in FORM."""
+    numbers = dict(values)
+    out, last = [], 0
+    for m in _IDENTIFIER.finditer(text):
+        if m.group() not in numbers:
+            continue
+        before, after = text[:m.start()].rstrip(), text[m.end():].lstrip()
+        out += [text[last:m.start()], _written(numbers[m.group()], before[-1:], after[:1],
+                                               form)]
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
+def _written(v: Any, before: str, after: str, form: str) -> str:
+    plain = v.denominator == 1 and v >= 0
+    core = text_of(v) if plain and form == "tidy" and not (after.isdigit() or after == ".") \
+        else f"({text_of(v)})"
+    against = bool(before) and (before.isalnum() or before in ")]")
+    if against and (form == "multiplied" or (form == "tidy" and not core.startswith("("))):
+        return "·" + core
+    return core
+
+
+def names_in(text: str) -> set[str]:
+    """The names a text uses (LaTeX commands aside)."""
+    return {m.group() for m in _IDENTIFIER.finditer(text)}
+
+
+def at_text(cell: str, values: Values) -> str:
+    """An `at` cell with its parameters' values put in (`x=a` -> `x=(3)`), as the values'
+    reader takes it (products written with *)."""
+    return substitute(cell, values, "multiplied").replace("·", "*")
+
+
+def _tree(node: Any, numbers: dict[str, Any]) -> Any:
+    """A program's nodes as nested tuples without their positions, each parameter's name
+    replaced by its value's own reading."""
+    from gradcalc.language.ir import Name, Pos
+
+    if isinstance(node, Name) and node.id in numbers:
+        return numbers[node.id]
+    if isinstance(node, Pos):
+        return None
+    if isinstance(node, tuple):
+        return tuple(_tree(x, numbers) for x in node)
+    if is_dataclass(node):
+        return (type(node).__name__, *(_tree(getattr(node, f.name), numbers)
+                                       for f in fields(node)
+                                       if f.name not in ("pos", "source")))
+    return node
+
+
+def _sides(text: str, equation: bool) -> list[str]:
+    from gradcalc.homework.kinds.implicit import split_equation
+    from gradcalc.homework.reading.claims import vector
+
+    return list(split_equation(text)) if equation else [vector(text)]
+
+
+def _read(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    from gradcalc.language.parse import parse
+
+    return parse(text, limits=limits)
+
+
+@lru_cache(maxsize=4096)
+def _value_tree(v: Any) -> Any:
+    return _tree(_read(f"({text_of(v)})").body[0].value, {})
+
+
+def put_in(template: Template, values: Values, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The template's function with the values in it (`written`)."""
+    return written(template.function, values, template.where, "function",
+                   template.equation, limits)
+
+
+@lru_cache(maxsize=16384)
+def written(text: str, values: Values, where: str, what: str = "function",
+            equation: bool = False, limits: Limits = DEFAULT_LIMITS) -> str:
+    """TEXT with the values in it, in the first form that reads as TEXT does with the
+    parameters' names; GradcalcError naming WHERE (the key's line) when none does."""
+    numbers = {n: _value_tree(v) for n, v in values}
+    if not numbers:
+        return text
+    sides = _sides(text, equation)
+    wanted = [_tree(_read(s, limits).body, numbers) for s in sides]
+    for form in FORMS:
+        texts = [substitute(s, values, form) for s in sides]
+        try:
+            got = [_tree(_read(t, limits).body, {}) for t in texts]
+        except GradcalcError:
+            continue
+        if got == wanted:
+            return " = ".join(texts) if equation else substitute(text, values, form)
+    raise GradcalcError(f"{where}: with {params.shown(values)} the {what} {text!r} does not "
+                        "read as it does with the parameters' names: write each product "
+                        "with a parameter with * (e.g. 2*a*x)", kind="usage")
+
+
+# --------------------------------------------------------------------------- variants
+
+
+@lru_cache(maxsize=65536)
+def variant_of(template: Template, student: str, limits: Limits = DEFAULT_LIMITS) -> Variant:
+    """STUDENT's variant of the problem (the same on every run, in every process)."""
+    try:
+        values = drawing.draw(template.params, template.term, student, template.name)
+    except GradcalcError as exc:
+        raise GradcalcError(f"{template.where}: {exc.message}", kind=exc.kind) from None
+    return _variant(template, student, values, limits)
+
+
+def redrawn(saved: dict[str, Any], function: str, kind: Kind) -> list[str]:
+    """What differs between a receipt's variant and a new draw from its own texts (the
+    term's seed, the student, the problem, the params): the values, then the function
+    text judged."""
+    where = "the receipt's variant"
+    try:
+        texts = [str(saved[k]) for k in ("spec", "term", "student", "problem", "template")]
+        spec = params.read(texts[0], where)
+        values = drawing.draw(spec, *texts[1:4])
+        now = written(texts[4], values, where, "function", kind.implicit is not None)
+    except (KeyError, GradcalcError) as exc:
+        return [f"variant: cannot be drawn again ({getattr(exc, 'message', exc)})"]
+    out = []
+    fresh = {n: json_of(v) for n, v in values}
+    if saved.get("params") != fresh:
+        out.append(f"variant: recorded {params.shown(_values_of(saved.get('params')))}, "
+                   f"drawn {params.shown(values)}")
+    if now != function:
+        out.append(f"variant's function: recorded {function!r}, drawn {now!r}")
+    return out
+
+
+def _values_of(saved: Any) -> Values:
+    from fractions import Fraction
+
+    try:
+        return tuple((str(n), Fraction(str(v))) for n, v in dict(saved).items())
+    except (TypeError, ValueError, ZeroDivisionError):
+        return ()
+
+
+def _variant(template: Template, student: str, values: Values, limits: Limits) -> Variant:
+    function, kind = _texts(template, values, limits)
+    return Variant(template.name, student, template.term, values, function,
+                   template.function, template.params.text, kind)
+
+
+@lru_cache(maxsize=16384)
+def _texts(template: Template, values: Values, limits: Limits) -> tuple[str, Kind]:
+    """The function and the kind of the variant with these values (many students draw
+    the same)."""
+    kind = template.kind
+    if template.cells:
+        from gradcalc.homework.kinds.columns import kind_of
+
+        cells = {c: (at_text(t, values) if c == "at" else t) for c, t in template.cells}
+        kind = kind_of(cells, f"{template.where} (with {params.shown(values)})")
+    return put_in(template, values, limits), kind
+
+
+def check_template(template: Template, limits: Limits = DEFAULT_LIMITS
+                   ) -> tuple[int, list[Values]]:
+    """Refuse, naming the key's line, a parametrised problem that cannot be handed out:
+    a spec that cannot be drawn, a template whose names run into its parameters (`ax`),
+    a function that does not read alike with numbers in it, or one undefined everywhere
+    with some values. Up to CHECKED variants are tried, spread over the combinations that
+    satisfy the conditions. Returns how many combinations do (of those counted, or of the
+    probe's draws) and the values tried."""
+    good = drawing.check(template.params, template.where, template.term, template.name)
+    _check_names(template, limits)
+    step = max(1, len(good) // CHECKED)
+    tried = [tuple(env.items()) for env in good[::step][:CHECKED]]
+    for values in tried:
+        require_defined(_variant(template, "", values, limits), template.where, limits)
+    return len(good), tried
+
+
+def _check_names(template: Template, limits: Limits) -> None:
+    from gradcalc.homework.problem import free_names
+    from gradcalc.language.names import split_name
+
+    names = set(template.params.names)
+    for side in _sides(template.function, template.equation):
+        try:
+            program = _read(side, limits)
+        except GradcalcError as exc:
+            raise GradcalcError(f"{template.where}, column function: {exc.message}",
+                                kind="usage") from None
+        for n in free_names(program):
+            parts = split_name(n, names | set(n)) if n not in names else None
+            if parts and names & set(parts):
+                which = [p for p in parts if p in names]
+                are = "is a parameter" if len(which) == 1 else "are parameters"
+                raise GradcalcError(f"{template.where}, column function: {n!r} is "
+                                    f"{' and '.join(parts)} written together "
+                                    f"({' and '.join(which)} {are}): write "
+                                    f"{'*'.join(parts)}", kind="usage")
+
+
+def require_defined(variant: Variant, where: str, limits: Limits = DEFAULT_LIMITS) -> None:
+    """GradcalcError naming the key's line when the variant's function is nowhere a real
+    number (or not at the point asked, or an equation with no real point)."""
+    why = undefined(variant.function, variant.kind, limits)
+    if why:
+        raise GradcalcError(f"{where}: with {variant.shown} the function "
+                            f"{variant.function!r} {why}: change the parameters' ranges or "
+                            "add a condition", kind="usage")
+
+
+@lru_cache(maxsize=4096)
+def undefined(function: str, kind: Kind, limits: Limits = DEFAULT_LIMITS) -> str | None:
+    """Why the function cannot be judged anywhere, or None: it is a finite real number at
+    none of the judge's candidate points (every round of them), its inputs held where the
+    kind says; an equation's two sides never meet (their difference keeps one sign)."""
+    import numpy as np
+
+    if kind.shape:
+        return None if _tensor_defined(function, kind, limits) else \
+            "is undefined everywhere (no draw of its tensors gives a real number)"
+    from gradcalc.homework.problem import free_names, function_side
+    from gradcalc.homework.sample import ROUNDS, candidates, evaluate
+    from gradcalc.language.program import EULER
+
+    text = function
+    if kind.implicit:
+        left, right = _sides(function, True)
+        text = f"({left}) - ({right})"
+    try:
+        side = function_side(text, limits)
+    except GradcalcError:
+        return None  # unreadable: the judge says why, row by row
+    pinned = {n: v for n, v in kind.at if isinstance(v, float)}
+    free = tuple(n for n in free_names(side.program) if n != EULER and n not in pinned)
+    rng = np.random.default_rng(0)
+    signs: set[float] = set()
+    for round_no in range(ROUNDS):
+        pts = candidates(rng, free or ("_",), round_no, {n: [] for n in free or ("_",)})
+        count = len(next(iter(pts.values())))
+        pts = {n: v for n, v in pts.items() if n in free}
+        pts.update({n: np.full(count, v) for n, v in pinned.items()})
+        try:
+            values = [evaluate(e, pts or {"_": np.zeros(count)}, (), limits).value
+                      for e in side.entries]
+        except GradcalcError:
+            return None
+        finite = np.logical_and.reduce([np.isfinite(v) for v in values])
+        if finite.any() and not kind.implicit:
+            return None
+        signs |= set(np.sign(values[0][finite]).tolist())
+        if 0.0 in signs or {-1.0, 1.0} <= signs:
+            return None
+    if kind.implicit and signs:
+        return "has no real point (its two sides never meet)"
+    if pinned:
+        return "has no real value at " + ", ".join(f"{n} = {v:g}" for n, v in pinned.items())
+    return "is undefined everywhere (no point where it is a real number)"
+
+
+def _tensor_defined(function: str, kind: Kind, limits: Limits) -> bool:
+    import numpy as np
+
+    from gradcalc.backends.numeric import run_numeric
+    from gradcalc.engine import ops
+
+    try:
+        program = _read(function, limits)
+    except GradcalcError:
+        return True
+    rng = np.random.default_rng(0)
+    fixed = {n: np.asarray(v, dtype=np.float64) for n, v in kind.at}
+    for _ in range(8):
+        values = {n: fixed.get(n, rng.standard_normal(shape)) for n, shape in kind.shape}
+        try:
+            with np.errstate(all="ignore"):
+                out = ops.value(run_numeric(program, values, of=program.default_output(),
+                                            limits=limits))
+        except Exception:  # noqa: BLE001 - the judge says what is wrong, row by row
+            return True
+        if np.all(np.isfinite(np.asarray(out, dtype=np.float64))):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- the template
+
+
+@lru_cache(maxsize=4096)
+def template_steps(template: str, function: str, equation: bool = False) -> dict[str, str]:
+    """Each step of the variant's function, as the feedback prints it (`sin(2x)`), to the
+    same step of the template (`sin(b·x)`): the two programs walked side by side."""
+    from gradcalc.homework.reading.student import expression
+    from gradcalc.language.ir import Pos
+
+    out: dict[str, str] = {}
+
+    def walk(t: Any, v: Any) -> None:
+        if isinstance(t, tuple) and isinstance(v, tuple) and len(t) == len(v):
+            for a, b in zip(t, v, strict=True):
+                walk(a, b)
+            return
+        if not is_dataclass(t) or type(t) is not type(v) or isinstance(t, Pos):
+            return
+        try:
+            shown, template_shown = expression(v), expression(t)
+        except Exception:  # noqa: BLE001 - a statement, not an expression: its parts are
+            shown = "?"
+        if shown != "?":
+            out.setdefault(shown, template_shown)
+        for f in fields(t):
+            walk(getattr(t, f.name), getattr(v, f.name))
+
+    try:
+        pairs = zip(_sides(template, equation), _sides(function, equation), strict=True)
+        for t_text, v_text in pairs:
+            walk(_read(t_text).body, _read(v_text).body)
+    except (GradcalcError, ValueError):
+        return {}
+    return out

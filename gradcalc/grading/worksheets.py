@@ -1,0 +1,178 @@
+"""The sheets handed out, as data: for each student of a roster, each problem of the key on
+the student's own variant, with what is asked in gradcalc's words, the function as a
+formula (sympy's, for LaTeX and MathML) and its answer (the teacher's copy).
+
+What is asked and how the function reads come from the judge itself (an answer of 0
+judged on the variant): the same `f'(x)`, `f_xy`, `F(x)`, `dy/dx` that the verdicts
+print, and the same expected answer. Nothing here writes a file (render/sheets.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from gradcalc.errors import GradcalcError
+from gradcalc.grading.key import Key, Problem
+from gradcalc.grading.params import Values
+from gradcalc.grading.variants import require_defined, variant_of
+from gradcalc.homework.judge import Settings
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.tables.headers import read_table, source_of
+
+#: the most students of one roster
+MAX_STUDENTS = 100_000
+
+
+@dataclass(frozen=True)
+class Item:
+    """One problem on one student's sheet."""
+
+    problem: str
+    points: float
+    prompt: str  # what is asked, e.g. "Find f'(x)."
+    label: str  # the function's name as read ("f(x)"; "" for an equation or a program)
+    function: str  # the variant's text, as a submission of this student is judged on
+    read: str  # the function as gradcalc reads it, in the student's notation
+    formula: Any  # sympy: an expression, a list of them, or (left, right); None: text
+    values: Values  # the parameters drawn (() for a problem without any)
+    answer: str  # the expected answer, as the verdicts print it
+    answer_formula: Any  # sympy, as `formula`; None: the answer as text
+
+
+@dataclass(frozen=True)
+class Sheet:
+    student: str
+    columns: tuple[tuple[str, str], ...]  # the roster's other columns (a name, a section)
+    items: tuple[Item, ...]
+
+
+def roster(file: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    """The students of a roster CSV (a student column by its usual names; other columns
+    kept), in order; GradcalcError naming the line of an empty or repeated student."""
+    table = read_table(file, "roster", ("student",), (), "the roster (one row per student)")
+    out, seen = [], {}
+    for row in table.rows:
+        student, where = row.get("student").strip(), f"{source_of(table)}, line {row.line}"
+        if not student:
+            raise GradcalcError(f"{where}: the student is empty", kind="usage")
+        if student in seen:
+            raise GradcalcError(f"{where}: student {student!r} is in the roster twice "
+                                f"(first on line {seen[student]})", kind="usage")
+        seen[student] = row.line
+        out.append((student, row.extras))
+    if not out:
+        raise GradcalcError(f"{source_of(table)} has no students", kind="usage")
+    if len(out) > MAX_STUDENTS:
+        raise GradcalcError(f"{source_of(table)} has over {MAX_STUDENTS:,} students",
+                            kind="limit")
+    return out
+
+
+def sheets(key: Key, students: list[tuple[str, tuple[tuple[str, str], ...]]],
+           limits: Limits = DEFAULT_LIMITS) -> list[Sheet]:
+    """Every student's sheet, every variant checked first (defined somewhere), so that a
+    bad one is an error before anything is written."""
+    for student, _ in students:
+        for p in key.problems.values():
+            if p.template is not None:
+                require_defined(variant_of(p.template, student, limits),
+                                f"{p.template.where} (the variant of {student!r})", limits)
+    return [Sheet(student, columns, tuple(item(p, student, limits)
+                                          for p in key.problems.values()))
+            for student, columns in students]
+
+
+def item(problem: Problem, student: str, limits: Limits = DEFAULT_LIMITS) -> Item:
+    """One problem on STUDENT's sheet (the same for every student without parameters)."""
+    function, kind, values = problem.function, problem.kind, ()
+    if problem.template is not None:
+        variant = variant_of(problem.template, student, limits)
+        function, kind, values = variant.function, variant.kind, variant.values
+    return _item(problem.name, problem.points, function, problem.wrt, kind, values, limits)
+
+
+@lru_cache(maxsize=4096)
+def _item(name: str, points: float, function: str, wrt: str, kind: Kind, values: Values,
+          limits: Limits) -> Item:
+    from gradcalc.homework import answer as checking
+    from gradcalc.homework.answer import split_wrt
+
+    probe = "0" if not kind.shape else _zeros(kind, wrt)
+    verdict = checking.run(checking.AnswerJob(function, probe, split_wrt(wrt), Settings(),
+                                             limits, wrt_from="the key's wrt", kind=kind))
+    read = verdict.read or {}
+    shown = read.get("function", function)
+    label, sep, _ = shown.partition(" = ")
+    asked = read.get("answer", "").rpartition(" = ")[0]
+    return Item(name, points, _prompt(kind, asked, verdict.wrt), label if sep and
+                not kind.implicit else "", function, shown, _formula(function, kind, limits),
+                values, verdict.expected, _answer_formula(verdict.expected, kind, limits))
+
+
+def _zeros(kind: Kind, wrt: str) -> str:
+    shapes = dict(kind.shape)
+    dims = shapes.get(wrt.split(",")[0].strip(), ())
+    return f"zeros({', '.join(str(d) for d in dims)})" if dims else "0"
+
+
+def _prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
+    """What the sheet asks, in the judge's own notation for the answer."""
+    if kind.shape:
+        w = wrt[0] if wrt else "W"
+        dims = "×".join(str(d) for d in dict(kind.shape).get(w, ())) or "scalar"
+        return f"Find the gradient ∂L/∂{w} of the loss L (of {w}'s shape, {dims})."
+    if kind.antiderivative:
+        plus = {"required": ", with its constant + C", "forbidden": ", without + C"}.get(
+            kind.constant, "")
+        return f"Find an antiderivative {asked or 'F'}{plus}."
+    if kind.implicit:
+        return f"Find {asked or 'dy/dx'} by implicit differentiation."
+    words = {"∇": "the gradient ", "J": "the Jacobian ", "H": "the Hessian "}
+    return f"Find {words.get(asked[:1], '') if len(asked) <= 3 else ''}{asked}."
+
+
+def _formula(function: str, kind: Kind, limits: Limits) -> Any:
+    """The function as sympy (an expression, a list, or an equation's two sides); None
+    where it is a program (a tensor loss, control flow) or sympy cannot follow."""
+    if kind.shape:
+        return None
+    try:
+        if kind.implicit:
+            from gradcalc.homework.kinds.implicit import split_equation
+
+            return tuple(_exprs(side, limits) for side in split_equation(function))
+        return _exprs(function, limits)
+    except Exception:  # noqa: BLE001 - no formula: the sheet shows the text
+        return None
+
+
+def _answer_formula(text: str, kind: Kind, limits: Limits) -> Any:
+    if kind.shape or text.startswith("("):  # a tensor's, or "(no formula: ...)"
+        return None
+    try:
+        return _exprs(text, limits)
+    except Exception:  # noqa: BLE001 - the answer as text
+        return None
+
+
+def _exprs(text: str, limits: Limits) -> Any:
+    """A text's sympy expression (a list for a vector, nested for a matrix)."""
+    from gradcalc.homework import proof
+    from gradcalc.homework.problem import free_names, read_side
+    from gradcalc.homework.reading.claims import vector
+    from gradcalc.language.program import EULER
+
+    side = read_side(vector(text), "function", 2, limits)
+    if not side.straight:
+        return None
+    inputs = tuple(n for n in free_names(side.program) if n != EULER)
+    exprs = proof.side_exprs(side, inputs, dict.fromkeys(inputs, 0.5), limits)
+    if not side.shape:
+        return exprs[0]
+    if len(side.shape) == 1:
+        return list(exprs)
+    cols = side.shape[1]
+    return [list(exprs[r * cols:(r + 1) * cols]) for r in range(side.shape[0])]

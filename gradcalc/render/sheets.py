@@ -1,0 +1,220 @@
+"""The sheets handed out, written: a printable HTML page per student, the CSV for a mail
+merge or an LMS import, the teacher's copy with every variant and its answer, and one
+student's sheet in the terminal, as plain lines or as JSON lines.
+
+The pages are static: no script, no font, nothing fetched. The math is MathML, from
+sympy's presentation printer, which a browser draws by itself (Chromium, Firefox,
+Safari); every text from the files is escaped. A function that is a program (a tensor
+loss) is shown as its text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from html import escape
+from html.entities import html5
+from typing import Any
+
+from gradcalc.grading.params import json_of, shown
+from gradcalc.grading.worksheets import Item, Sheet
+from gradcalc.render.classview import points_text
+from gradcalc.render.classview import shown as one_line
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 48em;
+       padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin: 1.6em 0 .3em; }
+.who { color: #555; margin-top: 0; }
+section.problem { break-inside: avoid; border-top: 1px solid #ddd; padding: .4em 0 1.2em; }
+math[display="block"] { font-size: 1.25em; margin: .6em 0; }
+td math { math-style: normal; font-size: 1.1em; }
+code { background: #f3f3f3; padding: 0 .2em; }
+table { border-collapse: collapse; margin: .5em 0 1em; }
+th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;
+         vertical-align: top; }
+.space { height: 6em; }
+@page { margin: 2cm; }
+@media print { body { margin: 0; max-width: none; } .space { height: 10em; } }
+"""
+#: CSV columns of the mail merge
+CSV_COLUMNS = ("student", "problem", "params", "prompt", "function", "latex")
+_ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
+_XML = frozenset({"lt", "gt", "amp", "quot", "apos"})
+#: as a sheet writes them: ln for log (the house's notation), Euler's e as the letter
+_PLAIN = {"<mi>log</mi>": "<mi>ln</mi>", "&ExponentialE;": "e", "&ImaginaryI;": "i"}
+_LABEL = re.compile(r"^([^\W\d]\w*)\((.*)\)$")
+
+
+# --------------------------------------------------------------------------- formulas
+
+
+def _numeric(markup: str) -> str:
+    """MathML with HTML's named characters as numbers (&InvisibleTimes; -> &#x2062;), so
+    that any reader of the page decodes it."""
+    def code(m: re.Match) -> str:
+        name = m[1]
+        if name in _XML or f"{name};" not in html5:
+            return m[0]
+        return "".join(f"&#x{ord(c):x};" for c in html5[f"{name};"])
+
+    return _ENTITY.sub(code, markup)
+
+
+def mathml(formula: Any) -> str:
+    """A formula's presentation MathML (without the <math> element)."""
+    from sympy.printing.mathml import mathml as printed
+
+    if isinstance(formula, tuple):
+        return f"{mathml(formula[0])}<mo>=</mo>{mathml(formula[1])}"
+    if isinstance(formula, list):
+        inner = "<mo>,</mo>".join(mathml(f) for f in formula)
+        return f"<mrow><mo>[</mo>{inner}<mo>]</mo></mrow>"
+    markup = printed(formula, printer="presentation")
+    for named, plain in _PLAIN.items():
+        markup = markup.replace(named, plain)
+    return _numeric(markup)
+
+
+def latex(formula: Any) -> str:
+    from gradcalc.homework.reading.student import latex as printed
+
+    if isinstance(formula, tuple):
+        return f"{latex(formula[0])} = {latex(formula[1])}"
+    if isinstance(formula, list):
+        return r"\left[" + ", ".join(latex(f) for f in formula) + r"\right]"
+    return printed(formula)
+
+
+def _label_mathml(label: str) -> str:
+    m = _LABEL.match(label)
+    if not m:
+        return ""
+    args = "<mo>,</mo>".join(f"<mi>{escape(a.strip())}</mi>" for a in m[2].split(","))
+    return f"<mi>{escape(m[1])}</mi><mrow><mo>(</mo>{args}<mo>)</mo></mrow><mo>=</mo>"
+
+
+def function_html(it: Item) -> str:
+    """The item's function as the page shows it: MathML, or its text where it has no
+    formula."""
+    if it.formula is None:
+        return f"<p><code>{escape(it.read)}</code></p>"
+    return (f'<math display="block">{_label_mathml(it.label)}{mathml(it.formula)}'
+            "</math>")
+
+
+def answer_html(it: Item) -> str:
+    if it.answer_formula is None:
+        return f"<code>{escape(it.answer)}</code>"
+    return f"<math>{mathml(it.answer_formula)}</math>"
+
+
+def function_latex(it: Item) -> str:
+    if it.formula is None:
+        return ""
+    return (f"{it.label} = " if it.label else "") + latex(it.formula)
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def _page(title: str, body: list[str]) -> str:
+    return "\n".join(["<!DOCTYPE html>", '<html lang="en">', "<head>",
+                      '<meta charset="utf-8">', f"<title>{escape(title)}</title>",
+                      f"<style>{_CSS}</style>", "</head>", "<body>", *body, "</body>",
+                      "</html>"]) + "\n"
+
+
+def sheet_html(sheet: Sheet, title: str) -> str:
+    """One student's printable page: each problem, what is asked and the function."""
+    who = ", ".join([sheet.student, *(v for _, v in sheet.columns if v.strip())])
+    body = [f"<h1>{escape(title)}</h1>", f'<p class="who">{escape(who)}</p>']
+    for it in sheet.items:
+        worth = f" ({points_text(it.points)} point{'s' * (it.points != 1)})"
+        body += [f'<section class="problem"><h2>Problem {escape(it.problem)}{worth}</h2>',
+                 f"<p>{escape(it.prompt)}</p>", function_html(it),
+                 '<div class="space"></div></section>']
+    return _page(f"{title}: {sheet.student}", body)
+
+
+def teacher_html(sheets: list[Sheet], title: str, templates: dict[str, tuple[str, str]]
+                 ) -> str:
+    """The teacher's copy: per problem (its template and parameters), every variant
+    handed out with its answer and the students who have it."""
+    body = [f"<h1>{escape(title)}: the teacher's copy</h1>",
+            f"<p>{len(sheets)} students.</p>"]
+    for k, first in enumerate(sheets[0].items if sheets else ()):
+        function, params = templates.get(first.problem, (first.function, ""))
+        body.append(f"<section><h2>Problem {escape(first.problem)}: "
+                    f"<code>{escape(function)}</code></h2>")
+        if params:
+            body.append(f"<p>Parameters <code>{escape(params)}</code></p>")
+        groups: dict[str, tuple[Item, list[str]]] = {}
+        for sheet in sheets:
+            it = sheet.items[k]
+            groups.setdefault(it.function, (it, []))[1].append(sheet.student)
+        body.append(f"<p>{escape(first.prompt)} {len(groups)} variant"
+                    f"{'s' * (len(groups) != 1)} handed out.</p>")
+        body.append("<table><tr><th>values</th><th>function</th><th>answer</th>"
+                    "<th>students</th></tr>")
+        for it, students in groups.values():
+            body.append(f"<tr><td>{escape(shown(it.values)) or '—'}</td>"
+                        f"<td>{function_html(it)}</td><td>{answer_html(it)}</td>"
+                        f"<td>{escape(', '.join(students))}</td></tr>")
+        body.append("</table></section>")
+    return _page(f"{title}: the teacher's copy", body)
+
+
+def sheets_csv(sheets: list[Sheet]) -> str:
+    """One row per student and problem: the variant's values, what is asked, the function
+    as judged and as LaTeX."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for sheet in sheets:
+        for it in sheet.items:
+            writer.writerow([sheet.student, it.problem, shown(it.values), it.prompt,
+                             it.function, function_latex(it)])
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- one student
+
+
+def sheet_json(sheet: Sheet, answers: bool) -> str:
+    """JSON lines, one per problem."""
+    lines = []
+    for it in sheet.items:
+        obj: dict[str, Any] = {"student": sheet.student, "problem": it.problem,
+                               "params": {n: json_of(v) for n, v in it.values},
+                               "prompt": it.prompt, "function": it.function,
+                               "read": it.read, "latex": function_latex(it) or None}
+        if answers:
+            obj["answer"] = it.answer
+        lines.append(json.dumps(obj) + "\n")
+    return "".join(lines)
+
+
+def sheet_plain(sheet: Sheet, answers: bool) -> str:
+    """Tab-separated: student, problem, values, what is asked, the function (as read)
+    and, if asked, the answer."""
+    return "".join("\t".join(one_line(c) for c in [
+        sheet.student, it.problem, shown(it.values), it.prompt, it.read,
+        *([it.answer] if answers else [])]) + "\n" for it in sheet.items)
+
+
+def show_sheet(sheet: Sheet, answers: bool, console: Any) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"{one_line(sheet.student)}", show_edge=False, header_style="bold")
+    for name in ("problem", "values", "asked", "function", *(["answer"] if answers else [])):
+        table.add_column(name, overflow="fold")
+    for it in sheet.items:
+        table.add_row(*(Text(one_line(c)) for c in [
+            it.problem, shown(it.values), it.prompt, it.read,
+            *([it.answer] if answers else [])]))
+    console.print(table)
+

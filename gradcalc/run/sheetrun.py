@@ -1,0 +1,113 @@
+"""`sheets` end to end: the key and the students (a roster, or students named one by one),
+every variant drawn and checked, then either the files written (a page per student, the
+CSV, the teacher's copy: all or none, `gradcalc.render.files`) or the sheets printed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gradcalc.errors import GradcalcError
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.render.formats import Format, named
+
+#: the files beside the students' pages
+CSV_NAME, TEACHER_NAME = "sheets.csv", "teacher.html"
+
+
+@dataclass
+class SheetsJob:
+    key: str
+    fmt: Format
+    roster: str | None = None
+    students: list[str] = field(default_factory=list)
+    out: str | None = None  # a folder: the files; none: the sheets printed
+    title: str = "Homework"
+    answers: bool = False  # printed sheets also show each answer
+    limits: Limits = DEFAULT_LIMITS
+
+    def __post_init__(self) -> None:
+        self.fmt = named(self.fmt)
+
+
+def write_sheets(job: SheetsJob, out: Any) -> int:
+    """The sheets written (or printed); the exit code (0)."""
+    from gradcalc.grading import worksheets
+    from gradcalc.grading.key import load_key
+
+    if not job.roster and not job.students:
+        raise GradcalcError("sheets needs the students: --roster ROSTER.csv, or --student "
+                            "ID (repeatable)", kind="usage")
+    folder = _folder(job.out) if job.out else None
+    key = load_key(job.key)
+    students = worksheets.roster(job.roster) if job.roster else []
+    named_already = {s for s, _ in students}
+    students += [(s.strip(), ()) for s in dict.fromkeys(job.students)
+                 if s.strip() and s.strip() not in named_already]
+    sheets = worksheets.sheets(key, students, job.limits)
+    if folder is None:
+        assert job.fmt.sheet is not None
+        for sheet in sheets:
+            job.fmt.sheet(sheet, job.answers, out)
+        return 0
+    names = _write(folder, sheets, key, job.title)
+    if job.fmt.structured:
+        import json
+
+        out.write(json.dumps({"sheets": len(sheets), "folder": str(folder),
+                              "files": names}) + "\n")
+    else:
+        pages = ", ".join(names) if len(names) <= 2 else f"{names[0]} ... {names[-1]}"
+        out.write(f"{len(sheets)} sheet{'s' * (len(sheets) != 1)} written to {folder}: "
+                  f"{pages}, {CSV_NAME}, {TEACHER_NAME}\n")
+    return 0
+
+
+def _folder(out: str) -> Path:
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise GradcalcError(f"--out {out}: is a file, not a folder", kind="usage")
+    if not folder.resolve().parent.is_dir():
+        raise GradcalcError(f"--out {out}: the folder {str(folder.resolve().parent)!r} does "
+                            "not exist", kind="usage")
+    return folder
+
+
+def page_names(students: list[str]) -> list[str]:
+    """Each student's page's file name (sheet-ID.html, the ID's other characters as _;
+    the same name twice numbered -2, -3)."""
+    out, taken = [], set()
+    for student in students:
+        stem = re.sub(r"[^\w.@+-]+", "_", student, flags=re.ASCII).strip("._") or "student"
+        name, k = f"sheet-{stem}.html", 1
+        while name.lower() in taken:
+            k += 1
+            name = f"sheet-{stem}-{k}.html"
+        taken.add(name.lower())
+        out.append(name)
+    return out
+
+
+def _write(folder: Path, sheets: list, key: Any, title: str) -> list[str]:
+    from gradcalc.render import sheets as pages
+    from gradcalc.render.files import write_all
+
+    names = page_names([s.student for s in sheets])
+    templates = {p.name: (p.function, p.template.params.text if p.template else "")
+                 for p in key.problems.values()}
+    files = {str(folder / n): pages.sheet_html(s, title) for n, s in zip(names, sheets,
+                                                                          strict=True)}
+    files[str(folder / CSV_NAME)] = pages.sheets_csv(sheets)
+    files[str(folder / TEACHER_NAME)] = pages.teacher_html(sheets, title, templates)
+    made = not folder.exists()
+    folder.mkdir(exist_ok=True)
+    try:
+        write_all(files)
+    except BaseException:
+        if made:  # all or none: not even the folder
+            folder.rmdir()
+        raise
+    return names

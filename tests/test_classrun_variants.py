@@ -1,0 +1,272 @@
+"""A parametrised class end to end: 30 students × 6 problems with parameters (every kind of
+problem: a derivative, the second derivative at a point, a mixed partial, dy/dx of an
+equation, an antiderivative, a tensor gradient), each student graded against their own
+variant (a right answer copied from another variant is wrong), the teacher's hints fired,
+receipts that replay, the same output with --jobs; and a bad parameter spec refused
+before anything is judged or written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from gradcalc.grading import draws, params
+
+KEY = ("problem,function,params,term,kind,at,order,partial,shape,wrt,points,hints\n"
+       '1,a*sin(b*x),a = 2..9; b = 2..5 except 3; a != b,fall-2027,,,,,,,2,"'
+       "chain-inner-factor -> the inner function {b}x has a derivative too\n"
+       '-a*b*cos(b*x) -> the derivative of sin is cos, not -cos"\n'
+       '2,x^n + a*x^2,"n = choice(3, 4); a = 1..5; c = 1..3",,,x=c,2,,,,1,\n'
+       "3,a*x^2*y^m,a = 2..6; m = 2..4,,,,,x;y,,,1,\n"
+       "4,x^2 + a*y^2 = r^2,a = 2..4; r = 2..5,,implicit,,,,,,1,"
+       "-x/y -> the y^2 term has a factor {a}\n"
+       "5,a*cos(b*x),a = 2..6; b = 2..4; a != b,,antiderivative,,,,,,1,"
+       "a*b*sin(b*x) -> that is the derivative's way round\n"
+       "6,sum((W@x - a)^2),a = 1..5,,tensor,,,,W=2x2; x=2,W,1,\n")
+STUDENTS = [f"s{k:02d}@uni.edu" for k in range(30)]
+SPECS = {"1": "a = 2..9; b = 2..5 except 3; a != b", "2": "n = choice(3, 4); a = 1..5; c = 1..3",
+         "3": "a = 2..6; m = 2..4", "4": "a = 2..4; r = 2..5",
+         "5": "a = 2..6; b = 2..4; a != b", "6": "a = 1..5"}
+x, y = sp.symbols("x y")
+
+
+def drawn(problem: str, student: str) -> dict[str, int]:
+    spec = params.read(SPECS[problem], "test")
+    values = dict(draws.draw(spec, "fall-2027", student, problem))
+    assert all(isinstance(v, Fraction) and v.denominator == 1 for v in values.values())
+    return {n: int(v) for n, v in values.items()}
+
+
+def right(problem: str, v: dict[str, int]) -> tuple[str, sp.Expr | tuple]:
+    """The right answer on a variant, as a student types it, and its value (sympy),
+    worked out here, without gradcalc."""
+    a = v.get("a")
+    if problem == "1":
+        return f"{a * v['b']}cos({v['b']}x)", a * v["b"] * sp.cos(v["b"] * x)
+    if problem == "2":
+        n, c = v["n"], v["c"]
+        value = n * (n - 1) * c ** (n - 2) + 2 * a
+        return str(value), sp.Integer(value)
+    if problem == "3":
+        m = v["m"]
+        return f"{2 * a * m} x y^{m - 1}", 2 * a * m * x * y ** (m - 1)
+    if problem == "4":
+        return f"-x/({a} y)", -x / (a * y)
+    if problem == "5":
+        b = v["b"]
+        return f"{a}/{b} sin({b}x) + C", sp.Rational(a, b) * sp.sin(b * x)
+    return f"outer(2*(W@x - {a}), x)", (a,)
+
+
+def wrong(problem: str, v: dict[str, int], k: int) -> str:
+    """A typical mistake on a variant."""
+    a = v.get("a")
+    if problem == "1":
+        return f"{a}cos({v['b']}x)" if k % 2 else f"cos({v['b']}x)*(-{a * v['b']})"
+    if problem == "2":
+        n, c = v["n"], v["c"]
+        return str(n * c ** (n - 1) + 2 * a * c)  # the first derivative there
+    if problem == "3":
+        return f"{2 * a} x y^{v['m']}"  # f_x only
+    if problem == "4":
+        return "-x/y"
+    if problem == "5":
+        return f"{a * v['b']} sin({v['b']}x)"
+    return f"outer(x, 2*(W@x - {a}))"
+
+
+def same(problem: str, one: sp.Expr | tuple, other: sp.Expr | tuple) -> bool:
+    if problem == "6":
+        return one == other
+    return sp.simplify(one - other) == 0
+
+
+def submissions() -> tuple[str, dict[tuple[str, str], tuple[str, bool]]]:
+    """The class: students 0-9 right, 10-19 a typical mistake, 20-29 the right answer of
+    the next student's variant (right only where it is the same function); and what each
+    row's verdict must be."""
+    out, expected = io.StringIO(), {}
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "problem", "answer"])
+    for k, student in enumerate(STUDENTS):
+        for problem in SPECS:
+            own = drawn(problem, student)
+            text, value = right(problem, own)
+            if 10 <= k < 20:
+                text, ok = wrong(problem, own, k), False
+            elif k >= 20:
+                other = drawn(problem, STUDENTS[(k + 1) % 30])
+                text, copied = right(problem, other)
+                ok = same(problem, value, copied)
+            else:
+                ok = True
+            writer.writerow([student, problem, text])
+            expected[(student, problem)] = (text, ok)
+    return out.getvalue(), expected
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    from conftest import run_main
+
+    folder = tmp_path_factory.mktemp("class")
+    (folder / "key.csv").write_text(KEY, encoding="utf-8")
+    subs, expected = submissions()
+    (folder / "subs.csv").write_text(subs, encoding="utf-8")
+    run = run_main("grade", "--key", "key.csv", "subs.csv", "--json", "--grades",
+                   "grades.csv", "--report", "report.html", cwd=folder)
+    rows = [json.loads(line) for line in run.out.splitlines()]
+    return folder, run, rows[:-1], rows[-1]["summary"], expected
+
+
+def test_every_student_is_graded_on_their_own_variant(graded):
+    _, run, rows, summary, expected = graded
+    assert run.code == 1 and len(rows) == 180 and summary["rows"] == 180
+    wrong = [(r["id"], r["problem"], r["answer"], r["verdict"], r.get("reason"))
+             for r in rows if (r["verdict"] == "correct") != expected[(r["id"],
+                                                                       r["problem"])][1]]
+    assert not wrong
+    copied = [expected[(s, p)][1] for s in STUDENTS[20:] for p in SPECS]
+    assert copied.count(False) >= 40  # of 60: a copied answer is mostly another function
+
+
+def test_each_row_names_its_variant_and_the_receipt_carries_it(graded):
+    _, _, rows, _, _ = graded
+    for r in rows:
+        values = drawn(r["problem"], r["id"])
+        assert r["params"] == values
+        variant = r["receipt"]["variant"]
+        assert variant["params"] == values and variant["student"] == r["id"]
+        assert variant["term"] == "fall-2027" and variant["spec"] == SPECS[r["problem"]]
+        for name, value in values.items():
+            if r["problem"] != "2" or name != "c":  # c is the at cell's
+                assert str(value) in r["receipt"]["function"]
+    at = [r["receipt"]["kind"]["at"] for r in rows if r["problem"] == "2"]
+    assert at[0] == {"x": float(drawn("2", STUDENTS[0])["c"])}
+
+
+def test_the_teachers_hints_fire_on_the_students_variant(graded):
+    _, _, rows, _, _ = graded
+    fired = {(r["id"], r["problem"]): r.get("hint") for r in rows}
+    for k in range(10, 20):
+        student = STUDENTS[k]
+        b = drawn("1", student)["b"]
+        message = (f"the inner function {b}x has a derivative too" if k % 2 else
+                   "the derivative of sin is cos, not -cos")
+        assert fired[(student, "1")]["message"] == message
+        assert fired[(student, "4")]["message"] == \
+            f"the y^2 term has a factor {drawn('4', student)['a']}"
+        assert fired[(student, "5")]["message"] == "that is the derivative's way round"
+        assert fired[(student, "2")] is None and fired[(student, "3")] is None
+    assert all(fired[(s, p)] is None for s in STUDENTS[:10] for p in SPECS)
+
+
+def test_the_receipts_replay(graded):
+    from conftest import run_main
+
+    folder, run, _, _, _ = graded
+    (folder / "verdicts.jsonl").write_text(run.out, encoding="utf-8")
+    again = run_main("replay", "verdicts.jsonl", cwd=folder)
+    assert again.code == 0, again.out[-2000:]
+    assert "180 verdicts judged again: 180 the same, 0 differ" in again.err
+
+
+def test_an_edited_variant_is_found_by_replay(graded):
+    from conftest import run_main
+
+    folder, run, _, _, _ = graded
+    first = json.loads(run.out.splitlines()[0])
+    a = first["params"]["a"]
+    first["receipt"]["variant"]["params"]["a"] = a + 1
+    first["receipt"]["function"] = first["receipt"]["function"].replace(str(a), str(a + 1),
+                                                                        1)
+    (folder / "edited.jsonl").write_text(json.dumps(first) + "\n", encoding="utf-8")
+    again = run_main("replay", "edited.jsonl", cwd=folder)
+    assert again.code == 1
+    assert f"variant: recorded a = {a + 1}" in again.out
+
+
+def test_a_hint_edited_or_dropped_is_found_by_replay(graded):
+    from conftest import run_main
+
+    folder, run, rows, _, _ = graded
+    lines = run.out.splitlines()
+    k = next(i for i, r in enumerate(rows) if r.get("hint"))
+    edited = json.loads(lines[k])
+    edited["hint"]["message"] = "another message"
+    dropped = json.loads(lines[k])
+    del dropped["hint"]
+    (folder / "hints.jsonl").write_text(f"{json.dumps(edited)}\n{json.dumps(dropped)}\n",
+                                        encoding="utf-8")
+    again = run_main("replay", "hints.jsonl", cwd=folder)
+    assert again.code == 1
+    assert again.out.count("hint: recorded") == 2 and "recorded null, now {" in again.out
+
+
+def test_grades_and_the_class_picture_across_variants(graded):
+    folder, _, rows, _, expected = graded
+    grades = list(csv.reader(io.StringIO((folder / "grades.csv").read_text())))
+    total = {line[0]: float(line[-1]) for line in grades[2:]}
+    for student in STUDENTS:
+        earned = [r["score"] for r in rows if r["id"] == student]
+        assert total[student] == pytest.approx(sum(earned))
+        full = sum((2 if p == "1" else 1) * expected[(student, p)][1] for p in SPECS)
+        assert full <= total[student] < full + 1  # a transposed 2×2 gradient: half a point
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    assert "Parameters <code>a = 2..9; b = 2..5 except 3; a != b</code> (21 variants)" in page
+    assert "hint chain-inner-factor: the inner function {b}x has a derivative too" in page
+
+
+def test_jobs_write_the_same_verdicts(graded):
+    from conftest import run_cli
+
+    folder, run, _, _, _ = graded
+    two = run_cli("grade", "--key", "key.csv", "subs.csv", "--json", "--jobs", "2",
+                  cwd=folder, timeout=600)
+    assert two.code == 1 and two.out == run.out
+
+
+BAD = [
+    ("a = 5..2", "a*x", "line 2, column params: 'a = 5..2': a has no value"),
+    ("a = 1..4; b = 1..4; a > b + 5", "a*x + b",
+     "line 2, column params: no values satisfy the conditions (a > b + 5): none of the "
+     "16 combinations"),
+    ("a = 2..9", "log(5 - a) + x", "line 2: with a = 5 the function 'log(5 - 5) + x' is "
+     "undefined everywhere"),
+    ("a = 2..3", "ax", "line 2, column function: 'ax' is a and x written together"),
+]
+
+
+@pytest.mark.parametrize("spec, function, message", BAD)
+def test_a_bad_spec_is_an_error_naming_the_keys_line_and_nothing_is_written(
+        invoke, tmp_path, spec, function, message):
+    (tmp_path / "key.csv").write_text(f'problem,function,params\n1,{function},"{spec}"\n')
+    (tmp_path / "subs.csv").write_text("student,problem,answer\nana,1,1\n")
+    grades = tmp_path / "grades.csv"
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--json", "--grades", str(grades))
+    assert r.code == 2 and message in r.err and "Traceback" not in r.err
+    assert json.loads(r.out)["error"]["kind"] == "usage"
+    assert not grades.exists()
+
+
+def test_a_students_variant_undefined_is_refused_before_any_row_is_judged(invoke, tmp_path):
+    # of a = 1..48, the key's check tries every other value (1, 3, ..., 47): all defined;
+    # a = 2 makes log(0) of the function, and a student who draws it stops the class
+    spec = params.read("a = 1..48", "k")
+    unlucky = next(f"s{k}" for k in range(10_000)
+                   if dict(draws.draw(spec, "", f"s{k}", "1"))["a"] == 2)
+    (tmp_path / "key.csv").write_text("problem,function,params\n1,log((a - 2)^2) + x,"
+                                      "a = 1..48\n")
+    (tmp_path / "subs.csv").write_text(f"student,problem,answer\nana,1,1\n{unlucky},1,1\n")
+    grades = tmp_path / "grades.csv"
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--plain", "--grades", str(grades))
+    assert r.code == 2 and r.out == "" and not grades.exists()
+    assert (f"key.csv', line 2 (the variant of {unlucky!r}): with a = 2 the function "
+            "'log((2 - 2)^2) + x' is undefined everywhere") in r.err

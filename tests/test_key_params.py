@@ -1,0 +1,54 @@
+"""A key's params, term and hints columns: the term's seed written once, an `at` cell with
+parameters read per variant, hints on a problem without parameters, and every error
+naming the key's line before any answer is judged."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradcalc.errors import GradcalcError
+from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
+from gradcalc.grading.variants import variant_of
+from gradcalc.tables.headers import parse_table
+
+
+def key(text: str):
+    return key_from(parse_table(text.encode(), "key.csv", REQUIRED, OPTIONAL, "key"))
+
+
+def test_the_terms_seed_is_written_once_or_per_problem():
+    k = key("problem,function,params,term\n1,a x,a = 1..9,fall\n2,a x,a = 1..9,\n"
+            "3,a x,a = 1..9,spring\n")
+    assert [p.template.term for p in k.problems.values()] == ["fall", "fall", "spring"]
+
+
+def test_a_problem_without_parameters_is_as_before():
+    k = key("problem,function,params,hints\n1,x^3,,3x -> the power rule keeps x^2\n")
+    p = k.problems["1"]
+    assert p.template is None and p.variants == 1 and p.hints[0].on == "3x"
+
+
+def test_an_at_cell_with_parameters_is_read_per_variant():
+    p = key("problem,function,params,at\n1,x^a,a = 2..4; c = 1..3,x=c\n").problems["1"]
+    assert p.kind.at == () and dict(p.template.cells)["at"] == "x=c"
+    values = {dict(variant_of(p.template, s).values)["c"]: variant_of(p.template, s).kind.at
+              for s in ("ana", "ben", "cy", "dee", "eve", "fay")}
+    assert all(at == (("x", float(c)),) for c, at in values.items())
+
+
+@pytest.mark.parametrize("text, message", [
+    ("problem,function,params,kind\n1,x^2 + y^2 = r^2,y = 1..3,implicit\n",
+     "line 2, column params: 'y' is a variable of the problem"),
+    ("problem,function,params,wrt\n1,a x,x = 1..3,x\n",
+     "'x' is a variable of the problem (its wrt)"),
+    ("problem,function,params,hints\n1,a x,a = 1..3,x ->\n",
+     "line 2, column hints, 'x ->': write each hint as ANSWER -> MESSAGE"),
+    ("problem,function,params,hints\n1,a x,a = 1..3,sin a x -> no\n",
+     "line 2: with a = 1 the hint 'sin a x' does not read as it does"),
+    ("problem,function,params\n1,sin(,a = 1..3\n", "line 2, column function: "),
+    ("problem,function,params,kind,order\n1,a x,a = 1..3,,two\n", "column order"),
+])
+def test_errors_name_the_keys_line(text, message):
+    with pytest.raises(GradcalcError) as exc:
+        key(text)
+    assert message in exc.value.message and "key.csv, line 2" in exc.value.message
