@@ -1,15 +1,18 @@
-"""One answer judged as its kind asks: the kind's module, found in the registry.
+"""One answer judged as its kind asks, and its worked solution: the kind's module, found
+in the registry.
 
 Each kind of problem names its module (`gradcalc.homework.kinds.registry.KINDS`); that
-module's `judge` decides. The module is imported when a problem of its kind is first
-judged, so a class of derivatives never loads the tensor or implicit judges, and a new
-kind is its module plus its registry entry, with nothing to add here.
+module's `judge` decides and its solver (`solve`) writes the worked solution. The module
+is imported when a problem of its kind is first judged, so a class of derivatives never
+loads the tensor or implicit judges, and a new kind is its module plus its registry
+entry, with nothing to add here.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import KINDS, PLAIN, Kind, ProblemKind, kind_of
@@ -30,6 +33,16 @@ def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
     read or the settings do not fit the function."""
     return module_of(kind_of(kind)).judge(function, answer, wrt, kind, settings, limits,
                                           wrt_from)
+
+
+def solve(function: str, wrt: list[str] | None, kind: Kind = PLAIN,
+          settings: Settings = DEFAULT_SETTINGS, limits: Limits = DEFAULT_LIMITS,
+          wrt_from: str = "--wrt", answer: str | None = None) -> Any:
+    """The worked solution of a problem of the given kind (`answer`, when there is one,
+    is read too, for what it says of the problem: `∂f/∂y =` picks y)."""
+    entry = kind_of(kind)
+    return getattr(module_of(entry), entry.solver)(function, wrt, kind, settings, limits,
+                                                   wrt_from, answer)
 
 
 def forget() -> int:
