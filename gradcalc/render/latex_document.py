@@ -27,7 +27,7 @@ def rows(solution: Solution, k: int) -> list[str]:
         if p != k:
             continue
         why = rf"\text{{{escaped(step.name)}}}"
-        if not (step.text.endswith(" = " + step.after) or step.text == step.after):
+        if not step.text.endswith(step.after):
             why += rf":\ {step.latex}"
         out.append(rf"&= {step.after_latex} && {why}")
     return out

@@ -37,9 +37,15 @@ def checked_text(solution: Solution) -> str:
     return said
 
 
+def part_head(part: Any) -> str:
+    """A part's first line: `f'(x) = d/dx(...)`, or `solve for y': 2x + 2y·y' = 0`."""
+    sep = ": " if " = " in part.start or part.title == part.start else " = "
+    return f"{part.title}{sep}{part.start}"
+
+
 def _own(step: Step) -> bool:
     """Whether the step's own equation already ends in the whole expression after it."""
-    return step.text.endswith(" = " + step.after) or step.text == step.after
+    return step.text.endswith(step.after)
 
 
 def step_lines(solution: Solution) -> list[str]:
@@ -50,7 +56,7 @@ def step_lines(solution: Solution) -> list[str]:
         out.append(solution.problem)
     numbered = solution.steps
     for k, part in enumerate(solution.parts):
-        out.append(f"{part.title} = {part.start}")
+        out.append(part_head(part))
         for n, p, step in numbered:
             if p != k:
                 continue
@@ -83,22 +89,22 @@ def show(solution: Solution, console: Any, verdict: Verdict | None = None) -> No
         console.print(Text(solution.problem, style="bold"))
     numbered = solution.steps
     for k, part in enumerate(solution.parts):
-        console.print(Text(f"{part.title} = {part.start}", style="bold cyan"))
+        console.print(Text(part_head(part), style="bold cyan"))
         table = Table.grid(padding=(0, 1))
         table.add_column(justify="right", style="bold")
-        table.add_column(style="cyan", no_wrap=True)
         table.add_column()
         for n, p, step in numbered:
             if p != k:
                 continue
-            body = Text(step.text)
+            body = Text(step.name, style="cyan")
             if step.note:
-                body.append("\n" + step.note, style="dim")
+                body.append(f" ({step.note})", style="dim")
+            body.append("\n" + step.text)
             if not _own(step):
                 body.append("\n= " + step.after)
             if step.student and solution.departs_at:
                 body.append("\n✗ " + solution.departs_at["said"], style="bold red")
-            table.add_row(str(n), step.name, body)
+            table.add_row(str(n), body)
         console.print(table)
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")

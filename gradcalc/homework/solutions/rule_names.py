@@ -40,6 +40,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     # implicit differentiation
     Rule("collect", "collect the dy/dx terms", "a·y' + b = c·y' + d → (a − c)·y' = d − b"),
     Rule("solve", "solve for dy/dx", "a·y' = b → y' = b/a"),
+    Rule("put-in", "put dy/dx in", "y' replaced by the first derivative"),
     Rule("on-curve", "use the curve's equation", "F(x, y) = 0 on the curve"),
     # antiderivatives
     Rule("integral-constant", "integral of a constant", "∫ c dx = c·x"),

@@ -69,6 +69,11 @@ def _is_leaf(t: Term, v: Any | None = None) -> bool:
     return t.kind == "leaf" and (v is None or t.value == v)
 
 
+def _slope(t: Term) -> bool:
+    """Whether t is y' (implicit differentiation's dy/dx), which a product keeps last."""
+    return t.kind == "leaf" and t.value.is_Symbol and t.value.name.endswith("'")
+
+
 def total(terms: list[tuple[int, Term]]) -> Term:
     """The sum of ±terms; zeros dropped, one term alone is itself."""
     kept = [(s, t) for s, t in terms if not _is_leaf(t, 0)]
@@ -89,8 +94,14 @@ def product(*factors: Term) -> Term:
         return leaf(1)
     if len(kept) == 1:
         return kept[0]
+    slopes = [f for f in kept if _slope(f)]
+    if slopes and len(slopes) < len(kept) and all(f.kind == "leaf" for f in kept):
+        rest = product(*(f for f in kept if not _slope(f)))  # 3y^2·y', not 3y'·y^2
+        return Term("product", (rest, *slopes)) if not _is_leaf(rest, 1) else slopes[0]
     if all(f.kind == "leaf" for f in kept):
         return leaf(sp.Mul(*(f.value for f in kept)))
+    if _is_leaf(kept[0], -1):
+        return negated(product(*kept[1:]))
     return Term("product", tuple(kept))
 
 
