@@ -29,8 +29,8 @@ def checked_text(solution: Solution) -> str:
     steps = len(solution.steps)
     if not steps:
         return solution.note or "no steps could be verified"
-    said = (f"every step at {solution.points} points on the tape; {solution.symbolic} of "
-            f"{steps} also by sympy")
+    said = solution.how or (f"every step at {solution.points} points on the tape; "
+                            f"{solution.symbolic} of {steps} also by sympy")
     if solution.merged:
         said += (f"; {solution.merged} smaller step{'s' * (solution.merged != 1)} did not "
                  "verify and are shown merged")
@@ -41,6 +41,12 @@ def part_head(part: Any) -> str:
     """A part's first line: `f'(x) = d/dx(...)`, or `solve for y': 2x + 2y·y' = 0`."""
     sep = ": " if " = " in part.start or part.title == part.start else " = "
     return f"{part.title}{sep}{part.start}"
+
+
+def _departs(solution: Solution, n: int) -> bool:
+    """Whether step n is where the answer left the path."""
+    return bool(solution.departs_at and solution.departs_at.get("step") == n
+                and solution.departs_at.get("said"))
 
 
 def _own(step: Step) -> bool:
@@ -60,14 +66,14 @@ def step_lines(solution: Solution) -> list[str]:
         for n, p, step in numbered:
             if p != k:
                 continue
-            line = f"{n}. {step.name}"
+            line = f"{n}. {step.name}" + (f" [{step.shape}]" if step.shape else "")
             if step.note:
                 line += f" ({step.note})"
             line += f": {step.text}"
             if not _own(step):
                 line += f"; = {step.after}"
-            if step.student:
-                line += f"  <- {solution.departs_at['said'] if solution.departs_at else ''}"
+            if _departs(solution, n):
+                line += f"  <- {solution.departs_at['said']}"  # type: ignore[index]
             out.append(line)
     if solution.answer:
         out.append(f"answer: {solution.answer}")
@@ -96,14 +102,14 @@ def show(solution: Solution, console: Any, verdict: Verdict | None = None) -> No
         for n, p, step in numbered:
             if p != k:
                 continue
-            body = Text(step.name, style="cyan")
+            body = Text(step.name + (f" [{step.shape}]" if step.shape else ""), style="cyan")
             if step.note:
                 body.append(f" ({step.note})", style="dim")
             body.append("\n" + step.text)
             if not _own(step):
                 body.append("\n= " + step.after)
-            if step.student and solution.departs_at:
-                body.append("\n✗ " + solution.departs_at["said"], style="bold red")
+            if _departs(solution, n):
+                body.append("\n✗ " + solution.departs_at["said"], style="bold red")  # type: ignore[index]
             table.add_row(str(n), body)
         console.print(table)
     grid = Table.grid(padding=(0, 2))

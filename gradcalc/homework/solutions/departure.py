@@ -54,9 +54,11 @@ def step_of(solution: Solution, at: str, differentiation: int | None = None) -> 
     if differentiation == 2 and len(solution.parts) > 1:
         steps = [s for s in steps if s[1] >= 1]
     pieces = [p.strip() for p in at.split(", ")] if at else []
-    for n, _, step in steps:
-        if at in step.covers or any(p in step.covers for p in pieces):
-            return n
+    for first in (True, False):  # what a step acts on first, then all it covers
+        for n, _, step in steps:
+            covers = step.covers[:1] if first else step.covers
+            if any(_same_text(p, c) for p in [at, *pieces] for c in covers):
+                return n
     value = _value(at)
     if value is None:
         return None
@@ -66,6 +68,13 @@ def step_of(solution: Solution, at: str, differentiation: int | None = None) -> 
             if other is not None and _equal(value, other):
                 return n
     return None
+
+
+def _same_text(at: str, text: str) -> bool:
+    """Whether a mistake's `at` names this text (`where(c, …)` names where(c, a, b))."""
+    if at.endswith("…)"):
+        return text.startswith(at[:-2])
+    return at == text
 
 
 def _value(text: str) -> Any:

@@ -88,6 +88,7 @@ class Solution:
     #: steps that did not verify and were merged into larger ones (none, almost always)
     merged: int = 0
     note: str | None = None  # why there are no steps, or what they assume
+    how: str = ""  # how the steps were checked, when not at points of the variables
     #: where a wrong answer left the path: {"step", "rule", "at", "student", "right", "said"}
     departs_at: dict[str, Any] | None = None
 
@@ -129,5 +130,6 @@ class Solution:
                 "steps": [s.as_json(n, k) for n, k, s in self.steps],
                 "answer": self.answer, "answer_latex": self.answer_latex,
                 "verified": {"steps": len(self.steps), "symbolic": self.symbolic,
-                             "points": self.points, "merged": self.merged},
+                             "points": self.points, "merged": self.merged,
+                             **({"how": self.how} if self.how else {})},
                 "note": self.note, "departs_at": self.departs_at}
