@@ -55,6 +55,7 @@ class Task:
     extras: tuple[tuple[str, str], ...] = ()
     error: tuple[str, str] | None = None  # known before judging (a problem not in the key)
     kind: Kind = PLAIN  # what the key's problem asks for
+    steps: bool = False  # the key asks for the worked solution in the feedback
 
 
 @dataclass
@@ -63,6 +64,8 @@ class Result:
     verdict: Verdict | None = None
     error: tuple[str, str] | None = None
     seconds: float = 0.0
+    #: the problem's worked solution, when the key asks for it (`steps`)
+    solution: Any = None
 
     @property
     def status(self) -> str:
@@ -285,7 +288,8 @@ def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
         own = replace(settings, rtol=settings.rtol if problem.rtol is None else problem.rtol,
                       atol=settings.atol if problem.atol is None else problem.atol)
         yield replace(base, problem=problem.name, function=problem.function,
-                      wrt=problem.wrt, settings=own, points=problem.points, kind=problem.kind)
+                      wrt=problem.wrt, settings=own, points=problem.points, kind=problem.kind,
+                      steps=problem.steps)
 
 
 # --------------------------------------------------------------------------- judging
@@ -321,10 +325,19 @@ def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
     if task.error is None:
         try:
             out.verdict = _judged(task, limits)
+            if task.steps:
+                out.solution = _worked(task, out.verdict, limits)
         except Exception as exc:  # noqa: BLE001 - one bad row must not end the class
             out.error = failure(exc)
     out.seconds = time.perf_counter() - started
     return out
+
+
+def _worked(task: Task, verdict: Verdict, limits: Limits) -> Any:
+    """The problem's worked solution (once per problem), the row's departure marked."""
+    job = checking.AnswerJob(task.function, task.answer, split_wrt(task.wrt), task.settings,
+                             limits, wrt_from="the row's wrt", kind=task.kind)
+    return checking.worked(job, verdict, read_answer=False)
 
 
 def judge_chunk(chunk: list[Task], limits: Limits = DEFAULT_LIMITS) -> list[Result]:

@@ -119,6 +119,7 @@ class Gather:
         self.slowest: list[Result] = []
         self.total: Counter = Counter()
         self.last: dict[str, Result] = {}  # each problem's last row
+        self.first: dict[str, Result] = {}  # each problem's first row (its worked solution)
 
     def add(self, r: Result) -> None:
         book, name = self.book, problem_name(r)
@@ -139,6 +140,7 @@ class Gather:
         if section:
             book.section[r.task.student] = section
         self.functions.setdefault(name, r.task.function.strip())
+        self.first.setdefault(name, r)
         self.counts[name][r.status] += 1
         label = mistake(r)
         if label is not None:

@@ -2,11 +2,13 @@
 which problem each answer is for.
 
 Columns: `problem,function` and optionally `wrt, order, partial, kind, implicit,
-constant, shape, rtol, atol, points, at`; header names as `gradcalc.tables.headers`
+constant, shape, rtol, atol, points, at, steps`; header names as `gradcalc.tables.headers`
 matches them. A problem's `points` is its maximum score (default 1); `rtol`/`atol` replace
-the command's tolerances for that problem. The kind columns (`gradcalc.homework.kinds.columns`)
-say what the problem asks for: the N-th derivative, a mixed partial, a value at a point,
-dy/dx of an equation, an antiderivative, a tensor gradient.
+the command's tolerances for that problem; `steps` (yes/no) shows the problem's worked
+solution in each answer's feedback (a verdict line, a Gradescope result). The kind
+columns (`gradcalc.homework.kinds.columns`) say what the problem asks for: the N-th
+derivative, a mixed partial, a value at a point, dy/dx of an equation, an
+antiderivative, a tensor gradient.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from gradcalc.tables.headers import Sheet, read_table, source_of
 
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
-OPTIONAL = ("wrt", "rtol", "atol", "points", *COLUMNS)
+OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", *COLUMNS)
+#: a steps cell's texts
+YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 
@@ -38,6 +42,7 @@ class Problem:
     points: float = 1.0
     line: int = 0
     kind: Kind = PLAIN  # what the problem asks for (the kind columns)
+    steps: bool = False  # show the worked solution in the feedback
 
 
 @dataclass
@@ -81,6 +86,13 @@ def _number(text: str, what: str, where: str, positive: bool = False) -> float |
     return value
 
 
+def _steps(text: str, where: str) -> bool:
+    cell = text.strip().lower()
+    if cell not in YES + NO:
+        raise GradcalcError(f"{where}: steps {text.strip()!r}: give yes or no", kind="usage")
+    return cell in YES
+
+
 def load_key(file: str) -> Key:
     """The key in FILE (a CSV); GradcalcError (exit 2) on anything wrong with it."""
     return key_from(read_table(file, "key", REQUIRED, OPTIONAL, "the answer key"))
@@ -108,7 +120,7 @@ def key_from(table: Sheet) -> Key:
         problems[name] = Problem(
             name, function, row.get("wrt").strip(),
             _number(row.get("rtol"), "rtol", where), _number(row.get("atol"), "atol", where),
-            1.0 if points is None else points, row.line, kind)
+            1.0 if points is None else points, row.line, kind, _steps(row.get("steps"), where))
         seen[name.lower()] = problems[name]
         if len(problems) > MAX_PROBLEMS:
             raise GradcalcError(f"{source} has over {MAX_PROBLEMS:,} problems", kind="limit")

@@ -45,14 +45,15 @@ def run(job: AnswerJob) -> Verdict:
     return verdict
 
 
-def worked(job: AnswerJob, verdict: Verdict | None = None) -> Any:
+def worked(job: AnswerJob, verdict: Verdict | None = None, read_answer: bool = True) -> Any:
     """The problem's worked solution (`homework.solutions.worked.Solution`); with an
     incorrect verdict whose mistake was located, the step where it acts marked with the
-    student's version of it."""
+    student's version of it. `read_answer`: the answer is read for what it says of the
+    problem (`∂f/∂y =` picks y); a class's rows, whose key says it, share one solution."""
     from gradcalc.homework.dispatch import solve
 
     solution = solve(job.function, job.wrt, job.kind, job.settings, job.limits, job.wrt_from,
-                     job.answer if verdict is not None else None)
+                     job.answer if verdict is not None and read_answer else None)
     if verdict is not None and verdict.verdict == "incorrect" and verdict.misconception:
         from gradcalc.homework.solutions.departure import place
 

@@ -40,9 +40,20 @@ def solve(function: str, wrt: list[str] | None, kind: Kind = PLAIN,
           wrt_from: str = "--wrt", answer: str | None = None) -> Any:
     """The worked solution of a problem of the given kind (`answer`, when there is one,
     is read too, for what it says of the problem: `∂f/∂y =` picks y)."""
-    entry = kind_of(kind)
-    return getattr(module_of(entry), entry.solver)(function, wrt, kind, settings, limits,
-                                                   wrt_from, answer)
+    key = (function, tuple(wrt or ()), kind, settings, limits, wrt_from, answer)
+    if key not in _SOLVED:
+        entry = kind_of(kind)
+        while len(_SOLVED) >= SOLVED_KEPT:
+            del _SOLVED[next(iter(_SOLVED))]
+        _SOLVED[key] = getattr(module_of(entry), entry.solver)(function, wrt, kind, settings,
+                                                               limits, wrt_from, answer)
+    return _SOLVED[key]
+
+
+#: worked solutions already written (a class's rows of one problem share one), at most
+#: SOLVED_KEPT; a solution is never changed once written
+_SOLVED: dict[tuple, Any] = {}
+SOLVED_KEPT = 256
 
 
 def forget() -> int:
@@ -51,7 +62,8 @@ def forget() -> int:
     keeps (its `forget`, where it has one); how many entries were kept."""
     from gradcalc.homework.judge import forget_formulas
 
-    kept = forget_formulas()
+    kept = forget_formulas() + len(_SOLVED)
+    _SOLVED.clear()
     for entry in KINDS:
         forgets = getattr(module_of(entry), "forget", None)
         kept += forgets() if forgets else 0

@@ -133,7 +133,9 @@ def plain_text(solution: Solution, verdict: Verdict | None = None) -> str:
 
 def inline_text(solution: Solution) -> str:
     """The solution in one line (a class's verdict line, a gradebook's feedback)."""
-    parts = [f"({n}) {step.name}: {step.text}" for n, _, step in solution.steps]
+    parts = [f"({n}) {step.name}: {step.text}" + (
+        f" [{solution.departs_at['said']}]" if _departs(solution, n) else "")  # type: ignore[index]
+        for n, _, step in solution.steps]
     if solution.answer:
         parts.append(f"answer {solution.answer}")
     return "worked solution: " + " ".join(parts) if parts else ""
