@@ -10,11 +10,13 @@ if TYPE_CHECKING:
     from gradcalc.homework.solutions.worked import Solution
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-            "#": r"\#", "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}"}
+            "#": r"\#", "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}",
+            "−": "-", "×": "x", "·": "."}
 
 
 def escaped(text: str) -> str:
-    """Text for LaTeX's text mode (ASCII kept; the special characters escaped)."""
+    """Text for LaTeX's text mode (the special characters escaped; the few other
+    characters rule names use, such as −, as ASCII)."""
     return "".join(_SPECIAL.get(c, c) for c in text)
 
 

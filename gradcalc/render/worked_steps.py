@@ -39,7 +39,7 @@ def checked_text(solution: Solution) -> str:
 
 def part_head(part: Any) -> str:
     """A part's first line: `f'(x) = d/dx(...)`, or `solve for y': 2x + 2y·y' = 0`."""
-    sep = ": " if " = " in part.start or part.title == part.start else " = "
+    sep = ": " if " = " in part.start + part.title or part.title == part.start else " = "
     return f"{part.title}{sep}{part.start}"
 
 

@@ -22,6 +22,7 @@ from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.problem import read_problem
 from gradcalc.homework.reading.student import formula, simplest
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, inline
+from gradcalc.homework.solutions.verified import BACKSTOP_SECONDS
 from gradcalc.homework.solutions.worked import Solution
 from gradcalc.language.parse import parse
 from gradcalc.verify.budget import Timeout, time_budget
@@ -88,7 +89,7 @@ def _value(text: str) -> Any:
 
 def _equal(a: Any, b: Any) -> bool:
     try:
-        with time_budget(1.0):
+        with time_budget(BACKSTOP_SECONDS):
             return bool(a == b or (a - b).expand() == 0)
     except (Timeout, Exception):  # noqa: BLE001 - not shown equal
         return False
@@ -127,13 +128,13 @@ def versions(job: Any, verdict: Any, rule: str, at: str) -> tuple[str, str]:
 def _local(program: Any, points: dict[str, np.ndarray], w: str, mistake: Any
            ) -> tuple[str, str]:
     try:
-        with time_budget(1.0):
+        with time_budget(BACKSTOP_SECONDS):
             tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in points},
                                               w, symbolic=True)
             student = tape.sweep(mistake.variant, mistake.step, upto=mistake.step)
             right = tape.sweep(None, -1, upto=mistake.step)
             inputs = tuple(points)
-            return (formula(simplest(proof.exact(student), 0.5, inputs), inputs),
-                    formula(simplest(proof.exact(right), 0.5, inputs), inputs))
+            return (formula(simplest(proof.exact(student), BACKSTOP_SECONDS, inputs), inputs),
+                    formula(simplest(proof.exact(right), BACKSTOP_SECONDS, inputs), inputs))
     except (Timeout, Exception):  # noqa: BLE001 - no versions: the step is marked alone
         return "", ""

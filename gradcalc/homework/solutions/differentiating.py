@@ -181,6 +181,13 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
     if problem.kind in ("derivative", "higher derivative", "partial") and len(answers) == 1:
         paths = problem.paths or ((problem.wrt[0],),)
         label, tex = _label(name, paths[0], problem.inputs, 0, ())
+        pinned = dict(problem.pinned)
+        if pinned and label.endswith(")") and all(n in pinned for n in problem.inputs):
+            args = ", ".join(formula(proof.exact(pinned[n])) for n in problem.inputs)
+            label = tex = f"{label.split('(')[0]}({args})"
+        elif pinned:
+            where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
+            label, tex = f"{label} at {where}", rf"{tex}\ \text{{at }} {where}"
         return f"{label} = {answers[0]}", f"{tex} = {latexes[0]}"
     n = len(problem.wrt)
     if problem.kind in ("hessian", "jacobian"):

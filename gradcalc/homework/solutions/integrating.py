@@ -19,7 +19,14 @@ from gradcalc.homework.reading.student import formula, latex, simplest
 from gradcalc.homework.solutions import states
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
-from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain, shown
+from gradcalc.homework.solutions.verified import (
+    BACKSTOP_SECONDS,
+    MAX_STEPS,
+    Checker,
+    Raw,
+    chain,
+    shown,
+)
 from gradcalc.homework.solutions.worked import Part, Solution
 from gradcalc.verify.budget import Timeout, time_budget
 
@@ -37,19 +44,38 @@ TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin
 
 
 def steps_of(f: Any, x: Any, limits: Any) -> Any:
-    """sympy's rule tree for ∫ f dx; Unsupported when it has none (or f is too large)."""
-    from sympy.integrals.manualintegrate import integral_steps
+    """sympy's rule tree for ∫ f dx; Unsupported when it has none (or f is too large). A
+    rational function is first written as partial fractions (sympy's `apart`), the way it
+    is taught, and sympy integrates those (its own search through substitutions of a
+    rational function is long, and no shorter)."""
+    from sympy.integrals.manualintegrate import RewriteRule, integral_steps
 
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         raise Unsupported("an integrand this large")
     try:
-        with time_budget(limits.check_seconds):
-            rule = integral_steps(f, x)
+        with time_budget(BACKSTOP_SECONDS):
+            fractions = _partial_fractions(f, x)
+            if fractions is not None:
+                rule = RewriteRule(f, x, fractions, integral_steps(fractions, x))
+            else:
+                rule = integral_steps(f, x)
     except Timeout:
         raise Unsupported("sympy took too long") from None
     if _unknown(rule):
         raise Unsupported("no antiderivative by sympy's rules")
     return rule
+
+
+def _partial_fractions(f: Any, x: Any) -> Any:
+    """f as partial fractions, when f is a rational function with a denominator of degree
+    2 or more that they change; else None."""
+    if not f.is_rational_function(x):
+        return None
+    bottom = sp.denom(sp.together(f))
+    if sp.degree(bottom, x) < 2:
+        return None
+    fractions = sp.apart(f, x)
+    return fractions if fractions.is_Add and fractions != f else None
 
 
 def _unknown(rule: Any) -> bool:

@@ -157,7 +157,9 @@ def solution(function: str, program: Program, w: str, shapes: dict[str, tuple[in
              draws: list[dict[str, Any]], loss: str, limits: Any) -> Solution:
     """The worked solution of ∂loss/∂w."""
     said = ", ".join(f"{n}: {_dims(s)}" for n, s in shapes.items())
-    out = Solution("tensor", f"{function} ({said})", rf"{_tex(function)}")
+    read = "; ".join(f"{s.target} = {text(s.value)}" for s in program.body
+                     if isinstance(s, Assign)) or text(program.body[-1].value)
+    out = Solution("tensor", f"{function} ({said})", _tex(read))
     tape = Tape(program, list(shapes), draws, limits)
     walk, formula = None, None
     for normalized in (True, False):

@@ -11,8 +11,8 @@ derivative (an antiderivative's steps are compared by their derivatives, which i
 "equal up to a constant" means). The sides must agree at most of the points (where both
 are defined) to within `RTOL`/`ATOL`. A step whose two sides have at most
 `SYMBOLIC_OPS` operations is also proved by sympy (`expand`, then `cancel`): the choice is
-by size, so the output does not depend on the machine's speed; the time budget is only a
-backstop against a hang.
+by size, so the output does not depend on the machine's speed; the time budget
+(`BACKSTOP_SECONDS`) is only a backstop against a hang.
 
 A step that fails is never shown: `chain` merges it with the next ones into one larger
 step until the larger one holds (a merged step says which rules it stands for).
@@ -47,6 +47,10 @@ CONDITIONED = 1e6
 SYMBOLIC_OPS = 60
 #: steps a part may have before it is shown as one (a formula too long to take apart)
 MAX_STEPS = 60
+#: the wall-clock backstop of every symbolic call of a solution, against a hang only:
+#: what is tried is decided by counted sizes, and this is far beyond what they allow on
+#: a busy machine (an interrupted sympy call can also leave its caches half-filled)
+BACKSTOP_SECONDS = 30.0
 
 
 @dataclass
@@ -310,7 +314,7 @@ class Checker:
         if raw.mode not in ("value", "derivative", "residual"):
             return False
         try:
-            with time_budget(self.limits.check_seconds):
+            with time_budget(BACKSTOP_SECONDS):
                 mode = "value" if raw.mode == "residual" else raw.mode
                 before = [self.symbolic(t, mode) for t in raw.before]
                 after = [self.symbolic(t, mode) for t in raw.after]
