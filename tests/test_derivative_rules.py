@@ -103,7 +103,7 @@ def test_a_value_at_a_point_is_the_last_step():
     s = solve("x^2 sin(x)", at="x=2")
     last = s.steps[-1][2]
     assert last.rule == "evaluate" and "x = 2" in last.text
-    assert s.answer.startswith("f'(x) = ") and "cos(2)" in s.answer
+    assert s.answer == "f'(2) = 4cos(2) + 4sin(2)"
 
 
 @pytest.mark.parametrize("name", sorted(DERIVATIVES))

@@ -86,8 +86,18 @@ def total(terms: list[tuple[int, Term]]) -> Term:
 
 
 def product(*factors: Term) -> Term:
-    """The product; ones dropped, a zero makes it zero, known parts folded into one."""
-    kept = [f for f in factors if not _is_leaf(f, 1)]
+    """The product; ones dropped, a zero makes it zero, nested products flattened and
+    their known parts folded into one (where the first of them was)."""
+    flat: list[Term] = []
+    for f in factors:
+        flat.extend(f.args if f.kind == "product" else (f,))
+    known = [f for f in flat if f.kind == "leaf" and not _slope(f)]
+    if len(known) > 1 and len(known) < len(flat):
+        folded = leaf(sp.Mul(*(f.value for f in known)))
+        at = flat.index(known[0])
+        flat = [f for f in flat if f not in known]
+        flat.insert(at, folded)
+    kept = [f for f in flat if not _is_leaf(f, 1)]
     if any(_is_leaf(f, 0) for f in kept):
         return leaf(0)
     if not kept:
