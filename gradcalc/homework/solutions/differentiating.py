@@ -30,7 +30,7 @@ from gradcalc.homework.solutions.subexpressions import (
     inline,
 )
 from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain, shown
-from gradcalc.homework.solutions.worked import Part, Solution, Step
+from gradcalc.homework.solutions.worked import Part, Solution
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 
@@ -220,5 +220,3 @@ def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],
         answers[k], latexes[k] = formula(at), latex(at)
     solution.points = max(solution.points, checker.count)
 
-
-__all__ = ["Step", "Worked", "solve_problem", "work"]

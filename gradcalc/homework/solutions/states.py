@@ -54,9 +54,6 @@ class Term:
     expr: Any = None
 
 
-ZERO_VALUE = sp.Integer(0)
-
-
 def leaf(value: Any, shown: str = "", shown_latex: str = "") -> Term:
     return Term("leaf", value=sp.sympify(value), shown=shown, shown_latex=shown_latex)
 
