@@ -7,7 +7,7 @@ import pytest
 from docs_examples import ROOT, Example, examples, in_process_argv, run_segment, segments
 
 PAGES = ["README.md", "docs/getting-started.md", "docs/language.md", "docs/checking.md",
-         "docs/homework.md", "docs/teaching-with-gradcalc.md",
+         "docs/homework.md", "docs/worked-solutions.md", "docs/teaching-with-gradcalc.md",
          "docs/security.md", "docs/index.md", "docs/understanding-backward.md",
          "docs/scaling.md"]
 #: every README example, as a user types it, through the installed command

@@ -2,11 +2,11 @@
 hands their results to a format's writers (`gradcalc.render.formats`).
 
 Each command is declared in its own module on the one typer app (`cli.app`), its options
-as data: the derivative commands (`differentiate`), a student's check (`checking`), a
-teacher's grade and replay (`classes`), the sheets handed out (`handouts`), batch
-(`scripting`) and plot (`plotting`). One
-place (`main`) maps every failure to an `error:` line and an exit code: 0 success, 1 a
-check failed, 2 bad input or usage. No traceback ever reaches the user.
+as data: the derivative commands (`differentiate`), a student's check (`checking`) and
+worked solution (`deriving`), a teacher's grade and replay (`classes`), the sheets handed
+out (`handouts`), batch (`scripting`) and plot (`plotting`). One place (`main`) maps every
+failure to an `error:` line and an exit code: 0 success, 1 a check failed, 2 bad input or
+usage. No traceback ever reaches the user.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ except ImportError:  # older typer, built on click
 
 # the commands, in the order --help lists them (each module declares its own)
 # isort: off
-from gradcalc.cli import differentiate, scripting, plotting, checking, classes, handouts  # noqa: F401
+from gradcalc.cli import (  # noqa: F401
+    differentiate, scripting, plotting, checking, deriving, classes, handouts)
 # isort: on
 from gradcalc.cli.app import app
 from gradcalc.cli.output import printable

@@ -1,9 +1,10 @@
 """`gradcalc check`: a student's one answer judged, as the problem's kind asks (the kind
-options come from the registry, homework/kinds/registry.py)."""
+options come from the registry, homework/kinds/registry.py); with --steps, the worked
+solution beside the verdict."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -27,6 +28,10 @@ from gradcalc.cli.options import (
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import DEFAULT_LIMITS
 
+StepsOpt = Annotated[bool, typer.Option(
+    "--steps", help="Also the worked solution, every step checked on the tape; for a wrong "
+    "answer whose mistake is found, the step where it went wrong marked.")]
+
 #: what judging an answer takes, shared by check and grade: (name, alias, default)
 JUDGING: list[Parameter] = [
     ("rtol", CheckRtolOpt, 1e-6),
@@ -42,6 +47,7 @@ PARAMETERS: list[Parameter] = [
     ("wrt", WrtOpt, None),
     ("json_out", JsonOpt, False),
     ("plain_out", VerdictPlainOpt, False),
+    ("steps", StepsOpt, False),
     *JUDGING,
     *kind_parameters(),
 ]
@@ -71,10 +77,17 @@ def check(o: dict[str, Any]) -> None:
         raise GradcalcError("only one of FUNCTION and --answer can be read from standard "
                             "input (-)", kind="usage")
     text = read_program(answer) if answer.startswith("@") or answer == "-" else answer
-    verdict = run(AnswerJob(read_program(function), text, split_wrt(o["wrt"]),
-                            settings_of(o), limits, kind=kind))
-    assert fmt.verdict is not None
-    fmt.verdict(verdict)
+    job = AnswerJob(read_program(function), text, split_wrt(o["wrt"]), settings_of(o),
+                    limits, kind=kind)
+    verdict = run(job)
+    if o["steps"]:
+        from gradcalc.homework.answer import worked
+
+        assert fmt.solution is not None
+        fmt.solution(worked(job, verdict), verdict)
+    else:
+        assert fmt.verdict is not None
+        fmt.verdict(verdict)
     if not verdict.ok:
         raise typer.Exit(1)
 

@@ -60,6 +60,7 @@ class Task:
     kind: Kind = PLAIN  # what the key's problem asks for
     variant: Variant | None = None  # the student's own variant of a parametrised problem
     hints: tuple[tuple[Hint, Hint], ...] = ()  # the teacher's hints: (key's, variant's)
+    steps: bool = False  # the key asks for the worked solution in the feedback
 
 
 @dataclass
@@ -69,6 +70,8 @@ class Result:
     error: tuple[str, str] | None = None
     seconds: float = 0.0
     hint: int | None = None  # the index of the teacher's hint that fired (task.hints)
+    #: the problem's worked solution, when the key asks for it (`steps`)
+    solution: Any = None
 
     @property
     def fired(self) -> tuple[Hint, Hint] | None:
@@ -337,7 +340,7 @@ def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
             continue
         yield replace(base, problem=problem.name, function=function,
                       wrt=problem.wrt, settings=own, points=problem.points, kind=kind,
-                      variant=variant, hints=hints)
+                      variant=variant, hints=hints, steps=problem.steps)
 
 
 @lru_cache(maxsize=65536)
@@ -381,10 +384,19 @@ def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
             if task.hints:
                 out.hint = fire(tuple(h for _, h in task.hints), task.answer, out.verdict,
                                 task.kind, task.settings, limits)
+            if task.steps:
+                out.solution = _worked(task, out.verdict, limits)
         except Exception as exc:  # noqa: BLE001 - one bad row must not end the class
             out.error = failure(exc)
     out.seconds = time.perf_counter() - started
     return out
+
+
+def _worked(task: Task, verdict: Verdict, limits: Limits) -> Any:
+    """The problem's worked solution (once per problem), the row's departure marked."""
+    job = checking.AnswerJob(task.function, task.answer, split_wrt(task.wrt), task.settings,
+                             limits, wrt_from="the row's wrt", kind=task.kind)
+    return checking.worked(job, verdict, read_answer=False)
 
 
 def judge_chunk(chunk: list[Task], limits: Limits = DEFAULT_LIMITS) -> list[Result]:

@@ -143,6 +143,7 @@ class Gather:
         self.slowest: list[Result] = []
         self.total: Counter = Counter()
         self.last: dict[str, Result] = {}  # each problem's last row
+        self.first: dict[str, Result] = {}  # each problem's first row (its worked solution)
 
     def add(self, r: Result) -> None:
         book, name = self.book, problem_name(r)
@@ -167,6 +168,7 @@ class Gather:
                                          r.task.function).strip())
         if variant is not None:
             self.example.setdefault(name, variant)
+        self.first.setdefault(name, r)
         self.counts[name][r.status] += 1
         label = mistake(r)
         if label is not None:

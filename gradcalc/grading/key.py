@@ -2,16 +2,17 @@
 which problem each answer is for.
 
 Columns: `problem,function` and optionally `wrt, order, partial, kind, implicit,
-constant, shape, rtol, atol, points, at, params, term, hints`; header names as
+constant, shape, rtol, atol, points, at, steps, params, term, hints`; header names as
 `gradcalc.tables.headers` matches them. A problem's `points` is its maximum score (default
-1); `rtol`/`atol` replace the command's tolerances for that problem. The kind columns
-(`gradcalc.homework.kinds.columns`) say what the problem asks for: the N-th derivative, a
-mixed partial, a value at a point, dy/dx of an equation, an antiderivative, a tensor
-gradient. `params` declares parameters drawn per student (`gradcalc.grading.params`; the
-function and the `at` cell use them, `gradcalc.grading.variants`), `term` is the term's
-seed of the draw (a problem without one takes the key's first), and `hints` the teacher's
-own hints (`gradcalc.grading.hints`). Every parametrised problem is checked here, before
-any answer is judged.
+1); `rtol`/`atol` replace the command's tolerances for that problem; `steps` (yes/no) shows
+the problem's worked solution in each answer's feedback (a verdict line, a Gradescope
+result). The kind columns (`gradcalc.homework.kinds.columns`) say what the problem asks
+for: the N-th derivative, a mixed partial, a value at a point, dy/dx of an equation, an
+antiderivative, a tensor gradient. `params` declares parameters drawn per student
+(`gradcalc.grading.params`; the function and the `at` cell use them,
+`gradcalc.grading.variants`), `term` is the term's seed of the draw (a problem without one
+takes the key's first), and `hints` the teacher's own hints (`gradcalc.grading.hints`).
+Every parametrised problem is checked here, before any answer is judged.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from gradcalc.tables.headers import Sheet, SheetRow, read_table, source_of
 VARIANT_COLUMNS = ("params", "term", "hints")
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
-OPTIONAL = ("wrt", "rtol", "atol", "points", *COLUMNS, *VARIANT_COLUMNS)
+OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", *COLUMNS, *VARIANT_COLUMNS)
+#: a steps cell's texts
+YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 
@@ -50,6 +53,7 @@ class Problem:
     template: Template | None = None  # with parameters: what each student's variant is of
     hints: tuple[Hint, ...] = ()  # the teacher's hints, in order
     variants: int = 1  # the combinations of its parameters' values (or of a probe's draws)
+    steps: bool = False  # show the worked solution in the feedback
 
 
 @dataclass
@@ -93,6 +97,13 @@ def _number(text: str, what: str, where: str, positive: bool = False) -> float |
     return value
 
 
+def _steps(text: str, where: str) -> bool:
+    cell = text.strip().lower()
+    if cell not in YES + NO:
+        raise GradcalcError(f"{where}: steps {text.strip()!r}: give yes or no", kind="usage")
+    return cell in YES
+
+
 def load_key(file: str) -> Key:
     """The key in FILE (a CSV); GradcalcError (exit 2) on anything wrong with it."""
     return key_from(read_table(file, "key", REQUIRED, OPTIONAL, "the answer key"))
@@ -120,7 +131,7 @@ def key_from(table: Sheet) -> Key:
         problem = Problem(
             name, function, row.get("wrt").strip(),
             _number(row.get("rtol"), "rtol", where), _number(row.get("atol"), "atol", where),
-            1.0 if points is None else points, row.line)
+            1.0 if points is None else points, row.line, steps=_steps(row.get("steps"), where))
         problems[name] = _with_variants(problem, row, where, row.get("term").strip() or term)
         seen[name.lower()] = problems[name]
         if len(problems) > MAX_PROBLEMS:

@@ -2,13 +2,16 @@
 a class come to.
 
 FUNCTION and ANSWER are judged as the problem's kind asks (`gradcalc.homework.dispatch`):
-a Verdict, with the receipt that lets anyone judge it again (`homework.receipt`). A whole
-class is `gradcalc.grading.classfile`. Nothing here prints.
+a Verdict, with the receipt that lets anyone judge it again (`homework.receipt`); with
+`worked`, the problem's worked solution beside it, the step where a wrong answer left the
+path marked (`homework.solutions`, imported only then). A whole class is
+`gradcalc.grading.classfile`. Nothing here prints.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradcalc.homework.dispatch import check
 from gradcalc.homework.judge import Settings, Verdict
@@ -40,6 +43,22 @@ def run(job: AnswerJob) -> Verdict:
         verdict.receipt = receipt(job.function, job.answer, job.wrt, job.settings, verdict,
                                   kind=job.kind)
     return verdict
+
+
+def worked(job: AnswerJob, verdict: Verdict | None = None, read_answer: bool = True) -> Any:
+    """The problem's worked solution (`homework.solutions.worked.Solution`); with an
+    incorrect verdict whose mistake was located, the step where it acts marked with the
+    student's version of it. `read_answer`: the answer is read for what it says of the
+    problem (`∂f/∂y =` picks y); a class's rows, whose key says it, share one solution."""
+    from gradcalc.homework.dispatch import solve
+
+    solution = solve(job.function, job.wrt, job.kind, job.settings, job.limits, job.wrt_from,
+                     job.answer if verdict is not None and read_answer else None)
+    if verdict is not None and verdict.verdict == "incorrect" and verdict.misconception:
+        from gradcalc.homework.solutions.departure import place
+
+        solution = place(solution, job, verdict)
+    return solution
 
 
 def split_wrt(text: str | None) -> list[str] | None:

@@ -1,15 +1,18 @@
-"""One answer judged as its kind asks: the kind's module, found in the registry.
+"""One answer judged as its kind asks, and its worked solution: the kind's module, found
+in the registry.
 
 Each kind of problem names its module (`gradcalc.homework.kinds.registry.KINDS`); that
-module's `judge` decides. The module is imported when a problem of its kind is first
-judged, so a class of derivatives never loads the tensor or implicit judges, and a new
-kind is its module plus its registry entry, with nothing to add here.
+module's `judge` decides and its solver (`solve`) writes the worked solution. The module
+is imported when a problem of its kind is first judged, so a class of derivatives never
+loads the tensor or implicit judges, and a new kind is its module plus its registry
+entry, with nothing to add here.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import KINDS, PLAIN, Kind, ProblemKind, kind_of
@@ -32,13 +35,35 @@ def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
                                           wrt_from)
 
 
+def solve(function: str, wrt: list[str] | None, kind: Kind = PLAIN,
+          settings: Settings = DEFAULT_SETTINGS, limits: Limits = DEFAULT_LIMITS,
+          wrt_from: str = "--wrt", answer: str | None = None) -> Any:
+    """The worked solution of a problem of the given kind (`answer`, when there is one,
+    is read too, for what it says of the problem: `∂f/∂y =` picks y)."""
+    key = (function, tuple(wrt or ()), kind, settings, limits, wrt_from, answer)
+    if key not in _SOLVED:
+        entry = kind_of(kind)
+        while len(_SOLVED) >= SOLVED_KEPT:
+            del _SOLVED[next(iter(_SOLVED))]
+        _SOLVED[key] = getattr(module_of(entry), entry.solver)(function, wrt, kind, settings,
+                                                               limits, wrt_from, answer)
+    return _SOLVED[key]
+
+
+#: worked solutions already written (a class's rows of one problem share one), at most
+#: SOLVED_KEPT; a solution is never changed once written
+_SOLVED: dict[tuple, Any] = {}
+SOLVED_KEPT = 256
+
+
 def forget() -> int:
     """Empty what every kind keeps between rows (a benchmark's cold start): the functions'
     formulas and what hangs on them (`judge.forget_formulas`) and what each kind's module
     keeps (its `forget`, where it has one); how many entries were kept."""
     from gradcalc.homework.judge import forget_formulas
 
-    kept = forget_formulas()
+    kept = forget_formulas() + len(_SOLVED)
+    _SOLVED.clear()
     for entry in KINDS:
         forgets = getattr(module_of(entry), "forget", None)
         kept += forgets() if forgets else 0

@@ -57,6 +57,15 @@ def row_head(r: Result, keyed: bool) -> dict[str, Any]:
     return head
 
 
+def solution_fields(r: Result) -> dict[str, Any]:
+    """A row's worked solution when its key asks for it: `steps` and `departs_at`
+    (nothing for every other row)."""
+    if getattr(r, "solution", None) is None:
+        return {}
+    out = r.solution.as_json()
+    return {"steps": out["steps"], "departs_at": out["departs_at"]}
+
+
 def json_line(r: Result, keyed: bool) -> str:
     """One row's JSON line (with its line break): classview.row_json's object."""
     head = row_head(r, keyed)
@@ -69,4 +78,7 @@ def json_line(r: Result, keyed: bool) -> str:
         receipt = json.dumps(r.receipt)
     elif r.task.variant is not None or r.task.hints:
         receipt = json.dumps(r.receipt)  # the verdict's, with the row's own variant
+    worked = solution_fields(r)
+    if worked:  # the key asks for the worked solution: it comes before the receipt
+        part += ", " + json.dumps(worked)[1:-1]
     return f'{json.dumps(head)[:-1]}, {part}, "receipt": {receipt}}}\n'

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gradcalc.render.classlines import row_head
+from gradcalc.render.classlines import row_head, solution_fields
 from gradcalc.render.verdicts import _MARK, _STYLE, plain, verdict_json
 
 if TYPE_CHECKING:
@@ -27,7 +27,17 @@ def row_json(r: Result, keyed: bool) -> dict[str, Any]:
         return {**head, "error": {"kind": kind, "message": message}, "receipt": r.receipt}
     assert r.verdict is not None
     # the row's score is the points earned, not the verdict's own share of right entries
-    return {**head, **verdict_json(r.verdict), "score": r.earned, "receipt": r.receipt}
+    return {**head, **verdict_json(r.verdict), "score": r.earned, **solution_fields(r),
+            "receipt": r.receipt}
+
+
+def steps_note(r: Result, sep: str = " ") -> str:
+    """A row's worked solution as text ('' when its key does not ask for it)."""
+    if getattr(r, "solution", None) is None:
+        return ""
+    from gradcalc.render.worked_steps import inline_text, step_lines
+
+    return inline_text(r.solution) if sep == " " else sep.join(step_lines(r.solution))
 
 
 def summary_json(summary: Summary, students: int) -> dict[str, Any]:
@@ -89,6 +99,8 @@ def row_plain(r: Result, keyed: bool) -> str:
     """student, problem (the function in a one-file class), the other columns, answer,
     score/points and the verdict's line, separated by tabs."""
     verdict = verdict_line(r)
+    if steps_note(r):
+        verdict += f"; {steps_note(r)}"
     cells = [r.task.student, r.task.problem if keyed else r.task.function,
              *(v for _, v in r.task.extras), r.task.answer,
              f"{points_text(r.earned)}/{points_text(r.task.points)}", verdict]
@@ -120,7 +132,7 @@ def show_rows(results: list[Result], extra_names: list[str], keyed: bool, consol
                       *(Text(shown(v)) for _, v in r.task.extras), Text(shown(answer_read(r))),
                       Text(f"{_MARK[status]} {status}", style=_STYLE[status]),
                       Text(f"{points_text(r.earned)}/{points_text(r.task.points)}"),
-                      Text(shown(note(r))))
+                      Text(shown("; ".join(t for t in (note(r), steps_note(r)) if t))))
     console.print(table)
 
 

@@ -5,9 +5,10 @@ One vocabulary: `rich` (a person at a terminal: panels, tables, progress bars), 
 (one object, or one per line, for scripts) and `plain` (numbers and words for awk) are
 the views a command is shown in; `csv` and `parquet` are what a `--points` table's rows
 are written as (a view writes its rows as its `rows` format: rich as csv; `--output
-FILE.parquet` as parquet). A command picks its format once (`chosen`) and hands results
-to the format's writers; no module compares format names, and no format is held in a
-global. A new format is one entry here and its writers.
+FILE.parquet` as parquet); `latex` is a worked solution as a document (`derive
+--latex`). A command picks its format once (`chosen`) and hands results to the format's
+writers; no module compares format names, and no format is held in a global. A new
+format is one entry here and its writers.
 
 The writers import what they write with when they are first called, so choosing a format
 costs nothing at start-up.
@@ -61,6 +62,31 @@ def _plain_verdict(verdict: Any) -> None:
     from gradcalc.render.verdicts import plain
 
     sys.stdout.write(plain(verdict) + "\n")
+
+
+def _rich_solution(solution: Any, verdict: Any) -> None:
+    from gradcalc.render.terminal import draw
+    from gradcalc.render.worked_steps import show
+
+    draw(lambda console: show(solution, console, verdict))
+
+
+def _json_solution(solution: Any, verdict: Any) -> None:
+    from gradcalc.render.worked_steps import solution_json
+
+    sys.stdout.write(json.dumps(solution_json(solution, verdict)) + "\n")
+
+
+def _plain_solution(solution: Any, verdict: Any) -> None:
+    from gradcalc.render.worked_steps import plain_text
+
+    sys.stdout.write(plain_text(solution, verdict) + "\n")
+
+
+def _latex_solution(solution: Any, verdict: Any) -> None:
+    from gradcalc.render.latex_document import document
+
+    sys.stdout.write(document(solution))
 
 
 def _json_error(kind: str, message: str) -> None:
@@ -195,6 +221,8 @@ class Format:
     replay_end: Callable[[int, int, str, Any, Any], None] | None = None
     chunk: Callable[[Any, bool, bool], Any] | None = None  # a chunk of a table's rows
     sheet: Callable[[Any, bool, Any], None] | None = None  # one student's handed-out sheet
+    #: a worked solution, with the verdict beside it (check --steps) or alone (derive)
+    solution: Callable[[Any, Any], None] | None = None
 
     @property
     def table_rows(self) -> Format:
@@ -205,19 +233,21 @@ class Format:
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("rich", person=True, rows="csv", result=_rich_result, verdict=_rich_verdict,
            row=_drawn_row, replayed=_text_replayed, replay_end=_text_replay_end,
-           sheet=_rich_sheet),
+           sheet=_rich_sheet, solution=_rich_solution),
     Format("json", structured=True, rows="json", inline=True, result=_json_result,
            verdict=_json_verdict, error=_json_error, row=_json_row, class_end=_json_class_end,
            replayed=_json_replayed, replay_end=_json_replay_end, chunk=_json_chunk,
-           sheet=_json_sheet),
+           sheet=_json_sheet, solution=_json_solution),
     Format("plain", rows="plain", result=_plain_result, verdict=_plain_verdict,
            row=_plain_row, class_end=_plain_class_end, replayed=_text_replayed,
-           replay_end=_text_replay_end, chunk=_plain_chunk, sheet=_plain_sheet),
+           replay_end=_text_replay_end, chunk=_plain_chunk, sheet=_plain_sheet,
+           solution=_plain_solution),
     Format("csv", fast=True, chunk=_csv_chunk),
     Format("parquet", binary=True, chunk=_parquet_chunk),
+    Format("latex", solution=_latex_solution),
 )}
-RICH, JSON, PLAIN, CSV, PARQUET = (FORMATS[n] for n in ("rich", "json", "plain", "csv",
-                                                        "parquet"))
+RICH, JSON, PLAIN, CSV, PARQUET, LATEX = (FORMATS[n] for n in ("rich", "json", "plain", "csv",
+                                                               "parquet", "latex"))
 #: file name endings written as Parquet
 PARQUET_ENDINGS = (".parquet", ".pq")
 
@@ -233,11 +263,14 @@ def named(fmt: Format | str) -> Format:
                             f"{', '.join(FORMATS)}", kind="usage") from None
 
 
-def chosen(json_out: bool, plain_out: bool) -> Format:
-    """The view of a command's --json and --plain flags (rich when neither)."""
-    if json_out and plain_out:
-        raise GradcalcError("--json and --plain cannot be used together", kind="usage")
-    return JSON if json_out else PLAIN if plain_out else RICH
+def chosen(json_out: bool, plain_out: bool, latex_out: bool = False) -> Format:
+    """The view of a command's --json and --plain flags (rich when neither); `latex_out`:
+    a worked solution's --latex document."""
+    given = [n for n, on in (("--json", json_out), ("--plain", plain_out),
+                             ("--latex", latex_out)) if on]
+    if len(given) > 1:
+        raise GradcalcError(f"{' and '.join(given)} cannot be used together", kind="usage")
+    return JSON if json_out else PLAIN if plain_out else LATEX if latex_out else RICH
 
 
 def rows_for(view: Format, output: str | None) -> Format:

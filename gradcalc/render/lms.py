@@ -9,7 +9,8 @@ maps `SIS User ID` to the user's ID number (or email/username) when told to. `ID
 
 `gradescope_json`: Gradescope's autograder `results.json` for one student's submission:
 `score`, `max_score`, `output`, and one test per problem with `name`, `score`,
-`max_score`, `status` (passed/failed) and `output` (the feedback).
+`max_score`, `status` (passed/failed) and `output` (the feedback, and the problem's
+worked solution when the key's `steps` column asks for it).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from gradcalc.grading.classfile import Result
 from gradcalc.grading.gradebook import Gradebook, problem_name
-from gradcalc.render.classview import note, points_text
+from gradcalc.render.classview import note, points_text, steps_note
 
 #: the identifying columns of a Canvas gradebook CSV, in its order
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -53,6 +54,8 @@ def gradescope(results: list[Result], book: Gradebook) -> dict[str, Any]:
             continue
         said = note(r)
         output = r.status + (f": {said}" if said else "")
+        if steps_note(r):
+            output += "\n\nworked solution:\n" + steps_note(r, "\n")
         tests.append({"name": p, "score": r.earned, "max_score": r.task.points,
                       "status": "passed" if r.status == "correct" else "failed",
                       "output": output})

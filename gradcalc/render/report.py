@@ -3,13 +3,16 @@
 Per problem: the share of correct, incorrect, undetermined and unreadable answers as a
 bar, and the commonest mistakes with the students who made them and example answers (for
 a parametrised problem, its parameters, an example variant, and the variant each example
-answered); then the slowest rows and every student's scores. Every text from the files is
-escaped; styles are inline in the page, so it opens from disk in any browser, offline.
+answered), and a link to its worked solution further down the page; then the slowest
+rows, every student's scores, and the worked solutions, every step checked. Every text
+from the files is escaped; styles are inline in the page, so it opens from disk in any
+browser, offline.
 """
 
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from gradcalc.grading.gradebook import Picture, ProblemPicture
 from gradcalc.render.classview import points_text
@@ -58,8 +61,36 @@ def _anchor(k: int) -> str:
     return f"problem-{k + 1}"
 
 
-def report_html(pic: Picture, title: str = "gradcalc: the class picture") -> str:
-    """The whole page as text."""
+def _solution_anchor(k: int) -> str:
+    return f"solution-{k + 1}"
+
+
+def _worked(k: int, name: str, solution: Any) -> list[str]:
+    """One problem's worked solution: its steps in order, each rule named."""
+    out = [f'<section id="{_solution_anchor(k)}"><h3>{escape(name)}: '
+           f"<code>{escape(solution.problem)}</code></h3>"]
+    numbered = solution.steps
+    for j, part in enumerate(solution.parts):
+        out.append(f"<p><code>{escape(part.title)}</code> from "
+                   f"<code>{escape(part.start)}</code></p><ol>")
+        for n, p, step in numbered:
+            if p == j:
+                note = f" ({escape(step.note)})" if step.note else ""
+                out.append(f'<li value="{n}"><b>{escape(step.name)}</b>{note}: '
+                           f"<code>{escape(step.text)}</code></li>")
+        out.append("</ol>")
+    if solution.answer:
+        out.append(f"<p>Answer: <code>{escape(solution.answer)}</code></p>")
+    elif solution.note:
+        out.append(f"<p>{escape(solution.note)}</p>")
+    out.append("</section>")
+    return out
+
+
+def report_html(pic: Picture, title: str = "gradcalc: the class picture",
+                solutions: dict[str, Any] | None = None) -> str:
+    """The whole page as text; `solutions`: each problem's worked solution, by name."""
+    solutions = solutions or {}
     book = pic.book
     total = sum(pic.counts.values())
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -73,8 +104,10 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture") -> str
            ' · <a href="#slowest">slowest rows</a> · <a href="#students">students</a></p>'
            "</nav>", "<h2>Problems</h2>"]
     for k, p in enumerate(pic.problems):
+        link = (f' <a href="#{_solution_anchor(k)}">worked solution</a>'
+                if p.name in solutions else "")
         out.append(f'<section id="{_anchor(k)}"><h3>{escape(p.name)}: '
-                   f"<code>{escape(p.function)}</code></h3>")
+                   f"<code>{escape(p.function)}</code>{link}</h3>")
         if p.params:
             out.append(_variants(p))
         out.append(_bar(p.counts))
@@ -108,5 +141,11 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture") -> str
                         for p in book.problems)
         out.append(f"<tr><td>{escape(student)}</td>{cells}"
                    f'<td class="n">{points_text(round(book.total(student), 3))}</td></tr>')
-    out += ["</table>", "</body>", "</html>"]
+    out.append("</table>")
+    if solutions:
+        out.append('<h2 id="solutions">Worked solutions</h2>')
+        for k, p in enumerate(pic.problems):
+            if p.name in solutions:
+                out += _worked(k, p.name, solutions[p.name])
+    out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -332,5 +332,28 @@ def _write_files(job: ClassJob, gather: Any) -> None:
     if job.report:
         from gradcalc.render.report import report_html
 
-        files[job.report] = report_html(gather.picture())
+        picture = gather.picture()
+        files[job.report] = report_html(picture, solutions=_solutions(job, gather, picture))
     write_all(files)
+
+
+def _solutions(job: ClassJob, gather: Any, picture: Any) -> dict[str, Any]:
+    """Each problem's worked solution, for the report (a problem whose function cannot
+    be solved step by step has none)."""
+    from gradcalc.errors import GradcalcError
+    from gradcalc.homework.answer import split_wrt
+    from gradcalc.homework.dispatch import solve
+
+    out: dict[str, Any] = {}
+    for p in picture.problems:
+        found = gather.key.problems.get(p.name) if gather.key is not None else None
+        task = gather.first[p.name].task if p.name in gather.first else None
+        source = found or task
+        if source is None:
+            continue
+        try:
+            out[p.name] = solve(source.function, split_wrt(source.wrt), source.kind,
+                                job.settings, job.limits, "the key's wrt")
+        except GradcalcError:
+            continue
+    return out

@@ -44,6 +44,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "params": ("params", "parameters"),
     "term": ("term", "term seed"),
     "hints": ("hints", "hint"),
+    "steps": ("steps", "show steps", "worked solution"),
 }
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -40,19 +41,8 @@ from gradcalc.verify.budget import Timeout, time_budget
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
     """The verdict on an antiderivative of `function`, its + C as `kind.constant` says."""
-    f_side = read_side(function, "function", 0, limits)
+    f_side, f_names, x = _read(function, wrt, limits)
     a_side = read_side(answer, "answer", 0, limits, answer_variables(answer, f_side, wrt))
-    f_names = [n for n in free_names(f_side.program) if n != EULER]
-    chosen = list(dict.fromkeys(wrt or f_side.program.inputs or []))
-    if not chosen:
-        if len(f_names) != 1:
-            raise GradcalcError(f"--antiderivative: which input is the variable? give --wrt "
-                                f"(the function's inputs: {', '.join(f_names) or 'none'})",
-                                kind="usage")
-        chosen = f_names
-    if len(chosen) != 1:
-        raise GradcalcError("--antiderivative takes one --wrt input", kind="usage")
-    x = chosen[0]
     a_names = [n for n in free_names(a_side.program) if n != EULER]
     constants = [n for n in a_names if n not in f_names and n != x]
     expected = _integral(f_side, f_names, x, limits)
@@ -78,6 +68,45 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
         out.feedback = _feedback(problem, x, constants, f_side, limits) or (
             verdict.feedback if verdict.feedback and not verdict.misconception else None)
     return out
+
+
+def _read(function: str, wrt: list[str] | None, limits: Limits
+          ) -> tuple[Any, list[str], str]:
+    """The function read, its inputs, and the variable integrated by."""
+    f_side = read_side(function, "function", 0, limits)
+    f_names = [n for n in free_names(f_side.program) if n != EULER]
+    chosen = list(dict.fromkeys(wrt or f_side.program.inputs or []))
+    if not chosen:
+        if len(f_names) != 1:
+            raise GradcalcError(f"--antiderivative: which input is the variable? give --wrt "
+                                f"(the function's inputs: {', '.join(f_names) or 'none'})",
+                                kind="usage")
+        chosen = f_names
+    if len(chosen) != 1:
+        raise GradcalcError("--antiderivative takes one --wrt input", kind="usage")
+    return f_side, f_names, chosen[0]
+
+
+def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+          answer: str | None = None) -> Any:
+    """The worked solution: sympy's manual integration step by step
+    (homework/solutions/integrating.py), every step checked by derivatives on the tape."""
+    from gradcalc.homework.solutions.integrating import solution
+    from gradcalc.homework.solutions.verified import Checker
+
+    f_side, f_names, x = _read(function, wrt, limits)
+    names = list(dict.fromkeys([x, *f_names]))
+    f = proof.side_exprs(f_side, tuple(names), {n: 0.5 for n in names}, limits)[0]
+    constant = proof.symbol("K" if "C" in names else "C")
+    symbols = {n: proof.symbol(n) for n in names} | {constant.name: constant}
+    checker = Checker(symbols, symbols[x], anchor=f_side.entries[0],
+                      samples=settings.samples, seed=settings.seed, limits=limits)
+    text = f_side.entries[0].text
+    from gradcalc.homework.reading.student import latex
+
+    return solution(f"f({x}) = {text}", f"f({x}) = {latex(f)}", f, symbols[x], checker,
+                    constant, limits)
 
 
 def _constant_rule(constants: list[str], rule: str) -> str | None:

@@ -14,6 +14,7 @@ inputs, judged as every other (judge.py).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.judge import Settings, Verdict
@@ -39,13 +40,24 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     return verdict
 
 
+def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+          answer: str | None = None) -> Any:
+    """The worked solution: the rules step by step (homework/solutions/differentiating.py),
+    for the problem as `read` takes it."""
+    from gradcalc.homework.solutions.differentiating import solve_problem
+
+    problem = read(function, answer or "0", wrt, kind, limits, wrt_from)
+    return solve_problem(problem, settings.samples, settings.seed, limits)
+
+
 def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
-         limits: Limits = DEFAULT_LIMITS) -> Problem:
+         limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Problem:
     """The problem with its paths and pinned inputs (a plain problem for Kind())."""
     chosen = list(wrt or [])
     if kind.partial:
         chosen = list(dict.fromkeys(chosen + list(kind.partial)))
-    problem = read_problem(function, answer, chosen or None, limits)
+    problem = read_problem(function, answer, chosen or None, limits, wrt_from)
     given = set(problem.inputs)
     for n, v in kind.at:
         if not isinstance(v, float):

@@ -160,6 +160,20 @@ def _curve(function: str, y: str, order: int, settings: Settings, limits: Limits
     key = _key(function, y, order, settings, limits)
     if key in _MEMO:
         return _MEMO[key]
+    left, right, side, x = read_equation(function, y, limits)
+    pts, labels = curve_points(side, x, y, settings, limits)
+    exact, expected = _exact(side, x, y, order, limits)
+    truth = slope(side, pts, x, y, order, limits) if len(pts[x]) else None
+    found = _Curve(left, right, side, x, pts, labels, truth, exact, expected)
+    if exact is not None:
+        while len(_MEMO) >= MEMO:
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[key] = found
+    return found
+
+
+def read_equation(function: str, y: str, limits: Limits) -> tuple[str, str, Side, str]:
+    """The equation's two sides, F - G read as one side, and its other variable."""
     left, right = split_equation(function)
     side = read_side(f"({left}) - ({right})", "equation", 0, limits)
     names = [n for n in free_names(side.program) if n != EULER]
@@ -171,16 +185,20 @@ def _curve(function: str, y: str, order: int, settings: Settings, limits: Limits
         raise GradcalcError(f"--implicit: the equation should have one other variable "
                             f"besides {y} (it has: {', '.join(others) or 'none'})",
                             kind="usage")
-    x = others[0]
-    pts, labels = curve_points(side, x, y, settings, limits)
-    exact, expected = _exact(side, x, y, order, limits)
-    truth = slope(side, pts, x, y, order, limits) if len(pts[x]) else None
-    found = _Curve(left, right, side, x, pts, labels, truth, exact, expected)
-    if exact is not None:
-        while len(_MEMO) >= MEMO:
-            del _MEMO[next(iter(_MEMO))]
-        _MEMO[key] = found
-    return found
+    return left, right, side, others[0]
+
+
+def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+          answer: str | None = None) -> Any:
+    """The worked solution (homework/solutions/both_sides.py): both sides differentiated,
+    the dy/dx terms collected, solved; a second derivative on points of the curve."""
+    from gradcalc.homework.solutions.both_sides import solution
+
+    y = kind.implicit or "y"
+    left, right, side, x = read_equation(function, y, limits)
+    return solution(left, right, side, x, y, kind.order, settings, limits,
+                    lambda: curve_points(side, x, y, settings, limits)[0])
 
 
 _RANK = ["only", "lower", "middle", "upper", "other"]

@@ -8,7 +8,8 @@ command line spells it `--name`. Each kind of problem is one `ProblemKind` in `K
 its name (a key's `kind` cell), the setting that makes a problem that kind (its marker:
 `--implicit y`, `--antiderivative`, `--shape ...`; none for the derivative, the
 default), the other settings it takes, and its module in `gradcalc.homework.kinds`,
-whose `judge` decides an answer (`gradcalc.homework.dispatch`). A setting that the
+whose `judge` decides an answer and whose `solve` writes the worked solution
+(`gradcalc.homework.dispatch` finds both). A setting that the
 problem's kind does not take is refused, naming both (`check_fits`), on every surface.
 
 Data only: this module imports no other homework module, so the command line can
@@ -236,13 +237,16 @@ class ProblemKind:
     """One kind of problem: its name, the setting that makes a problem this kind (none
     for the default), the other settings it takes, and its module under
     `gradcalc.homework.kinds`, whose `judge(function, answer, wrt, kind, settings, limits,
-    wrt_from)` decides an answer."""
+    wrt_from)` decides an answer and whose `solver` (`solve(function, wrt, kind, settings,
+    limits, wrt_from, answer)`) writes the worked solution
+    (`gradcalc.homework.solutions.worked.Solution`)."""
 
     name: str
     marker: str | None
     takes: tuple[str, ...]
     module: str
     summary: str
+    solver: str = "solve"
 
     @property
     def article(self) -> str:

@@ -58,22 +58,8 @@ def _program(text: str, what: str, limits: Limits) -> tuple[Program, str]:
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
     """The verdict on the gradient of a scalar loss by the tensor input `wrt`."""
-    f_prog, f_out = _program(function, "function", limits)
+    f_prog, f_out, names, shapes, w = _setup(function, wrt, kind, limits)
     a_prog, _ = _program(answer, "answer", limits)
-    shapes = dict(kind.shape)
-    names = [n for n in free_names(f_prog) if n != EULER]
-    for n in shapes:
-        if n not in names:
-            raise GradcalcError(f"--shape {quote(n)}: the function does not use it (its "
-                                f"inputs: {', '.join(names)})", kind="usage")
-    chosen = list(dict.fromkeys(wrt or []))
-    if len(chosen) != 1:
-        raise GradcalcError("--shape: give the one input to differentiate with --wrt, e.g. "
-                            "--wrt W", kind="usage")
-    w = chosen[0]
-    if w not in names:
-        raise GradcalcError(f"--wrt {quote(w)}: the function does not use it (its inputs: "
-                            f"{', '.join(names)})", kind="usage")
     assigned = {s.target for s in f_prog.body if isinstance(s, Assign)}
     used = set(free_names(a_prog))
     if used & assigned:  # the answer uses the function's steps (h = relu(W1@x)): run them
@@ -137,6 +123,41 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     return Verdict("incorrect", "numeric", counterexample=_counter(used[k], G[k], A[k]),
                    feedback=mistake.message if mistake else _value_feedback(A, G),
                    misconception=_named(mistake), entries=entries, score=score, **base)
+
+
+def _setup(function: str, wrt: list[str] | None, kind: Kind, limits: Limits
+           ) -> tuple[Program, str, list[str], dict[str, tuple[int, ...]], str]:
+    """The loss read, its output, its inputs, their shapes and the input differentiated."""
+    f_prog, f_out = _program(function, "function", limits)
+    shapes = dict(kind.shape)
+    names = [n for n in free_names(f_prog) if n != EULER]
+    for n in shapes:
+        if n not in names:
+            raise GradcalcError(f"--shape {quote(n)}: the function does not use it (its "
+                                f"inputs: {', '.join(names)})", kind="usage")
+    chosen = list(dict.fromkeys(wrt or []))
+    if len(chosen) != 1:
+        raise GradcalcError("--shape: give the one input to differentiate with --wrt, e.g. "
+                            "--wrt W", kind="usage")
+    w = chosen[0]
+    if w not in names:
+        raise GradcalcError(f"--wrt {quote(w)}: the function does not use it (its inputs: "
+                            f"{', '.join(names)})", kind="usage")
+    return f_prog, f_out, names, shapes, w
+
+
+def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+          answer: str | None = None) -> Any:
+    """The worked solution (homework/solutions/matrix_chain.py): the backward pass as
+    matrix calculus, each intermediate's gradient with its shape, checked on the tape."""
+    from gradcalc.homework.solutions.matrix_chain import solution
+
+    f_prog, f_out, names, shapes, w = _setup(function, wrt, kind, limits)
+    draws = _draws(names, shapes, dict(kind.at), kind.integers, settings)
+    loss = f_out if f_out != RESULT_NAME else "L"
+    return solution(function, f_prog, w, {n: shapes.get(n, ()) for n in names}, draws,
+                    loss, limits)
 
 
 def _matches(formula: Any, function: Program, used: list[dict[str, np.ndarray]],

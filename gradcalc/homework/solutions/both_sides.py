@@ -1,0 +1,181 @@
+"""Implicit differentiation worked out: both sides of F = G differentiated by x, y a
+function of x (the chain rule gives dy/dx, written y', on every y term); the y' terms
+collected on one side; the equation solved for y'. A second derivative differentiates
+y' again (y' appearing in it is replaced by the first result), and on a polynomial curve
+its numerator is reduced by the curve's own equation where that is shorter, as `check`'s
+expected text is.
+
+The differentiation steps are identities in x, y and y', checked at drawn values of all
+three; collecting keeps F - G itself; solving is checked by putting the solution back
+into the equation; the reduction by the curve's equation holds on the curve only, and is
+checked at points of the curve (found as the judge finds them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from gradcalc.homework import proof
+from gradcalc.homework.problem import read_side
+from gradcalc.homework.reading.student import formula, latex, simplest
+from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions.derivative_rules import Rules
+from gradcalc.homework.solutions.differentiating import rewrites, work
+from gradcalc.homework.solutions.states import Term, Todo, leaf, pending
+from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, from_sympy, inline
+from gradcalc.homework.solutions.verified import Checker, Raw, chain, shown
+from gradcalc.homework.solutions.worked import Part, Solution
+
+
+def _no_todo(todo: Todo) -> Any:
+    raise ValueError("a part still to do")
+
+
+def solution(left: str, right: str, side: Any, x: str, y: str, order: int, settings: Any,
+             limits: Any, on_curve: Callable[[], dict[str, np.ndarray]]) -> Solution:
+    """The worked solution of dy/dx (order 1) or d²y/dx² (order 2) of left = right."""
+    X, Y, slope = proof.symbol(x), proof.symbol(y), sp.Symbol(f"{y}'", real=True)
+    symbols = {x: X, y: Y, f"{y}'": slope}
+    out = Solution("implicit", f"{left} = {right}", "")
+    try:
+        nodes = [from_ir(inline(read_side(t, "equation", 0, limits).program), symbols)
+                 for t in (left, right)]
+    except Unsupported as exc:
+        out.note = f"no worked steps for this equation ({exc})"
+        return out
+    out.problem_latex = f"{nodes[0].latex} = {nodes[1].latex}"
+    rules = Rules(X, dependent=Y, slope=slope)
+    checker = Checker(symbols, X, anchor=side.entries[0], dependent=Y, slope=slope,
+                      samples=settings.samples, seed=settings.seed, limits=limits)
+    out.points = checker.count
+    # 1. both sides differentiated
+    raws, last = _both(nodes, rules)
+    start = tuple(pending(Todo("d", n.text, n.latex, n.value, X, payload=n)) for n in nodes)
+    steps, complete = chain(raws, checker)
+    start_text = shown(start)
+    out.parts.append(Part(f"d/d{x} of both sides ({y}' = d{y}/d{x})",
+                          rf"\frac{{d}}{{d{x}}}\text{{ of both sides}}", start_text[0],
+                          start_text[1], shown(last)[0], shown(last)[1], tuple(steps)))
+    out.merged += sum(len(s.merged) for s in steps)
+    # 2. collected and solved
+    lhs, rhs = (states.to_sympy(t, _no_todo) for t in last)
+    residual = sp.expand(lhs - rhs)
+    a, b = residual.coeff(slope, 1), residual.coeff(slope, 0)
+    if not complete or sp.expand(a * slope + b - residual) != 0 or a == 0:
+        out.note = "the differentiated equation is not linear in y': no steps to solve it"
+        return out
+    if a.could_extract_minus_sign():
+        a, b = -a, -b
+    collected = (Term("product", (leaf(a), leaf(slope))), leaf(-b))
+    solved = simplest(-b / a)
+    found = (leaf(slope), leaf(-b / a))
+    algebra = [Raw("collect", shown(last)[0], f"{shown(last)[0]} ⇒ {shown(collected)[0]}",
+                   f"{shown(last)[1]} \\Rightarrow {shown(collected)[1]}", last, collected,
+                   "residual", f"the {y}' terms to the left, the rest to the right"),
+               Raw("solve", shown(collected)[0], f"{shown(collected)[0]} ⇒ {shown(found)[0]}",
+                   f"{shown(collected)[1]} \\Rightarrow {shown(found)[1]}", collected, found,
+                   "solved", f"divide by {formula(a)}")]
+    if formula(solved) != formula(-b / a):
+        simplified = (leaf(slope), leaf(solved))
+        algebra.append(Raw("simplify", formula(-b / a), f"{formula(-b / a)} = {formula(solved)}",
+                           f"{latex(-b / a)} = {latex(solved)}", found, simplified))
+    steps, complete = chain(algebra, checker)
+    out.parts.append(Part(f"solve for {y}'", f"\\text{{solve for }} {y}'", shown(last)[0],
+                          shown(last)[1], f"{y}' = {formula(solved)}",
+                          f"{y}' = {latex(solved)}", tuple(steps)))
+    out.merged += sum(len(s.merged) for s in steps)
+    if not complete:
+        out.note = "the algebra could not be verified"
+        return out
+    result, label = solved, f"d{y}/d{x}"
+    if order == 2:
+        second = _second(solved, X, Y, slope, symbols, rules, side, settings, limits, on_curve,
+                         x, y)
+        if second is None:
+            out.note = "the second derivative's steps could not be verified"
+            return out
+        parts, result = second
+        out.parts.extend(parts)
+        label = f"d^2{y}/d{x}^2"
+    out.answer = f"{label} = {formula(result, (x, y))}"
+    out.answer_latex = (rf"\frac{{d{y}}}{{d{x}}} = {latex(result)}" if order == 1 else
+                        rf"\frac{{d^2{y}}}{{d{x}^2}} = {latex(result)}")
+    return out
+
+
+def _both(nodes: list[Any], rules: Rules) -> tuple[list[Raw], tuple[Term, Term]]:
+    """The rules' steps on both sides, the left side's first."""
+    raws: list[Raw] = []
+    done: list[Term] = []
+    for k, node in enumerate(nodes):
+        own, last = rewrites(node, rules)
+        for raw in own:
+            other = [pending(Todo("d", n.text, n.latex, n.value, rules.x, payload=n))
+                     for n in nodes[k + 1:]]
+            raw.before = (*done, raw.before[0], *other)
+            raw.after = (*done, raw.after[0], *other)
+            raws.append(raw)
+        done.append(last)
+    return raws, (done[0], done[1])
+
+
+def _second(first: Any, X: Any, Y: Any, slope: Any, symbols: dict[str, Any], rules: Rules,
+            side: Any, settings: Any, limits: Any, on_curve: Callable[[], Any], x: str,
+            y: str) -> tuple[list[Part], Any] | None:
+    """d/dx of y' = first (y a function of x), y' put in, then the curve's equation used."""
+    node = from_sympy(first, (X, Y))
+    checker = Checker(symbols, X, anchor=side.entries[0], dependent=Y, slope=slope,
+                      samples=settings.samples, seed=settings.seed, limits=limits)
+    title = f"{y}'' = d/d{x}({y}')"
+    worked = work(node, rules, checker, title, rf"{y}'' = \frac{{d}}{{d{x}}}({y}')")
+    if not worked.complete:
+        return None
+    value = worked.value
+    put = sp.together(value.xreplace({slope: first}))
+    tied = Checker(symbols, X, anchor=side.entries[0], dependent=Y, slope=slope,
+                   samples=settings.samples, seed=settings.seed, limits=limits,
+                   tied={f"{y}'": first})
+    final = simplest(put)
+    raws = [Raw("put-in", formula(value), f"{y}' = {formula(first)}: {formula(value)} = "
+                f"{formula(final)}", f"{latex(value)} = {latex(final)}", (leaf(value),),
+                (leaf(final),), note=f"{y}' = {formula(first)} put in")]
+    steps, ok = chain(raws, tied)
+    if not ok:
+        return None
+    parts = [worked.part, Part(f"{y}'' with {y}' put in", f"{y}''", formula(value),
+                               latex(value), formula(final), latex(final), tuple(steps))]
+    reduced = _reduced(final, side, X, Y, limits)
+    if reduced is not None:
+        points = on_curve()
+        if len(points.get(x, ())):
+            curve = Checker(symbols, X, dependent=Y, slope=slope, samples=settings.samples,
+                            seed=settings.seed, limits=limits, given=points)
+            raw = Raw("on-curve", formula(final), f"{formula(final)} = {formula(reduced)}",
+                      f"{latex(final)} = {latex(reduced)}", (leaf(final),), (leaf(reduced),),
+                      note="on the curve")
+            steps, ok = chain([raw], curve)
+            if ok:
+                parts.append(Part(f"{y}'' on the curve", f"{y}''", formula(final),
+                                  latex(final), formula(reduced), latex(reduced),
+                                  tuple(steps)))
+                final = reduced
+    return parts, final
+
+
+def _reduced(e: Any, side: Any, X: Any, Y: Any, limits: Any) -> Any:
+    """e's numerator reduced by the curve's polynomial, when that is shorter."""
+    try:
+        h = proof.side_exprs(side, (X.name, Y.name), {X.name: 0.5, Y.name: 0.5}, limits)[0]
+        curve = sp.Poly(sp.expand(sp.numer(sp.together(h))), X, Y)
+        top, bottom = sp.fraction(sp.together(e))
+        numerator = sp.Poly(sp.expand(top), X, Y)
+    except (sp.PolynomialError, Exception):  # noqa: BLE001 - not polynomial: no reduction
+        return None
+    if not (curve.domain.is_QQ or curve.domain.is_ZZ) or curve.total_degree() < 1:
+        return None
+    reduced = sp.div(numerator, curve)[1].as_expr() / bottom
+    return reduced if sp.count_ops(reduced) < sp.count_ops(e) else None

@@ -1,0 +1,140 @@
+"""Where a wrong answer left the path: the step of the worked solution where the
+misapplied rule acts, and the student's version of that step.
+
+The judge names the mistake (`homework.feedback.misconceptions`: one rule misapplied at
+one step of the function's tape, `{"rule", "at"}`). The solution's step acting on that
+sub-expression is found by its text (the search and the steps print sub-expressions with
+the same printer), else by value. For a first derivative the search is run again on the
+verdict's own points and answer values, which finds the same step and the very
+misapplication; the symbolic tape then gives that step as the student did it and as the
+rule does it: "you wrote cos(3x) here; the chain rule gives 3cos(3x)".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gradcalc.homework import proof
+from gradcalc.homework.feedback import misconceptions
+from gradcalc.homework.feedback.recognise import same
+from gradcalc.homework.problem import read_problem
+from gradcalc.homework.reading.student import formula, simplest
+from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, inline
+from gradcalc.homework.solutions.verified import BACKSTOP_SECONDS
+from gradcalc.homework.solutions.worked import Solution
+from gradcalc.language.parse import parse
+from gradcalc.verify.budget import Timeout, time_budget
+
+
+def place(solution: Solution, job: Any, verdict: Any) -> Solution:
+    """The solution with the step where the verdict's misconception acts marked (and
+    `departs_at` set); unchanged when no step acts there."""
+    found = verdict.misconception or {}
+    at, rule = found.get("at", ""), found.get("rule", "")
+    n = step_of(solution, at, found.get("differentiation"))
+    if n is None:
+        return solution
+    student, right = "", ""
+    if verdict.kind in ("derivative", "gradient", "jacobian"):
+        student, right = versions(job, verdict, rule, at)
+    step = solution.steps[n - 1][2]
+    said = (f"you wrote {student} here; the {step.name} gives {right}" if student and right
+            else verdict.feedback or "")
+    marked = solution.marked(n, student)
+    marked.departs_at = {"step": n, "rule": rule, "at": at, "student": student or None,
+                         "right": right or None, "said": said}
+    return marked
+
+
+def step_of(solution: Solution, at: str, differentiation: int | None = None) -> int | None:
+    """The number of the step acting on `at` (in a second differentiation's part when
+    the mistake was made there)."""
+    steps = solution.steps
+    if differentiation == 2 and len(solution.parts) > 1:
+        steps = [s for s in steps if s[1] >= 1]
+    pieces = [p.strip() for p in at.split(", ")] if at else []
+    for first in (True, False):  # what a step acts on first, then all it covers
+        for n, _, step in steps:
+            covers = step.covers[:1] if first else step.covers
+            if any(_same_text(p, c) for p in [at, *pieces] for c in covers):
+                return n
+    value = _value(at)
+    if value is None:
+        return None
+    for n, _, step in steps:
+        for text in step.covers:
+            other = _value(text)
+            if other is not None and _equal(value, other):
+                return n
+    return None
+
+
+def _same_text(at: str, text: str) -> bool:
+    """Whether a mistake's `at` names this text (`where(c, …)` names where(c, a, b))."""
+    if at.endswith("…)"):
+        return text.startswith(at[:-2])
+    return at == text
+
+
+def _value(text: str) -> Any:
+    try:
+        program = parse(text)
+        names = {n: proof.symbol(n) for n in program.names_used()}
+        return from_ir(inline(program), names).value
+    except (Unsupported, Exception):  # noqa: BLE001 - a text that does not read: no value
+        return None
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        with time_budget(BACKSTOP_SECONDS):
+            return bool(a == b or (a - b).expand() == 0)
+    except (Timeout, Exception):  # noqa: BLE001 - not shown equal
+        return False
+
+
+def versions(job: Any, verdict: Any, rule: str, at: str) -> tuple[str, str]:
+    """(the student's version of the step, the rule's), for a first derivative: the search
+    run again on the verdict's points and answer values, then its misapplication of that
+    one step taken on the symbolic tape."""
+    try:
+        problem = read_problem(job.function, job.answer, job.wrt, job.limits, job.wrt_from)
+    except Exception:  # noqa: BLE001 - the problem does not read as a plain one
+        return "", ""
+    if problem.paths is not None or not verdict.points or not verdict.values:
+        return "", ""
+    points = {n: np.asarray([p[n] for p in verdict.points]) for n in verdict.points[0]}
+    answers = verdict.values.get("answer") or []
+    n_wrt = len(problem.wrt)
+    for i in range(len(answers[0]) if answers else 0):
+        row, col = divmod(i, n_wrt)
+        if row >= len(problem.function.entries):
+            break
+        program = problem.function.entries[row].program
+        answer = np.asarray([v[i] for v in answers])
+        w = problem.wrt[col]
+        try:
+            mistake = misconceptions.search(program, points, w, answer, same, job.limits)
+        except Exception:  # noqa: BLE001 - the search is bounded; no mistake, no versions
+            mistake = None
+        if mistake is None or mistake.rule != rule or mistake.at != at:
+            continue
+        return _local(program, points, w, mistake)
+    return "", ""
+
+
+def _local(program: Any, points: dict[str, np.ndarray], w: str, mistake: Any
+           ) -> tuple[str, str]:
+    try:
+        with time_budget(BACKSTOP_SECONDS):
+            tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in points},
+                                              w, symbolic=True)
+            student = tape.sweep(mistake.variant, mistake.step, upto=mistake.step)
+            right = tape.sweep(None, -1, upto=mistake.step)
+            inputs = tuple(points)
+            return (formula(simplest(proof.exact(student), BACKSTOP_SECONDS, inputs), inputs),
+                    formula(simplest(proof.exact(right), BACKSTOP_SECONDS, inputs), inputs))
+    except (Timeout, Exception):  # noqa: BLE001 - no versions: the step is marked alone
+        return "", ""

@@ -1,0 +1,212 @@
+"""The derivative rules, one rewriting each: d/dx of a sub-expression (a `Node`) as the
+expression the rule gives, with the derivatives of its parts still to do.
+
+Sum, constant multiple, power, product, quotient, chain (its outer function named and
+differentiated by its own rule), exponential, logarithm, trig, inverse trig, hyperbolic,
+|x| (sign(x) where x ≠ 0, and 0 at 0: PyTorch's convention) and logarithmic
+differentiation for u^v. The derivative of a constant (0), of the variable (1) and, in
+implicit differentiation, of the dependent variable (y', written dy/dx) are written at
+once, never left to do. A function of several arguments is the chain rule summed over
+them, its partial derivatives from sympy's twin of the primitive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from gradcalc.engine import ops
+from gradcalc.homework.solutions.states import (
+    Term,
+    Todo,
+    leaf,
+    negated,
+    pending,
+    product,
+    quotient,
+    total,
+)
+from gradcalc.homework.solutions.subexpressions import Node, Unsupported
+
+#: f -> (its rule, f'(u), the rule in words)
+DERIVATIVES: dict[str, tuple[str, Callable[[Any], Any], str]] = {
+    "sin": ("trig", sp.cos, "sin' = cos"),
+    "cos": ("trig", lambda u: -sp.sin(u), "cos' = −sin"),
+    "tan": ("trig", lambda u: 1 / sp.cos(u) ** 2, "tan' = 1/cos^2"),
+    "sec": ("trig", lambda u: sp.sec(u) * sp.tan(u), "sec' = sec·tan"),
+    "csc": ("trig", lambda u: -sp.csc(u) * sp.cot(u), "csc' = −csc·cot"),
+    "cot": ("trig", lambda u: -1 / sp.sin(u) ** 2, "cot' = −1/sin^2"),
+    "asin": ("inverse-trig", lambda u: 1 / sp.sqrt(1 - u**2), "asin'(u) = 1/√(1 − u^2)"),
+    "acos": ("inverse-trig", lambda u: -1 / sp.sqrt(1 - u**2), "acos'(u) = −1/√(1 − u^2)"),
+    "atan": ("inverse-trig", lambda u: 1 / (1 + u**2), "atan'(u) = 1/(1 + u^2)"),
+    "acot": ("inverse-trig", lambda u: -1 / (1 + u**2), "acot'(u) = −1/(1 + u^2)"),
+    "sinh": ("hyperbolic", sp.cosh, "sinh' = cosh"),
+    "cosh": ("hyperbolic", sp.sinh, "cosh' = sinh"),
+    "tanh": ("hyperbolic", lambda u: 1 - sp.tanh(u) ** 2, "tanh' = 1 − tanh^2"),
+    "asinh": ("hyperbolic", lambda u: 1 / sp.sqrt(u**2 + 1), "asinh'(u) = 1/√(u^2 + 1)"),
+    "acosh": ("hyperbolic", lambda u: 1 / sp.sqrt(u**2 - 1), "acosh'(u) = 1/√(u^2 − 1)"),
+    "atanh": ("hyperbolic", lambda u: 1 / (1 - u**2), "atanh'(u) = 1/(1 − u^2)"),
+    "exp": ("exponential", sp.exp, "(e^u)' = e^u"),
+    "log": ("logarithm", lambda u: 1 / u, "ln'(u) = 1/u"),
+    "log2": ("logarithm", lambda u: 1 / (u * sp.log(2)), "log_2'(u) = 1/(u·ln(2))"),
+    "log10": ("logarithm", lambda u: 1 / (u * sp.log(10)), "log_10'(u) = 1/(u·ln(10))"),
+    "sqrt": ("power", lambda u: 1 / (2 * sp.sqrt(u)), "√u = u^(1/2): (√u)' = 1/(2√u)"),
+    "abs": ("abs", sp.sign, "|u|' = sign(u) for u ≠ 0 (0 at u = 0, PyTorch's convention)"),
+}
+#: how the chain rule names an outer function
+OUTER = {"sqrt": "√( )", "abs": "| |", "log": "ln", "exp": "e^( )"}
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    rule: str
+    result: Term
+    note: str = ""
+    also: str = ""  # the chain rule's outer function: the rule it is differentiated by
+
+
+class Rules:
+    """The rules for d/d`x`; in implicit differentiation `dependent` is y (a function of
+    x) and `slope` the symbol y' its derivative is written as; `partial`: ∂/∂x, the other
+    inputs held constant."""
+
+    def __init__(self, x: Any, dependent: Any = None, slope: Any = None,
+                 partial: bool = False) -> None:
+        self.x, self.y, self.slope, self.partial = x, dependent, slope, partial
+        self.on = (x,) if dependent is None else (x, dependent)
+
+    def varies(self, n: Node) -> bool:
+        return n.depends(self.on)
+
+    def d(self, n: Node) -> Term:
+        """d/dx of n: written at once for a constant, x and y, else still to do."""
+        if not self.varies(n):
+            return leaf(0)
+        if n.value == self.x:
+            return leaf(1)
+        if self.y is not None and n.value == self.y:
+            return leaf(self.slope)
+        return pending(Todo("d", n.text, n.latex, n.value, self.x, payload=n,
+                            partial=self.partial))
+
+    def known(self, n: Node) -> Term:
+        """n as a known part of a rule's result, shown as the student wrote it."""
+        return leaf(n.value, n.text if n.ir is not None else "", n.latex)
+
+    def rewrite(self, n: Node) -> Rewrite:
+        """The rule for d/dx of n."""
+        if not self.varies(n):
+            return Rewrite("constant", leaf(0), "the derivative of a constant is 0")
+        if n.op == "name":
+            return Rewrite("variable", self.d(n))
+        handler = getattr(self, f"_{n.op}", None)
+        if handler is None:
+            raise Unsupported(n.op)
+        return handler(n)
+
+    # ------------------------------------------------------------------ the rules
+
+    def _sum(self, n: Node) -> Rewrite:
+        terms = [(s, self.d(t)) for s, t in zip(n.signs, n.args, strict=True)]
+        dropped = any(not self.varies(t) for t in n.args)
+        return Rewrite("sum", total(terms), "a constant term's derivative is 0" if dropped
+                       else "")
+
+    def _neg(self, n: Node) -> Rewrite:
+        return Rewrite("constant-multiple", negated(self.d(n.args[0])), "(−u)' = −u'")
+
+    def _mul(self, n: Node) -> Rewrite:
+        u, v = n.args
+        if not self.varies(u):
+            return Rewrite("constant-multiple", product(self.known(u), self.d(v)),
+                           f"the constant {u.text} stays")
+        if not self.varies(v):
+            return Rewrite("constant-multiple", product(self.known(v), self.d(u)),
+                           f"the constant {v.text} stays")
+        return Rewrite("product", total([(1, product(self.d(u), self.known(v))),
+                                         (1, product(self.known(u), self.d(v)))]),
+                       f"u = {u.text}, v = {v.text}")
+
+    def _div(self, n: Node) -> Rewrite:
+        u, v = n.args
+        if not self.varies(v):
+            return Rewrite("constant-multiple", quotient(self.d(u), self.known(v)),
+                           f"the constant divisor {v.text} stays")
+        square = leaf(v.value ** 2)
+        if not self.varies(u):
+            return Rewrite("quotient", negated(quotient(product(self.known(u), self.d(v)),
+                                                        square)),
+                           f"the numerator {u.text} is a constant: (c/v)' = −c·v'/v^2")
+        top = total([(1, product(self.d(u), self.known(v))),
+                     (-1, product(self.known(u), self.d(v)))])
+        return Rewrite("quotient", quotient(top, square), f"u = {u.text}, v = {v.text}")
+
+    def _pow(self, n: Node) -> Rewrite:
+        base, exp = n.args
+        if not self.varies(exp):
+            outer = exp.value * base.value ** (exp.value - 1)
+            if base.value == self.x:
+                return Rewrite("power", leaf(outer))
+            return Rewrite("chain", product(leaf(outer), self.d(base)),
+                           f"outer ( )^{exp.text}, inner {base.text}", also="power")
+        if not self.varies(base):
+            outer = n.value if base.value == sp.E else n.value * sp.log(base.value)
+            said = "(e^u)' = e^u" if base.value == sp.E else \
+                f"(a^u)' = a^u·ln(a), a = {base.text}"
+            if exp.value == self.x:
+                return Rewrite("exponential", leaf(outer), said)
+            return Rewrite("chain", product(leaf(outer), self.d(exp)),
+                           f"outer {base.text}^( ), inner {exp.text}: {said}",
+                           also="exponential")
+        inner = total([(1, product(self.d(exp), leaf(sp.log(base.value)))),
+                       (1, quotient(product(self.known(exp), self.d(base)),
+                                    self.known(base)))])
+        return Rewrite("log-differentiation", product(leaf(n.value), inner),
+                       f"y = {n.text}: ln(y) = {exp.text}·ln({base.text})")
+
+    def _call(self, n: Node) -> Rewrite:
+        if n.func == "logb" and len(n.args) == 2 and not self.varies(n.args[1]):
+            u, b = n.args
+            return self._outer(n, u, "logarithm", 1 / (u.value * sp.log(b.value)),
+                               f"log_b'(u) = 1/(u·ln(b)), b = {b.text}", f"log_{b.text}")
+        if len(n.args) == 1 and n.func in DERIVATIVES:
+            (u,) = n.args
+            rule, derivative, said = DERIVATIVES[n.func]
+            return self._outer(n, u, rule, derivative(u.value), said,
+                               OUTER.get(n.func, n.func))
+        return self._function(n)
+
+    def _outer(self, n: Node, u: Node, rule: str, outer: Any, said: str,
+               name: str) -> Rewrite:
+        if u.value == self.x:
+            return Rewrite(rule, leaf(outer), said)
+        return Rewrite("chain", product(leaf(outer), self.d(u)),
+                       f"outer {name}, inner {u.text}: {said}", also=rule)
+
+    def _function(self, n: Node) -> Rewrite:
+        """Any other function: its partial derivatives (sympy's, of the primitive's twin)
+        times each argument's derivative."""
+        prim = ops.primitive_of(n.func) if n.op == "call" else None
+        if prim is None or prim.sym is None:
+            return self._other(n)
+        dummies = [sp.Dummy() for _ in n.args]
+        f = np.asarray(prim.sym(*dummies), dtype=object).reshape(()).item()
+        subs = {d: a.value for d, a in zip(dummies, n.args, strict=True)}
+        terms = []
+        for d, a in zip(dummies, n.args, strict=True):
+            if self.varies(a):
+                terms.append((1, product(leaf(sp.diff(f, d).xreplace(subs)), self.d(a))))
+        one = len(n.args) == 1 and n.args[0].value == self.x
+        return Rewrite("function" if one else "chain", total(terms),
+                       f"the derivative of {n.func}", also="" if one else "function")
+
+    def _other(self, n: Node) -> Rewrite:
+        """A part the rules do not take apart: its derivative in one step (sympy's)."""
+        parts = [sp.diff(n.value, self.x)]
+        if self.y is not None:
+            parts.append(sp.diff(n.value, self.y) * self.slope)
+        return Rewrite("differentiate", leaf(sp.Add(*parts)))

@@ -1,0 +1,222 @@
+"""A derivative worked out step by step: the rules applied to the parts still to do,
+outermost first and left to right, then the result simplified (its own step), every step
+verified (`verified.chain`).
+
+A problem of the derivative kind is one part per function entry and input (the gradient
+per component, the Jacobian per entry); a higher derivative or a mixed partial is
+successive differentiations, each of the last one's result; `--at` adds the value at the
+point as a last step. The answer is the judge's own form of the derivative (the shortest
+printed form `reading.student.simplest` finds, by size), so it reads as `check`'s
+expected text does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from gradcalc.homework import proof
+from gradcalc.homework.reading.student import formula, latex, simplest
+from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions.derivative_rules import Rules
+from gradcalc.homework.solutions.states import Term, leaf, pending
+from gradcalc.homework.solutions.subexpressions import (
+    Node,
+    Unsupported,
+    from_ir,
+    from_sympy,
+    inline,
+)
+from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain, shown
+from gradcalc.homework.solutions.worked import Part, Solution
+from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+
+@dataclass
+class Worked:
+    """One part worked out: the part, its result as sympy, and the steps merged."""
+
+    part: Part
+    value: Any
+    merged: int
+    complete: bool
+
+
+def _no_todo(todo: Any) -> Any:
+    raise ValueError("a part still to do at the end of a derivative")
+
+
+def rewrites(node: Node, rules: Rules) -> tuple[list[Raw], Term]:
+    """The rules' steps from d/dx(node) until nothing is left to do, and the last state."""
+    state = pending(states.Todo("d", node.text, node.latex, node.value, rules.x,
+                                payload=node, partial=rules.partial))
+    raws: list[Raw] = []
+    while (todo := states.first_todo(state)) is not None:
+        found = rules.rewrite(todo.payload)
+        after = states.replaced(state, todo, found.result)
+        here = pending(todo)
+        raws.append(Raw(found.rule, todo.payload.text,
+                        f"{states.text(here)} = {states.text(found.result)}",
+                        f"{states.latex(here)} = {states.latex(found.result)}",
+                        (state,), (after,), "value", found.note, found.also,
+                        (todo.payload.text, *todo.payload.covers)))
+        state = after
+        if len(raws) > MAX_STEPS:
+            raise Unsupported("too many steps")
+    return raws, state
+
+
+def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: str,
+         final: Any = None) -> Worked:
+    """d/dx of `node`, step by step and verified; `final`: the form the result is
+    simplified to (default: the shortest printed form of sympy's derivative)."""
+    start = pending(states.Todo("d", node.text, node.latex, node.value, rules.x,
+                                payload=node, partial=rules.partial))
+    if final is None:
+        final = simplest(_diff(node.value, rules))
+    try:
+        raws, last = rewrites(node, rules)
+        value = states.to_sympy(last, _no_todo)
+        if formula(final) != states.text(last) and value != final:  # not a reordering
+            before = shown((last,))
+            raws.append(Raw("simplify", before[0], f"{before[0]} = {formula(final)}",
+                            f"{before[1]} = {latex(final)}", (last,), (leaf(final),)))
+    except (Unsupported, ValueError, TypeError):
+        raws, value = [], final
+    steps, complete = chain(raws, checker) if raws else ([], False)
+    merged = sum(len(s.merged) for s in steps)
+    if not complete:  # the part in one step, as sympy differentiates it
+        merged = len(raws)
+        one = Raw("differentiate", node.text, f"{states.text(start)} = {formula(final)}",
+                  f"{states.latex(start)} = {latex(final)}", (start,), (leaf(final),))
+        ok, proved, used = checker.holds(one)
+        steps = chain([one], checker)[0] if ok else []
+        complete = ok
+    start_text = shown((start,))
+    return Worked(Part(title, title_latex, start_text[0], start_text[1], formula(final),
+                       latex(final), tuple(steps)), final, merged, complete)
+
+
+def _diff(value: Any, rules: Rules) -> Any:
+    out = sp.diff(value, rules.x)
+    if rules.y is not None:
+        out += sp.diff(value, rules.y) * rules.slope
+    return out
+
+
+# --------------------------------------------------------------------------- a problem
+
+
+def solve_problem(problem: Any, samples: int = 8, seed: int = 0,
+                  limits: Limits = DEFAULT_LIMITS) -> Solution:
+    """The worked solution of a problem of the derivative kind (a `homework.problem.
+    Problem`: the derivative, gradient or Jacobian, a higher derivative, a mixed partial,
+    the Hessian, a value at a point)."""
+    symbols = {n: proof.symbol(n) for n in problem.inputs}
+    name = "f"
+    args = ", ".join(problem.inputs)
+    f_text = "; ".join(e.text for e in problem.function.entries) if \
+        not problem.function.shape else "[" + ", ".join(e.text for e in
+                                                        problem.function.entries) + "]"
+    solution = Solution("derivative", f"{name}({args}) = {f_text}", "")
+    several = len(problem.inputs) > 1
+    answers: list[str] = []
+    latexes: list[str] = []
+    finals: list[tuple[str, str, Any]] = []
+    for r, entry in enumerate(problem.function.entries):
+        try:
+            node = from_ir(inline(entry.program), symbols)
+        except Unsupported as exc:
+            solution.note = f"no worked steps for this function ({exc})"
+            return solution
+        if r == 0:
+            solution.problem_latex = f"{name}({args}) = {node.latex}"
+        paths = problem.paths or tuple((w,) for w in problem.wrt)
+        done: dict[tuple[str, ...], Any] = {(): node.value}
+        for path in paths:
+            for k in range(1, len(path) + 1):
+                prefix = path[:k]
+                if prefix in done:
+                    continue
+                w = prefix[-1]
+                checker = Checker(symbols, symbols[w], anchor=entry, samples=samples,
+                                  seed=seed, limits=limits)
+                rules = Rules(symbols[w], partial=several)
+                target = node if k == 1 else from_sympy(done[prefix[:-1]], (symbols[w],))
+                title, tex = _label(name, prefix, problem.inputs, r, problem.function.shape)
+                worked = work(target, rules, checker, title, tex)
+                solution.parts.append(worked.part)
+                solution.merged += worked.merged
+                solution.points = max(solution.points, checker.count)
+                done[prefix] = worked.value
+            answers.append(formula(done[path]))
+            latexes.append(latex(done[path]))
+            finals.append((*_label(name, path, problem.inputs, r, problem.function.shape),
+                           done[path]))
+    if problem.pinned:
+        _at_point(solution, problem, symbols, finals, answers, latexes, samples, seed,
+                  limits)
+    solution.answer, solution.answer_latex = _answer(problem, name, answers, latexes)
+    return solution
+
+
+def _label(name: str, path: tuple[str, ...], inputs: tuple[str, ...], row: int,
+           shape: tuple[int, ...]) -> tuple[str, str]:
+    f = f"{name}_{row + 1}" if shape else name
+    if len(inputs) == 1 and len(path) <= 3:
+        primes = "'" * len(path)
+        return f"{f}{primes}({inputs[0]})", f"{f}{primes}({inputs[0]})"
+    if len(set(path)) == 1 and len(path) > 1:
+        n, w = len(path), path[0]
+        return f"∂^{n}{f}/∂{w}^{n}", rf"\frac{{\partial^{{{n}}} {f}}}{{\partial {w}^{{{n}}}}}"
+    if len(path) == 1:
+        return f"∂{f}/∂{path[0]}", rf"\frac{{\partial {f}}}{{\partial {path[0]}}}"
+    return f"{f}_{''.join(path)}", f"{f}_{{{''.join(path)}}}"
+
+
+def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
+            ) -> tuple[str, str]:
+    if problem.kind in ("derivative", "higher derivative", "partial") and len(answers) == 1:
+        paths = problem.paths or ((problem.wrt[0],),)
+        label, tex = _label(name, paths[0], problem.inputs, 0, ())
+        pinned = dict(problem.pinned)
+        if pinned and label.endswith(")") and all(n in pinned for n in problem.inputs):
+            args = ", ".join(formula(proof.exact(pinned[n])) for n in problem.inputs)
+            label = tex = f"{label.split('(')[0]}({args})"
+        elif pinned:
+            where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
+            label, tex = f"{label} at {where}", rf"{tex}\ \text{{at }} {where}"
+        return f"{label} = {answers[0]}", f"{tex} = {latexes[0]}"
+    n = len(problem.wrt)
+    if problem.kind in ("hessian", "jacobian"):
+        rows = [answers[i * n:(i + 1) * n] for i in range(len(answers) // n)]
+        tex = [latexes[i * n:(i + 1) * n] for i in range(len(latexes) // n)]
+        head = "H" if problem.kind == "hessian" else "J"
+        return (f"{head}{name} = [" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]",
+                rf"{head}_{{{name}}} = \left[" + r",\ ".join(
+                    r"\left[" + ", ".join(r) + r"\right]" for r in tex) + r"\right]")
+    return (f"∇{name} = [" + ", ".join(answers) + "]",
+            rf"\nabla {name} = \left[" + ", ".join(latexes) + r"\right]")
+
+
+def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],
+              finals: list[tuple[str, str, Any]], answers: list[str], latexes: list[str],
+              samples: int, seed: int, limits: Limits) -> None:
+    """The derivative's value at the point: the inputs put in, one verified step each."""
+    pinned = {symbols[n]: proof.exact(v) for n, v in problem.pinned}
+    where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
+    checker = Checker(symbols, next(iter(pinned)), samples=samples, seed=seed,
+                      limits=limits, fixed=dict(problem.pinned))
+    for k, (title, title_latex, value) in enumerate(finals):
+        at = simplest(value.xreplace(pinned))
+        raw = Raw("evaluate", formula(value), f"{formula(value)} at {where}: {formula(at)}",
+                  rf"\left. {latex(value)} \right|_{{{where}}} = {latex(at)}",
+                  (leaf(value),), (leaf(at),), note=where)
+        steps, _ = chain([raw], checker)
+        solution.parts.append(Part(f"{title} at {where}", title_latex, formula(value),
+                                   latex(value), formula(at), latex(at), tuple(steps)))
+        answers[k], latexes[k] = formula(at), latex(at)
+    solution.points = max(solution.points, checker.count)
+

@@ -1,0 +1,304 @@
+"""An antiderivative worked out step by step: the rule tree sympy's manual integration
+gives (`sympy.integrals.manualintegrate.integral_steps`), one step per rule.
+
+Substitution names its u (and writes the integral in u, then substitutes back), parts its
+u and dv (with du and v), partial fractions and trig identities rewrite the integrand,
+table integrals finish a part (∫ 1/u du is ln|u|); where sympy offers alternatives, the
+shortest is shown. Then the result simplified, `+ C`, and the check "differentiate back".
+Each step is verified by derivatives (two antiderivatives are equal up to a constant
+exactly when their derivatives are equal), at sampled points on the tape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from gradcalc.homework.reading.student import formula, latex, simplest
+from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
+from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
+from gradcalc.homework.solutions.verified import (
+    BACKSTOP_SECONDS,
+    MAX_STEPS,
+    Checker,
+    Raw,
+    chain,
+    shown,
+)
+from gradcalc.homework.solutions.worked import Part, Solution
+from gradcalc.verify.budget import Timeout, time_budget
+
+#: the largest integrand (sympy's count_ops) handed to manual integration
+MAX_INTEGRAND_OPS = 40
+#: names a substitution's variable is given, in turn
+NAMES = ("u", "w", "t", "s", "z")
+#: table integrals: sympy's rule -> what it says
+TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin(u)",
+         "SecTanRule": "∫ sec(u)·tan(u) du = sec(u)", "CscCotRule": "∫ csc(u)·cot(u) du = −csc(u)",
+         "Sec2Rule": "∫ sec(u)^2 du = tan(u)", "Csc2Rule": "∫ csc(u)^2 du = −cot(u)",
+         "SinhRule": "∫ sinh(u) du = cosh(u)", "CoshRule": "∫ cosh(u) du = sinh(u)",
+         "ArctanRule": "∫ 1/(a + b·u^2) du, an arctangent",
+         "ArcsinRule": "∫ 1/√(1 − u^2) du = asin(u)"}
+
+
+def steps_of(f: Any, x: Any, limits: Any) -> Any:
+    """sympy's rule tree for ∫ f dx; Unsupported when it has none (or f is too large). A
+    rational function is first written as partial fractions (sympy's `apart`), the way it
+    is taught, and sympy integrates those (its own search through substitutions of a
+    rational function is long, and no shorter)."""
+    from sympy.integrals.manualintegrate import RewriteRule, integral_steps
+
+    if sp.count_ops(f) > MAX_INTEGRAND_OPS:
+        raise Unsupported("an integrand this large")
+    try:
+        with time_budget(BACKSTOP_SECONDS):
+            fractions = _partial_fractions(f, x)
+            if fractions is not None:
+                rule = RewriteRule(f, x, fractions, integral_steps(fractions, x))
+            else:
+                rule = integral_steps(f, x)
+    except Timeout:
+        raise Unsupported("sympy took too long") from None
+    if _unknown(rule):
+        raise Unsupported("no antiderivative by sympy's rules")
+    return rule
+
+
+def _partial_fractions(f: Any, x: Any) -> Any:
+    """f as partial fractions, when f is a rational function with a denominator of degree
+    2 or more that they change; else None."""
+    if not f.is_rational_function(x):
+        return None
+    bottom = sp.denom(sp.together(f))
+    if sp.degree(bottom, x) < 2:
+        return None
+    fractions = sp.apart(f, x)
+    return fractions if fractions.is_Add and fractions != f else None
+
+
+def _unknown(rule: Any) -> bool:
+    return type(rule).__name__ == "DontKnowRule" or any(
+        _unknown(r) for r in _children(rule))
+
+
+def _children(rule: Any) -> list[Any]:
+    name = type(rule).__name__
+    if name == "AlternativeRule":
+        return [_chosen(rule)]
+    out = []
+    for attr in ("substep", "second_step", "v_step"):
+        child = getattr(rule, attr, None)
+        if child is not None:
+            out.append(child)
+    out.extend(getattr(rule, "substeps", None) or [])
+    return out
+
+
+def _size(rule: Any) -> tuple[int, int]:
+    """(rule nodes, the size of the substitutions' u): smaller is the simpler solution."""
+    if type(rule).__name__ == "AlternativeRule":
+        return min(_size(r) for r in rule.alternatives)
+    nodes, u = 1, sp.count_ops(getattr(rule, "u_func", 0))
+    for child in _children(rule):
+        a, b = _size(child)
+        nodes, u = nodes + a, u + b
+    return nodes, u
+
+
+def _chosen(rule: Any) -> Any:
+    """An AlternativeRule's shortest alternative (the first of the shortest)."""
+    options = [r for r in rule.alternatives if not _unknown_deep(r)] or rule.alternatives
+    return min(options, key=_size)
+
+
+def _unknown_deep(rule: Any) -> bool:
+    name = type(rule).__name__
+    if name == "DontKnowRule":
+        return True
+    if name == "AlternativeRule":
+        return all(_unknown_deep(r) for r in rule.alternatives)
+    return any(_unknown_deep(c) for c in _children(rule))
+
+
+class Integrator:
+    """The steps of one antiderivative: each rule's part of the state rewritten."""
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+        self.names: dict[Any, Any] = {}  # sympy's dummy -> the shown variable
+        self.taken: set[str] = {x.name}
+
+    def name(self, dummy: Any) -> Any:
+        if dummy not in self.names:
+            free = next(n for n in NAMES if n not in self.taken)
+            self.taken.add(free)
+            self.names[dummy] = sp.Symbol(free, real=True)
+        return self.names[dummy]
+
+    def shown(self, e: Any) -> Any:
+        return sp.sympify(e).xreplace(self.names)
+
+    def todo(self, rule: Any, by: Any, to_x: Any) -> Term:
+        while type(rule).__name__ == "AlternativeRule":
+            rule = _chosen(rule)
+        f = self.shown(rule.integrand)
+        return pending(Todo("int", formula(f), latex(f), f, by, payload=rule, to_x=to_x))
+
+    def rewrite(self, todo: Todo) -> tuple[str, Term, str]:
+        """(the rule's id, what ∫ becomes, a note)."""
+        rule, by, to_x = todo.payload, todo.by, todo.to_x
+        name = type(rule).__name__
+        if name == "ConstantRule":
+            return "integral-constant", leaf(self.shown(rule.integrand) * by), ""
+        if name == "PowerRule":
+            return "integral-power", leaf(self.shown(rule.eval())), ""
+        if name == "ReciprocalRule":
+            return ("integral-reciprocal", leaf(sp.log(sp.Abs(self.shown(rule.base)))),
+                    "∫ 1/u du = ln|u|")
+        if name == "ExpRule":
+            return "integral-exponential", leaf(self.shown(rule.eval())), ""
+        if name == "ConstantTimesRule":
+            return ("integral-constant-multiple", product(
+                leaf(self.shown(rule.constant)), self.todo(rule.substep, by, to_x)), "")
+        if name == "AddRule":
+            return "integral-sum", total([(1, self.todo(r, by, to_x))
+                                          for r in rule.substeps]), ""
+        if name == "URule":
+            return self._substitution(rule, by, to_x)
+        if name == "PartsRule":
+            return self._parts(rule, by, to_x)
+        if name == "RewriteRule":
+            return self._rewritten(rule, by, to_x)
+        if name == "CyclicPartsRule":
+            u = ", ".join(formula(self.shown(p.u)) for p in rule.parts_rules)
+            return ("cyclic-parts", leaf(self.shown(rule.eval())),
+                    f"u = {u} in turn: the integral comes back, and is solved for")
+        if name in TABLE:
+            return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
+        return "integral", leaf(self.shown(rule.eval())), ""
+
+    def _substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
+        u = self.name(rule.u_var)
+        g = self.shown(rule.u_func)
+        inner_to_x = g.xreplace({by: to_x}) if to_x is not None else g
+        du = sp.diff(g, by)
+        inner = self.todo(rule.substep, u, inner_to_x)
+        if du == 1:  # a shift, u = x + c: the inner rule's result, written in x at once
+            assert inner.todo is not None
+            kind, result, note = self.rewrite(inner.todo)
+            if result.kind == "leaf":
+                return kind, leaf(result.value.xreplace({u: g})), note
+        said = f"d{u} = d{by}" if du == 1 else f"d{u} = {formula(du)} d{by}"
+        return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _parts(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
+        u, dv = self.shown(rule.u), self.shown(rule.dv)
+        v = self.shown(rule.v_step.eval())
+        du = sp.diff(u, by)
+        second = rule.second_step
+        if second is None:
+            from sympy.integrals.manualintegrate import integral_steps
+
+            second = integral_steps(v * du, by)
+        rest = self.todo(second, by, to_x)
+        return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
+                f"u = {formula(u)}, dv = {formula(dv)} d{by}: du = {formula(du)} d{by}, "
+                f"v = {formula(v)}")
+
+    def _rewritten(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
+        f, g = self.shown(rule.integrand), self.shown(rule.rewritten)
+        kind = "rewrite"
+        if f.is_rational_function(by) and g.is_Add:
+            kind = "partial-fractions"
+        elif f.has(sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot):
+            kind = "trig-identity"
+        return kind, self.todo(rule.substep, by, to_x), f"{formula(f)} = {formula(g)}"
+
+
+def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
+           ) -> tuple[list[Part], Any, int]:
+    """The parts of ∫ f dx (the integral, then the check), the antiderivative (without
+    + C), and the steps merged."""
+    rule = steps_of(f, x, limits)
+    maker = Integrator(x)
+    state = maker.todo(rule, x, None)
+    start = state
+    raws: list[Raw] = []
+    while True:
+        todo = states.first_todo(state)
+        if todo is not None:
+            kind, result, note = maker.rewrite(todo)
+            here = pending(todo)
+            raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
+                            f"{states.latex(here)} = {states.latex(result)}", (state,),
+                            (states.replaced(state, todo, result),), "derivative", note))
+        else:
+            node = next(states.substitutions(state), None)
+            if node is None:
+                break
+            back = leaf(states.to_sympy(node.args[0], _none).xreplace({node.var: node.expr}))
+            said = f"{node.var} = {formula(node.expr)}"
+            raws.append(Raw("back-substitution", said,
+                            f"{states.text(node.args[0])} = {states.text(back)}",
+                            f"{states.latex(node.args[0])} = {states.latex(back)}",
+                            (state,), (states.replaced_node(state, node, back),),
+                            "derivative", said))
+        state = raws[-1].after[0]
+        if len(raws) > MAX_STEPS:
+            raise Unsupported("too many steps")
+    value = states.to_sympy(state, _none)
+    final = simplest(value)
+    if formula(final) != states.text(state) and final != value:
+        before = shown((state,))
+        raws.append(Raw("simplify", before[0], f"{before[0]} = {formula(final)}",
+                        f"{before[1]} = {latex(final)}", (state,), (leaf(final),),
+                        "derivative"))
+    with_c = total([(1, leaf(final)), (1, leaf(constant))])
+    first = shown((start,))
+    raws.append(Raw("constant-of-integration", formula(final),
+                    f"{first[0]} = {states.text(with_c)}",
+                    f"{first[1]} = {states.latex(with_c)}", (leaf(final),), (with_c,),
+                    "derivative", "every antiderivative of f differs by a constant"))
+    steps, complete = chain(raws, checker)
+    merged = sum(len(s.merged) for s in steps)
+    title, tex = f"∫ f({x}) d{x}", rf"\int f({latex(x)})\, d{latex(x)}"
+    start_text = shown((start,))
+    parts = [Part(title, tex, start_text[0], start_text[1], states.text(with_c),
+                  states.latex(with_c), tuple(steps))]
+    if not complete:
+        merged = len(raws)
+        parts = [Part(title, tex, start_text[0], start_text[1], "", "", ())]
+    back = from_sympy(final, (x,))
+    todo = Todo("d", back.text, back.latex, final, x, payload=back)
+    check = Raw("differentiate-back", formula(final),
+                f"{states.text(pending(todo))} = {formula(f)}",
+                f"{states.latex(pending(todo))} = {latex(f)}", (pending(todo),), (leaf(f),),
+                "value")
+    checked, _ = chain([check], checker)
+    parts.append(Part(f"F'({x})", f"F'({latex(x)})", states.text(pending(todo)),
+                      states.latex(pending(todo)), formula(f), latex(f), tuple(checked)))
+    return parts, final if complete else None, merged
+
+
+def _none(todo: Todo) -> Any:
+    raise ValueError("a part still to do")
+
+
+def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
+             constant: Any, limits: Any) -> Solution:
+    """The worked solution of ∫ f dx."""
+    out = Solution("antiderivative", problem, problem_latex)
+    try:
+        parts, final, merged = worked(f, x, checker, constant, limits)
+    except (Unsupported, ValueError, TypeError, AttributeError, NotImplementedError) as exc:
+        out.note = f"no worked steps for this integral ({exc})"
+        return out
+    out.parts, out.merged, out.points = parts, merged, checker.count
+    if final is not None:
+        out.answer = f"∫ f({x}) d{x} = {formula(final)} + {constant}"
+        out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
+    else:
+        out.note = "the steps could not all be verified, so none are shown"
+    return out

@@ -1,0 +1,56 @@
+"""A worked solution as a LaTeX document a student can paste into a write-up: the problem,
+then each part as an `align*` of equalities, one per step with its rule named beside it,
+and the answer (amsmath only)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gradcalc.homework.solutions.worked import Solution
+
+_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+            "#": r"\#", "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}",
+            "−": "-", "×": "x", "·": "."}
+
+
+def escaped(text: str) -> str:
+    """Text for LaTeX's text mode (the special characters escaped; the few other
+    characters rule names use, such as −, as ASCII)."""
+    return "".join(_SPECIAL.get(c, c) for c in text)
+
+
+def rows(solution: Solution, k: int) -> list[str]:
+    """Part k's rows of equalities: its start, then `= after` for each step, the rule's
+    name (and the step's own equation when it is not the whole) beside it."""
+    part = solution.parts[k]
+    out = [rf"{part.title_latex} &= {part.start_latex}"]
+    for _, p, step in solution.steps:
+        if p != k:
+            continue
+        why = rf"\text{{{escaped(step.name)}}}"
+        if not step.text.endswith(step.after):
+            why += rf":\ {step.latex}"
+        out.append(rf"&= {step.after_latex} && {why}")
+    return out
+
+
+def document(solution: Solution) -> str:
+    """The whole document."""
+    lines = [r"\documentclass{article}", r"\usepackage{amsmath}", r"\begin{document}",
+             r"\section*{Worked solution}"]
+    if solution.problem_latex:
+        lines.append(rf"\[ {solution.problem_latex} \]")
+    for k, part in enumerate(solution.parts):
+        lines.append(rf"\subsection*{{${part.title_latex}$}}")
+        lines.append(r"\begin{align*}")
+        lines.append(" \\\\\n".join(rows(solution, k)))
+        lines.append(r"\end{align*}")
+    if solution.answer_latex:
+        lines.append(rf"Answer: \[ {solution.answer_latex} \]")
+    steps = len(solution.steps)
+    lines.append(escaped(f"Every step was checked at {solution.points} points by gradcalc "
+                         f"({solution.symbolic} of {steps} also symbolically).")
+                 if steps else escaped(solution.note or "No steps could be verified."))
+    lines.append(r"\end{document}")
+    return "\n".join(lines) + "\n"
