@@ -280,8 +280,8 @@ KINDS: tuple[ProblemKind, ...] = (
                 "the value at a point"),
     ProblemKind("antiderivative", "antiderivative", ("constant",), "antiderivative",
                 "an antiderivative, with or without + C"),
-    ProblemKind("implicit", "implicit", ("order",), "implicit",
-                "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve"),
+    ProblemKind("implicit", "implicit", ("order", "at"), "implicit",
+                "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve or at one"),
     ProblemKind("tensor", "shape", ("integers", "at"), "tensor_loss",
                 "the gradient of a scalar loss by a tensor input (backprop homework)"),
 )
