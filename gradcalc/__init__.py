@@ -31,7 +31,7 @@ from gradcalc.autograd import enable_grad, is_grad_enabled, set_grad_enabled
 from gradcalc.engine import library, ops, selecting, spatial, views
 from gradcalc.engine.functional import grad, hessian, jacobian, jvp, vjp
 from gradcalc.engine.tape import no_grad
-from gradcalc.engine.tensor import Tensor, as_array
+from gradcalc.engine.tensor import Tensor, as_array, made_floating
 
 __version__ = "0.1.0"
 
@@ -62,11 +62,17 @@ def get_default_dtype() -> Any:
     return float64
 
 
-def _leaf(value: np.ndarray, requires_grad: bool, dtype: Any = None) -> Tensor:
+def _leaf(value: np.ndarray, requires_grad: bool, dtype: Any = None,
+          floating: bool = True) -> Tensor:
+    """A leaf of `value`; `floating`: PyTorch would make it a floating-point tensor (its
+    default for the constructor, or `dtype` says so), which may not index."""
     _check_dtype(dtype)
     if dtype is bool or dtype is np.bool_:
         value = np.asarray(value, dtype=bool)
-    return Tensor.wrap(value, None).requires_grad_(requires_grad)
+    out = Tensor.wrap(value, None)
+    if value.dtype.kind == "f" and (floating or dtype is not None):
+        out.as_floating()
+    return out.requires_grad_(requires_grad)
 
 
 def _size(size: tuple) -> tuple[int, ...]:
@@ -80,7 +86,7 @@ def _size(size: tuple) -> tuple[int, ...]:
 
 def tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a float64 copy of `data` (numbers, nested lists, arrays)."""
-    return _leaf(as_array(data), requires_grad, dtype)
+    return _leaf(as_array(data), requires_grad, dtype, made_floating(data))
 
 
 def as_tensor(data: Any, dtype: Any = None) -> Tensor:
@@ -111,26 +117,29 @@ def zeros(*size: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _leaf(np.full(_size((size,)), builtins.float(fill_value)), requires_grad, dtype)
+    return _leaf(np.full(_size((size,)), builtins.float(fill_value)), requires_grad, dtype,
+                 made_floating(fill_value))
 
 
 def ones_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _leaf(np.ones(ops.shape(t)), requires_grad, dtype)
+    return _leaf(np.ones(ops.shape(t)), requires_grad, dtype, made_floating(t))
 
 
 def zeros_like(t: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _leaf(np.zeros(ops.shape(t)), requires_grad, dtype)
+    return _leaf(np.zeros(ops.shape(t)), requires_grad, dtype, made_floating(t))
 
 
 def full_like(t: Any, fill_value: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _leaf(np.full(ops.shape(t), builtins.float(fill_value)), requires_grad, dtype)
+    return _leaf(np.full(ops.shape(t), builtins.float(fill_value)), requires_grad, dtype,
+                 made_floating(t))
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
-    return _leaf(np.arange(start, end, step, dtype=np.float64), requires_grad, dtype)
+    return _leaf(np.arange(start, end, step, dtype=np.float64), requires_grad, dtype,
+                 builtins.any(made_floating(v) for v in (start, end, step)))
 
 
 def linspace(start: Any, end: Any, steps: int, dtype: Any = None,
@@ -140,24 +149,6 @@ def linspace(start: Any, end: Any, steps: int, dtype: Any = None,
 
 def eye(n: int, m: int | None = None, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return _leaf(np.eye(int(n), None if m is None else int(m)), requires_grad, dtype)
-
-
-def stack(tensors: Any, dim: int = 0) -> Tensor:
-    """Join equal-shaped tensors along a new axis `dim` (differentiable)."""
-    tensors = list(tensors)
-    for k, t in enumerate(tensors[1:], 1):
-        if ops.shape(t) != ops.shape(tensors[0]):
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(ops.shape(tensors[0]))} at entry 0 and "
-                               f"{list(ops.shape(t))} at entry {k}")
-    out = ops.stack(tensors)
-    if dim != 0:
-        nd = ops.ndim(out)
-        dim = dim % nd
-        axes = list(range(1, nd))
-        axes.insert(dim, 0)
-        out = ops.transpose(out, axes)
-    return _as_tensor(out)
 
 
 def is_tensor(obj: Any) -> bool:
@@ -275,7 +266,7 @@ del _name
 __all__ = [
     "Tensor", "tensor", "as_tensor", "from_numpy", "FloatTensor", "DoubleTensor", "ones",
     "zeros", "full", "ones_like", "zeros_like", "full_like", "arange", "linspace", "eye",
-    "stack", "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
+    "is_tensor", "numel", "transpose", "mm", "mv", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "autograd", "grad", "vjp", "jvp", "jacobian",
     "hessian", "float64", "float32", "float16", "double", "dot", "unsqueeze", "argmax",
     "argmin", "set_default_dtype", "get_default_dtype", *library.FUNCTIONS, "conv1d",

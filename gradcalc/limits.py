@@ -44,7 +44,9 @@ class Limits:
     `max_work * 5`."""
 
     check_seconds: float = 2.0
-    """Time budget of the symbolic check before it falls back to finite differences."""
+    """CPU time (of the thread that runs sympy, not the wall clock) each of sympy's steps
+    may take: the symbolic check before it falls back to finite differences, a homework
+    formula, proof or search (gradcalc.verify.budget)."""
 
     max_symbolic_ops: int = 5_000
     """Most symbolic operations the check builds before it falls back to finite differences."""

@@ -252,14 +252,39 @@ def test_finite_differences_pass_and_fail(kind, src, at, weights):
     assert (bad.status, bad.method) == ("fail", "finite-difference"), bad.detail
 
 
-def test_time_budget_falls_back_and_never_hangs():
-    limits = replace(DEFAULT_LIMITS, check_seconds=0.001, max_symbolic_ops=10**9)
+def _spin(job):
+    while True:  # Python code that never ends, as sympy on a hostile input
+        pass
+
+
+def test_time_budget_falls_back_and_never_hangs(monkeypatch):
+    monkeypatch.setattr("gradcalc.verify.against_sympy.symbolic_check", _spin)
+    limits = replace(DEFAULT_LIMITS, check_seconds=0.05)
     started = time.monotonic()
-    result = tape_check("gradient", "y = x; for i in range(60): y = y*y + y",
-                        {"x": 0.001}, limits=limits)
+    result = tape_check("gradient", "y = x**3", {"x": 2.0}, limits=limits)
     assert time.monotonic() - started < BACKSTOP_SECONDS  # a hang, not a slow machine
-    assert result.method == "finite-difference"
-    assert "exceeded 0.001 s" in result.detail
+    assert (result.status, result.method) == ("pass", "finite-difference")
+    assert result.detail.startswith("symbolic check exceeded 0.05 s of CPU time; checked by")
+
+
+def test_the_budget_counts_cpu_time_not_the_wall_clock(monkeypatch):
+    """A symbolic check that waits (a machine too busy to run it) longer than its budget
+    is still made: only the CPU time it spends counts; the finite differences that
+    follow a check that gave way get the same allowance whatever the clock said."""
+    from gradcalc.verify import against_sympy
+
+    real = against_sympy.symbolic_check
+    monkeypatch.setattr(against_sympy, "symbolic_check",
+                        lambda job: time.sleep(0.3) or real(job))
+    limits = replace(DEFAULT_LIMITS, check_seconds=0.05)
+    assert tape_check("gradient", "y = x**3", {"x": 2.0}, limits=limits).method == "symbolic"
+    monkeypatch.setattr("time.monotonic", lambda: 1e9 * np.random.rand())
+    small = replace(DEFAULT_LIMITS, max_symbolic_ops=1)
+    first = tape_check("gradient", "y = sum(sin(x) * x)", {"x": np.linspace(-1, 1, 600)},
+                       limits=small)
+    again = tape_check("gradient", "y = sum(sin(x) * x)", {"x": np.linspace(-1, 1, 600)},
+                       limits=small)
+    assert first == again and "random directions" in first.detail
 
 
 def test_time_budget_restores_the_previous_alarm():

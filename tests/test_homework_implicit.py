@@ -122,5 +122,45 @@ def test_equation_splitting_leaves_comparisons_alone():
 def test_names_the_answer_may_use():
     with pytest.raises(GradcalcError):
         verdict(CIRCLE, "-x/z")
-    with pytest.raises(GradcalcError):
-        verdict("x^2 + y^2 + z^2 = 1", "-x/y")
+    with pytest.raises(GradcalcError, match="name the variable with --wrt"):
+        verdict("s^2 + y^2 + z^2 = 1", "-1")  # neither s nor z is said to be the variable
+
+
+# --------------------------------------------------------------------------- named constants
+
+
+def with_wrt(equation, answer, wrt, y="y"):
+    return check(equation, answer, wrt, Kind(implicit=y))
+
+
+@pytest.mark.parametrize("equation,answer,y,wrt,said", [
+    ("x^2 + y^2 = r^2", "-x/y", "y", None, "(r: constant)"),
+    ("(x-a)^3 + y^3 = a^3", "-(x-a)^2/y^2", "y", None, "(a: constant)"),
+    ("(x-a)^3 + y^3 = a^3", "((x-a)^2 + a^2)/y^2", "y", ["a"], "(x: constant)"),
+    ("a^3 b^2 - cos(b) = C", "-3a^2 b^2/(2a^3 b + sin(b))", "b", None, "(C: constant)"),
+    ("x^2/p^2 + y^2/q^2 = 1", "-q^2 x/(p^2 y)", "y", None, "(p and q: constants)"),
+])
+def test_an_equation_may_hold_named_constants(equation, answer, y, wrt, said):
+    v = with_wrt(equation, answer, wrt, y)
+    assert (v.verdict, v.method) == ("correct", "symbolic"), v
+    assert v.read["function"] == f"{equation} {said}"
+
+
+def test_the_constants_take_many_values_and_the_answer_must_hold_for_each():
+    v = with_wrt("x^2 + y^2 = r^2", "-x/y", None)
+    r = np.array([p["r"] for p in v.points])
+    assert len(set(np.round(r, 6))) >= 4
+    pts = np.array([[p["x"], p["y"]] for p in v.points])
+    np.testing.assert_allclose(pts[:, 0] ** 2 + pts[:, 1] ** 2, r ** 2, rtol=1e-9)
+    right_for_one_radius = with_wrt("x^2 + y^2 = r^2", "-x/y * r/5", None)
+    assert right_for_one_radius.verdict == "incorrect"
+    assert "r" in right_for_one_radius.counterexample["at"]
+
+
+def test_wrt_must_name_one_of_the_equations_other_names():
+    with pytest.raises(GradcalcError, match="name the one variable y depends on, one of x, a"):
+        with_wrt("(x-a)^3 + y^3 = a^3", "0", ["z"])
+    with pytest.raises(GradcalcError, match="one of x, a"):
+        with_wrt("(x-a)^3 + y^3 = a^3", "0", ["x", "a"])
+    with pytest.raises(GradcalcError, match="the answer uses 'z'; it may use x, y and r"):
+        with_wrt("x^2 + y^2 = r^2", "-x/z", None)

@@ -67,3 +67,41 @@ def test_elu_slope_at_zero_is_alpha_and_its_second_derivative_zero(alpha):
     (h,) = grad(g.sum(), x)
     assert g.tolist() == pytest.approx([alpha, alpha * 0.36787944117144233, 1.0], rel=1e-15)
     assert h.tolist() == pytest.approx([0.0, alpha * 0.36787944117144233, 0.0], rel=1e-15)
+
+
+DIM_RANGE = "Dimension out of range (expected to be in range of [{}, {}], but got {})"
+
+
+@pytest.mark.parametrize(("dim", "rows"), [
+    (0, [[1.0, 2.0], [3.0, 4.0]]), (-2, [[1.0, 2.0], [3.0, 4.0]]),
+    (1, [[1.0, 3.0], [2.0, 4.0]]), (-1, [[1.0, 3.0], [2.0, 4.0]]),
+])
+def test_stack_takes_every_dim_of_its_result(dim, rows):
+    a, b = gradcalc.tensor([1.0, 2.0]), gradcalc.tensor([3.0, 4.0])
+    assert gradcalc.stack([a, b], dim=dim).tolist() == rows
+
+
+@pytest.mark.parametrize(("tensors", "dim", "error", "message"), [
+    ([[1.0, 2.0], [3.0, 4.0]], 2, IndexError, DIM_RANGE.format(-2, 1, 2)),
+    ([[1.0, 2.0], [3.0, 4.0]], -3, IndexError, DIM_RANGE.format(-2, 1, -3)),
+    ([1.0, 2.0], 1, IndexError, DIM_RANGE.format(-1, 0, 1)),  # 0-d tensors: a vector
+    ([1.0, 2.0], -2, IndexError, DIM_RANGE.format(-1, 0, -2)),
+    ([[1.0, 2.0], [3.0]], 5, IndexError, DIM_RANGE.format(-2, 1, 5)),  # the dim first
+    ([[1.0, 2.0], [3.0]], 0, RuntimeError, "stack expects each tensor to be equal size, but "
+     "got [2] at entry 0 and [1] at entry 1"),
+    ([], 0, RuntimeError, "stack expects a non-empty TensorList"),
+])
+def test_stack_raises_pytorchs_errors(tensors, dim, error, message):
+    with pytest.raises(error) as e:
+        gradcalc.stack([gradcalc.tensor(t) for t in tensors], dim=dim)
+    assert str(e.value) == message
+
+
+def test_stack_along_a_last_new_dim_passes_each_gradient_back():
+    a = gradcalc.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = gradcalc.tensor([[5.0, 6.0], [7.0, 8.0]], requires_grad=True)
+    y = gradcalc.stack([a, b], dim=2)
+    assert y.shape == (2, 2, 2) and y[0, 1].tolist() == [2.0, 6.0]
+    (y * gradcalc.arange(8).reshape(2, 2, 2)).sum().backward()
+    assert a.grad.tolist() == [[0.0, 2.0], [4.0, 6.0]]
+    assert b.grad.tolist() == [[1.0, 3.0], [5.0, 7.0]]

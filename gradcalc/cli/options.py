@@ -43,7 +43,8 @@ NoCheckOpt = Annotated[bool, typer.Option(
     "--no-check", help="Skip the check against sympy's symbolic derivative.")]
 SecondsOpt = Annotated[float, typer.Option(
     "--check-seconds", min=0.01, max=3600,
-    help="Time budget of the symbolic check; past it, finite differences are used.")]
+    help="CPU seconds sympy may spend on each step of the symbolic check (not wall-clock "
+    "time: a busy machine changes nothing); past them, finite differences are used.")]
 IterOpt = Annotated[int, typer.Option(
     "--max-iterations", min=1, max=100_000_000, help="Bound on loop iterations in one run.")]
 OpsOpt = Annotated[int, typer.Option(

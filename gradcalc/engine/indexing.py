@@ -3,8 +3,10 @@
 Two differences matter. An integer is a basic index in PyTorch (a `select`), so
 `x[1, :, [0, 2]]` keeps the slice's axis first, shape (3, 2), where NumPy counts the
 integer as an index array separated from the other by a slice and puts the indexed axis
-first, shape (2, 3). And an index tensor must hold whole numbers or booleans: a tensor of
-fractions raises PyTorch's IndexError instead of being truncated.
+first, shape (2, 3). And an index tensor must be an integer or boolean one: a floating
+tensor (on the tape, or made floating: `Tensor.floating`) or one holding fractions
+raises PyTorch's IndexError instead of being truncated; a whole-valued float64 tensor
+made from integers (`tensor([0, 1])`, `arange(3)`) stands for PyTorch's int64 one.
 """
 
 from __future__ import annotations
@@ -26,15 +28,19 @@ def _as_index_array(v: np.ndarray) -> np.ndarray:
     return v.astype(np.int64)
 
 
-def unwrap_index(index: Any) -> Any:
-    """Tensors and lists in an index as NumPy index arrays (whole numbers or booleans)."""
-    if isinstance(index, tuple):
-        return tuple(unwrap_index(i) for i in index)
+def unwrap_index(index: Any, inner: bool = False) -> Any:
+    """Tensors, lists and tuples in an index as NumPy index arrays (whole numbers or
+    booleans); the index's own tuple stays one, its items each an index (`x[1, (2, 0)]`:
+    a tuple inside it is a sequence of indices, as a list is)."""
+    if isinstance(index, tuple) and not inner:
+        return tuple(unwrap_index(i, inner=True) for i in index)
     if isinstance(index, Traced):
+        if getattr(index, "floating", False):
+            raise IndexError(NOT_INDICES)
         return _as_index_array(np.asarray(index.value))
-    if isinstance(index, list):
-        return _as_index_array(np.asarray([unwrap_index(i) if isinstance(i, Traced) else i
-                                           for i in index]))
+    if isinstance(index, (list, tuple)):
+        return _as_index_array(np.asarray([unwrap_index(i, inner=True) if isinstance(
+            i, (Traced, list, tuple)) else i for i in index]))
     if isinstance(index, (float, np.floating)):
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
                          "byte Variables are valid indices (got float)")

@@ -1,5 +1,5 @@
-"""PyTorch functions built from the table's entries rather than entries themselves: split,
-chunk, var/std (with `correction`), outer, cummax/cummin, all/any/isclose, and the seeded
+"""PyTorch functions built from the table's entries rather than entries themselves: stack,
+split, chunk, var/std (with `correction`), outer, cummax/cummin, all/any/isclose, and the seeded
 random constructors and dropout.
 
 The random stream is NumPy's (one `numpy.random.Generator`, reset by `manual_seed`): the
@@ -19,7 +19,7 @@ from gradcalc.engine.primitive import fn
 from gradcalc.engine.shapes import dim_index, ndim, normalize_axis, shape, value
 from gradcalc.engine.tensor import Tensor, to_tensor
 
-__all__ = ["split", "chunk", "var", "std", "var_mean", "std_mean", "outer", "cummax",
+__all__ = ["stack", "split", "chunk", "var", "std", "var_mean", "std_mean", "outer", "cummax",
            "cummin", "all", "any", "isclose", "manual_seed", "seed", "rand", "randn",
            "randint", "rand_like", "randn_like", "randint_like", "randperm", "dropout",
            "empty", "empty_like", "normal"]
@@ -54,7 +54,9 @@ def _sizes(size: tuple) -> tuple[int, ...]:
 
 
 def _leaf(v: np.ndarray, requires_grad: bool) -> Tensor:
-    return Tensor.wrap(np.asarray(v, dtype=np.float64), None).requires_grad_(requires_grad)
+    """A floating-point leaf, as PyTorch's random and empty constructors make."""
+    return Tensor.wrap(np.asarray(v, dtype=np.float64), None).as_floating().requires_grad_(
+        requires_grad)
 
 
 def rand(*size: Any, generator: Any = None, dtype: Any = None,
@@ -102,8 +104,10 @@ def randn_like(t: Any, **kw: Any) -> Tensor:
 def randint_like(t: Any, low: int, high: Any = None, **_: Any) -> Tensor:
     """Whole numbers of t's shape and, as PyTorch's, of t's dtype (float64 for a float t)."""
     out = randint(low, high, shape(t)) if high is not None else randint(0, low, shape(t))
-    return out if np.asarray(value(t)).dtype.kind in "iu" else Tensor.wrap(
-        np.asarray(out.value, dtype=np.float64), None)
+    if np.asarray(value(t)).dtype.kind in "iu":
+        return out
+    made = Tensor.wrap(np.asarray(out.value, dtype=np.float64), None)
+    return made.as_floating() if getattr(t, "floating", True) else made
 
 
 def empty_like(t: Any, **kw: Any) -> Tensor:
@@ -125,6 +129,28 @@ def dropout(input: Any, p: float = 0.5, training: bool = True,  # noqa: A002
 
 
 # --------------------------------------------------------------------------- pieces
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join equal-shaped tensors along a new axis `dim` (differentiable), with PyTorch's
+    errors: an empty list, a `dim` outside the result's dims (IndexError), unequal
+    shapes."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    nd = ndim(tensors[0]) + 1
+    d = dim_index(dim, nd)
+    for k, t in enumerate(tensors[1:], 1):
+        if shape(t) != shape(tensors[0]):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(shape(tensors[0]))} at entry 0 and "
+                               f"{list(shape(t))} at entry {k}")
+    out = fn.stack(tensors)
+    if d:
+        axes = list(range(1, nd))
+        axes.insert(d, 0)
+        out = fn.transpose(out, axes)
+    return to_tensor(out)
 
 
 def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -271,8 +297,9 @@ METHODS = {"split": split, "chunk": chunk, "unbind": unbind, "var": var, "std": 
            "outer": _outer_t, "cummax": cummax, "cummin": cummin, "all": all, "any": any,
            "isclose": isclose, "ger": _outer_t}
 
-FUNCTIONS = {**METHODS, "outer": _outer_t, "var_mean": var_mean, "std_mean": std_mean,
-             "manual_seed": manual_seed, "seed": seed, "rand": rand, "randn": randn,
+FUNCTIONS = {**METHODS, "stack": stack, "outer": _outer_t, "var_mean": var_mean,
+             "std_mean": std_mean, "manual_seed": manual_seed, "seed": seed, "rand": rand,
+             "randn": randn,
              "randint": randint, "rand_like": rand_like, "randn_like": randn_like,
              "randint_like": randint_like, "randperm": randperm, "dropout": dropout,
              "empty": empty, "empty_like": empty_like, "normal": normal}

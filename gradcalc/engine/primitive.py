@@ -25,9 +25,12 @@ from gradcalc.engine.tape import Node, state
 
 class Traced:
     """A value that can carry a tape node: the base of Tensor, so that `apply` (which
-    lives below the Tensor class) can tell tensors from plain values."""
+    lives below the Tensor class) can tell tensors from plain values. `_floating`, when
+    set, says PyTorch would hold it as a floating-point tensor although its float64
+    values are whole (so it may not index); a constant result of a floating operand is
+    floating too."""
 
-    __slots__ = ("value", "node")
+    __slots__ = ("value", "node", "_floating")
 
     @classmethod
     def wrap(cls, value: Any, node: Node | None) -> Traced:
@@ -143,7 +146,12 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
         return out
     if needs_grad and state.grad_enabled:  # tuples of arrays leave the cyclic GC's watch
         return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out), params))
-    return kind.wrap(out, None)
+    made = kind.wrap(out, None)
+    for a in args:
+        if isinstance(a, Traced) and (a.node is not None or getattr(a, "_floating", False)):
+            made._floating = True
+            break
+    return made
 
 
 _BOOLEAN = {

@@ -50,6 +50,14 @@ def as_array(data: Any) -> np.ndarray:
     return array.astype(np.float64, copy=False)  # already a copy: no second one
 
 
+def made_floating(data: Any) -> bool:
+    """Whether PyTorch makes a floating-point tensor of `data`: fractions' dtype, or a
+    floating tensor, not integers (`tensor([0, 1])` is an int64 one there)."""
+    if isinstance(data, Tensor):
+        return data.floating
+    return np.asarray(_plain(data)).dtype.kind == "f"
+
+
 def _short(data: Any) -> str:
     text = repr(data)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -70,6 +78,7 @@ class Tensor(Traced):
         self.value = as_array(data)
         self.grad: Tensor | None = None
         self._retain_grad = False
+        self._floating = True  # torch.Tensor(data) makes a floating-point tensor
         self.node: Node | None = None
         if requires_grad:
             self.requires_grad_(True)
@@ -204,17 +213,29 @@ class Tensor(Traced):
             return format(self.item(), spec)
         return format(repr(self), spec)
 
-    def detach(self) -> Tensor:
-        return Tensor.wrap(self.value, None)
+    @property
+    def floating(self) -> bool:
+        """Whether PyTorch would hold this tensor as a floating-point one, so that it may
+        not index: a float64 tensor on the tape (only those can require grad), or one
+        made floating (`_floating`: from fractions' data, by ones, rand or linspace,
+        `.float()`, or computed from such a tensor). A whole-valued float64 tensor made
+        from integers (`tensor([0, 1])`, `arange(3)`) stands for PyTorch's int64 one."""
+        return self.value.dtype.kind == "f" and (self.node is not None or getattr(
+            self, "_floating", False))
 
-    def clone(self) -> Tensor:
-        return to_tensor(fn.clone(self))
-
-    def double(self) -> Tensor:
-        """Already float64: the tensor itself (like torch's double() on a double tensor)."""
+    def as_floating(self) -> Tensor:
+        """This tensor marked as made floating (a constructor's result)."""
+        self._floating = True
         return self
 
-    float = double  # everything is float64; float() keeps it so
+    def detach(self) -> Tensor:
+        out = Tensor.wrap(self.value, None)
+        return out.as_floating() if self.floating else out
+
+    def clone(self) -> Tensor:
+        out = to_tensor(fn.clone(self))
+        return out.as_floating() if self.floating and out.node is None else out
+
 
     def graph(self) -> Any:
         """This tensor's graph with values and gradients, for a notebook (gradcalc.graph)."""

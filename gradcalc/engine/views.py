@@ -221,10 +221,11 @@ def expand(self: Tensor, *sizes: Any) -> Tensor:
 
 
 def as_float(self: Tensor) -> Tensor:
-    """float64 already; a boolean or integer tensor becomes a float64 one (a constant)."""
-    if self.dtype == np.float64:
+    """A floating-point tensor: itself when it is one already (like torch's double() on
+    a double tensor), else a float64 constant marked floating."""
+    if self.floating:
         return self
-    return Tensor.wrap(np.asarray(self.value, dtype=np.float64), None)
+    return Tensor.wrap(np.asarray(self.value, dtype=np.float64), None).as_floating()
 
 
 def as_bool(self: Tensor) -> Tensor:

@@ -4,7 +4,10 @@ a class come to.
 FUNCTION and ANSWER are judged as the problem's kind asks (`gradcalc.homework.dispatch`):
 a Verdict, with the receipt that lets anyone judge it again (`homework.receipt`); with
 `worked`, the problem's worked solution beside it, the step where a wrong answer left the
-path marked (`homework.solutions`, imported only then). A whole class is
+path marked (`homework.solutions`, imported only then). sympy's work is bounded by CPU
+time, so the verdict is the same on a busy machine; when the wall-clock backstop ended
+some of it anyway (a hang, or a machine far too slow), the receipt says so
+(`"backstop"`): that verdict may differ elsewhere. A whole class is
 `gradcalc.grading.classfile`. Nothing here prints.
 """
 
@@ -19,6 +22,12 @@ from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.receipt import receipt
 from gradcalc.language.text import option_name
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+from gradcalc.verify.budget import BACKSTOP_MIN_SECONDS, BACKSTOP_TIMES, backstops
+
+#: a receipt's word when the wall-clock backstop ended some of sympy's work
+BACKSTOP_NOTE = (f"sympy was stopped by the wall-clock backstop ({BACKSTOP_TIMES:g} times its "
+                 f"budget of CPU time, at least {BACKSTOP_MIN_SECONDS:g} s) before it had "
+                 "spent that CPU time: judged on a less busy machine, this verdict may differ")
 
 
 @dataclass
@@ -37,11 +46,14 @@ class AnswerJob:
 
 def run(job: AnswerJob) -> Verdict:
     """The verdict on one answer; GradcalcError (exit 2) when a text cannot be read."""
+    fired = backstops()
     verdict = check(job.function, job.answer, job.wrt, job.kind, job.settings, job.limits,
                     job.wrt_from)
     if verdict.receipt is None:
         verdict.receipt = receipt(job.function, job.answer, job.wrt, job.settings, verdict,
                                   kind=job.kind)
+    if backstops() > fired:
+        verdict.receipt["backstop"] = BACKSTOP_NOTE
     return verdict
 
 

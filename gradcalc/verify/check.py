@@ -3,26 +3,25 @@
 Symbolic first (`verify.against_sympy`): the program runs on sympy along the numeric run's
 path, sympy differentiates, and each entry is compared with the tape's. At kinks and
 singular points where the two conventions differ, the result is `skipped` with the reason,
-never a false `fail`. Past a time budget (`limits.check_seconds`, `verify.budget`) or an
-operation budget (`limits.max_symbolic_ops`), the check falls back to central finite
+never a false `fail`. Past a budget of CPU time (`limits.check_seconds`, `verify.budget`)
+or of operations (`limits.max_symbolic_ops`), the check falls back to central finite
 differences (`verify.finite`) and says so.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Decisions, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.budget import Backstop, Timeout, backstop_seconds, time_budget
 from gradcalc.verify.job import TapeCheck, as_float
 from gradcalc.verify.result import CheckResult, skipped_check
 
 __all__ = ["DERIVATIVES", "CheckResult", "check_derivative", "skipped_check", "time_budget"]
 
-#: finite differences get what the symbolic attempt left of `check_seconds`, at least this
+#: finite differences get `check_seconds`, or this after a symbolic attempt that spent it
 FD_MIN_SECONDS = 0.5
 
 DERIVATIVES = ("gradient", "vjp", "jacobian", "hessian")
@@ -68,9 +67,9 @@ def check_derivative(
         except GradcalcError as exc:
             return CheckResult("skipped", "none", None,
                                f"the program could not be re-run: {exc}")
-    started = time.monotonic()
-    reason = _symbolic_or_reason(job)
-    job.fd_seconds = max(limits.check_seconds - (time.monotonic() - started), FD_MIN_SECONDS)
+    reason, spent = _symbolic_or_reason(job)
+    # decided by what ended the attempt, not by a clock: the same on any machine's load
+    job.fd_seconds = FD_MIN_SECONDS if spent else max(limits.check_seconds, FD_MIN_SECONDS)
     if isinstance(reason, CheckResult):
         return reason
     from gradcalc.verify.finite import finite_differences
@@ -82,17 +81,28 @@ def check_derivative(
                            f"{reason}; finite differences could not re-run the program: {exc}")
 
 
-def _symbolic_or_reason(job: TapeCheck) -> CheckResult | str:
-    """The symbolic check's result, or why it gave way to finite differences."""
-    from gradcalc.backends.symbolic import SymbolicBudgetExceeded, SymbolicUnsupported
-    from gradcalc.verify.against_sympy import symbolic_check
-
+def _symbolic_or_reason(job: TapeCheck) -> tuple[CheckResult | str, bool]:
+    """The symbolic check's result, or why it gave way to finite differences; and whether
+    it gave way for having spent its time."""
     seconds = job.limits.check_seconds
     try:
         with time_budget(seconds):
-            return symbolic_check(job)
+            return _symbolic(job), False
+    except Backstop:
+        return (f"symbolic check stopped by the wall-clock backstop "
+                f"({backstop_seconds(seconds):g} s) before its {seconds:g} s of CPU time",
+                True)
     except Timeout:
-        return f"symbolic check exceeded {seconds:g} s"
+        return f"symbolic check exceeded {seconds:g} s of CPU time", True
+
+
+def _symbolic(job: TapeCheck) -> CheckResult | str:
+    """The symbolic check's result, or why it could not be made (inside the budget)."""
+    from gradcalc.backends.symbolic import SymbolicBudgetExceeded, SymbolicUnsupported
+    from gradcalc.verify.against_sympy import symbolic_check
+
+    try:
+        return symbolic_check(job)
     except SymbolicBudgetExceeded as exc:
         return f"symbolic check too large ({exc})"
     except SymbolicUnsupported as exc:

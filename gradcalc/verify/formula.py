@@ -1,15 +1,14 @@
 """The derivative as a formula (`--symbolic`, `--latex`): what the check builds, shown.
 
 The program is replayed on sympy along the numeric run's path (the check's route), then
-differentiated, simplified within a time budget, and printed three ways: text, a
-Unicode drawing for the terminal, and LaTeX. At the point, an exact value is given where
-sympy finds one: the inputs are read back as exact numbers when they are (2, 1/10, π/2),
-so `cos(π/2)` is 0 rather than 6.1e-17.
+differentiated, simplified within a budget of CPU time (`verify.budget`), and printed
+three ways: text, a Unicode drawing for the terminal, and LaTeX. At the point, an exact
+value is given where sympy finds one: the inputs are read back as exact numbers when
+they are (2, 1/10, π/2), so `cos(π/2)` is 0 rather than 6.1e-17.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +26,7 @@ from gradcalc.backends.symbolic_derivatives import (
 )
 from gradcalc.language.program import Decisions, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.budget import Timeout, cpu_clock, time_budget
 
 #: a formula longer than this (in characters of text) is shown unsimplified and cut
 MAX_TEXT = 4_000
@@ -71,17 +70,17 @@ def derivative_formulas(kind: str, program: Program, inputs: dict[str, np.ndarra
                         limits: Limits = DEFAULT_LIMITS) -> Formulas:
     """Formulas of a 'gradient'/'vjp'/'jacobian'/'hessian' (keys as the Result's)."""
     seconds = limits.check_seconds
-    started = time.monotonic()
+    started = cpu_clock()
     try:
         with time_budget(seconds):
             exprs, symbols = _exprs(kind, program, inputs, wrt, constants, of, decisions,
                                     weights, limits)
     except Timeout:
-        return Formulas({}, f"building the formula exceeded {seconds:g} s")
+        return Formulas({}, f"building the formula exceeded {seconds:g} s of CPU time")
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
         return Formulas({}, f"no formula ({type(exc).__name__}: {_first_line(exc)})")
     exact_subs = _exact_point(symbols, inputs)
-    left = max(seconds - (time.monotonic() - started), 0.05)
+    left = max(seconds - (cpu_clock() - started), 0.05)
     items = {}
     for key, block in exprs.items():
         simple, done = _simplify(block, left / max(len(exprs), 1))

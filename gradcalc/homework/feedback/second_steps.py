@@ -13,7 +13,9 @@ wrong answer. Both are searched with the catalogue of the misconception search (
 Either is reported only when it reproduces the answer at every point and differs from
 the right second derivative; the second differentiation is tried first. Each wrong first
 derivative is printed in the language and differentiated on the tape, like an answer.
-The search is bounded by `SECONDS`.
+The search is bounded by counted work: it runs on functions of at most `MAX_STEPS` steps,
+so it tries at most a few candidates a step, each a formula of bounded size; the CPU
+time of the check (`--check-seconds`) is only a safety net, never what decides.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from gradcalc.language.program import Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
 
-#: the time one search may take
-SECONDS = 0.5
+#: functions with more steps than this are not searched (each step brings up to three
+#: wrong first derivatives, each read back, differentiated and compared)
+MAX_STEPS = 40
 
 
 def search(problem: Problem, points: dict[str, np.ndarray], wrong: int, answer: np.ndarray,
@@ -49,7 +52,7 @@ def search(problem: Problem, points: dict[str, np.ndarray], wrong: int, answer: 
         return None
     program = problem.function.entries[row].program
     try:
-        with time_budget(SECONDS):
+        with time_budget(limits.check_seconds):
             return _search(program, points, path, answer, expected, same, problem.inputs,
                            limits)
     except (Timeout, GradcalcError, misconceptions._Unsupported, ValueError, TypeError,
@@ -62,7 +65,9 @@ def _search(program: Program, points: dict[str, np.ndarray], path: tuple[str, ..
             limits: Limits) -> tuple[str, dict[str, Any]] | None:
     a, b = path
     tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in points}, a,
-                               symbolic=True)
+                                      symbolic=True)
+    if len(tape.steps) > MAX_STEPS:
+        return None
     first = proof.exact(tape.sweep())
     label = f"f'({a})" if len(inputs) == 1 else f"∂f/∂{a}"
     # the second differentiation, of the right first derivative

@@ -187,6 +187,6 @@ def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:
                 return "(no closed form found)"
             return formula(sp.simplify(F) if sp.count_ops(F) > 8 else F, tuple(names))
     except Timeout:
-        return f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
+        return f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
         return f"(no formula: {type(exc).__name__})"

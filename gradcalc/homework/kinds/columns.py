@@ -85,7 +85,11 @@ def kind_of(cells: dict[str, str], where: str, part: str = "column") -> Kind:
     entry = KIND[what]
     wrong = misfit(entry, [c for c in COLUMNS if cells[c] and c != "kind"])
     if wrong:
-        raise _error(part, where, *wrong)
+        column, message = wrong
+        if not named and entry.marker not in (None, entry.name):  # the shape column's kind
+            message += (f" (the {entry.marker} column makes it {entry.article} {entry.name} "
+                        "problem)")
+        raise _error(part, where, column, message)
     order = cells["order"]
     if order and not (order.isdigit() and 1 <= int(order) <= 10):
         raise _error(part, where, "order", f"{order!r}: give a whole number from 1 to 10, e.g. 2 "

@@ -2,18 +2,22 @@
 
 `check "x^2 + y^2 = 25" --implicit y --answer "-x/y"`. The equation's one top-level `=`
 splits it; H = F - G is read as a program like any function. The answer may use x and
-y, and is judged only on points of the curve, never off it: seeded values of x, and for
-each several seeded starts of y, are taken to the curve by Newton's method on y, whose
-step H/H_y uses the tape's own derivative. Where H_y is 0 (a vertical tangent, a
-crossing) there is no dy/dx and the point is dropped. The truth at each point is
-dy/dx = -H_x/H_y, and d²y/dx² = -(H_xx + 2·H_xy·y' + H_yy·y'²)/H_y, every partial from
-the tape (higher.py).
+y, and is judged only on points of the curve, never off it (curve.py finds them with the
+tape's own derivatives); the truth at each point is dy/dx = -H_x/H_y.
 
-sympy's -F_x/F_y (on_curve.py) is the expected text and a second, exact check,
-within one time budget (`check_seconds`): on a polynomial curve an answer proved to be
-dy/dx is correct whatever the points gave, and a wrong one is confirmed at an exact point
-of the curve; either makes the method `symbolic`. Where sympy cannot tell, the points
-decide (`numeric`).
+Variables and constants: y is `--implicit`'s name, and x the equation's one other name.
+An equation with more names (`x^2 + y^2 = r^2`, `(x-a)^3 + y^3 = a^3`) holds named
+constants: x is the one `--wrt` names, else the one of them the answer uses, else x
+itself; the rest are constants, drawn anew with each point (the answer must hold for every value of
+them), and the reading says so. `--at` asks for the value at one point of the curve
+(at_point.py).
+
+sympy's -F_x/F_y (on_curve.py) is the expected text and a second, exact check: on a
+polynomial curve an answer proved to be dy/dx is correct whatever the points gave, and a
+wrong one is confirmed at an exact point of the curve; either makes the method
+`symbolic`. Where sympy cannot tell, the points decide (`numeric`). Each of sympy's
+steps has its own budget of CPU time (`check_seconds`), so a verdict does not depend on
+the machine's load, nor on whether the equation's formula was already kept.
 
 Branches: where one x has several points of the curve, each is named by its rank
 (lower, middle, upper). An answer that agrees everywhere is correct on every branch; one
@@ -23,28 +27,25 @@ of the circle) is correct there, and the verdict says on which (`branch`).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gradcalc.errors import GradcalcError
-from gradcalc.homework import higher, proof
+from gradcalc.homework import proof
 from gradcalc.homework.judge import Settings, Verdict
+from gradcalc.homework.kinds import at_point
 from gradcalc.homework.kinds import on_curve as implicit_exact
+from gradcalc.homework.kinds.curve import curve_points, slope
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import Side, free_names, read_side
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify.budget import Timeout, backstops, time_budget
 
-#: x values drawn per round, starts of y per x, rounds at most, Newton steps at most
-XS, STARTS, ROUNDS, NEWTON_STEPS = 16, 6, 4, 60
-#: a Newton point is on the curve when |H| is below this (relative to H's terms' scale)
-ON_CURVE = 1e-10
 #: at least this many points of a branch agree before a branch-only verdict is correct
 BRANCH_POINTS = 3
 
@@ -67,13 +68,9 @@ def split_equation(text: str) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class _Curve:
-    """What a class's rows on one equation share: its reading, the points of the curve and
-    dy/dx there, and sympy's formula (kept only when sympy gave one)."""
+    """What a class's rows on one equation share: its points, dy/dx there, and sympy's
+    formula."""
 
-    left: str
-    right: str
-    side: Side
-    x: str
     pts: dict[str, np.ndarray]
     labels: np.ndarray
     truth: np.ndarray | None
@@ -81,7 +78,9 @@ class _Curve:
     expected: str
 
 
-#: equations already read, by (text, y, order, seed, samples, limits); at most MEMO kept
+#: equations already read, by text; curves by (text, y, x, constants, order, seed,
+#: samples, limits); at most MEMO of each kept
+_READ: dict[tuple, tuple[str, str, Side]] = {}
 _MEMO: dict[tuple, _Curve] = {}
 MEMO = 256
 
@@ -90,31 +89,35 @@ def forget() -> int:
     """Empty the memo of equations (a benchmark's cold start); how many were kept."""
     kept = len(_MEMO)
     _MEMO.clear()
+    _READ.clear()
     return kept
 
 
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
     """The verdict on dy/dx (or d²y/dx²) of the equation `function`, judged on points of
-    its curve; the curve's variables are its own (`wrt` plays no part)."""
+    its curve (or at the one point `--at` gives)."""
     y = kind.implicit or "y"
-    started = time.monotonic()
-    c = _curve(function, y, kind.order, settings, limits)
-    left, right, x, pts, labels, exact = c.left, c.right, c.x, c.pts, c.labels, c.exact
-    a_side = read_side(answer, "answer", 0, limits, (x, y))
+    left, right, side = _equation(function, limits)
+    a_side = read_side(answer, "answer", 0, limits, equation_names(side, y))
+    x, constants = variables(side, y, wrt, free_names(a_side.program), wrt_from)
+    allowed = (x, y, *constants)
     for n in free_names(a_side.program):
-        if n not in (x, y, EULER):
-            raise GradcalcError(f"the answer uses {quote(n)}; it may use {x} and {y}",
-                                kind="input")
+        if n not in (*allowed, EULER):
+            raise GradcalcError(f"the answer uses {quote(n)}; it may use "
+                                f"{_listed(allowed)}", kind="input")
     order = kind.order
     said = f"d{y}/d{x}" if order == 1 else f"d^2{y}/d{x}^2"
-    # one budget for all of sympy's work on this row, the formula's included when it was
-    # not in the memo
-    deadline = started + limits.check_seconds
-    base: dict[str, Any] = {"expected": c.expected,
-                            "kind": "implicit", "wrt": (x,), "read": {
-                                "function": f"{left} = {right}",
-                                "answer": f"{said} = {a_side.entries[0].text}"}}
+    shown = f"{left} = {right}" + (f" ({_listed(constants)}: constant"
+                                   f"{'s' * (len(constants) > 1)})" if constants else "")
+    base: dict[str, Any] = {"kind": "implicit", "wrt": (x,), "read": {
+        "function": shown, "answer": f"{said} = {a_side.entries[0].text}"}}
+    if kind.at:
+        return at_point.judge(side, a_side, (x, y, constants), order, kind.at, settings,
+                              limits, base)
+    c = _curve(function, side, y, x, constants, order, settings, limits)
+    base["expected"] = c.expected
+    pts, labels, exact = c.pts, c.labels, c.exact
     if not len(pts[x]):
         return Verdict("undetermined", "numeric", reason=(
             f"no point of the curve was found where d{y}/d{x} exists"), score=None, **base)
@@ -124,81 +127,99 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
         ok = np.abs(got - truth) <= settings.atol + settings.rtol * np.maximum(
             np.abs(got), np.abs(truth))
     defined = np.isfinite(got)
-    points = [{x: float(a), y: float(b)} for a, b in zip(pts[x], pts[y], strict=True)]
+    points = [{n: float(pts[n][k]) for n in allowed} for k in range(len(pts[x]))]
     base["points"] = [p for p, d in zip(points, defined, strict=True) if d]
     if not defined.any():
         return Verdict("undetermined", "numeric", score=None, reason=(
             "the answer is not a real number at any point found on the curve"), **base)
     names = sorted(set(labels[defined]), key=_RANK.index)
-    proven = exact is not None and _decide(exact, a_side, None, settings, limits, deadline)
+    proven = exact is not None and decide(exact, a_side, None, settings, limits)
     if proven or ok[defined].all():
         return Verdict("correct", "symbolic" if proven else "numeric", score=1.0,
                        branch=_branches(names, True), **base)
-    right = [b for b in names if (labels == b)[defined].sum() >= BRANCH_POINTS
-             and ok[defined & (labels == b)].all()]
-    if right and len(names) > 1:
-        return Verdict("correct", "numeric", score=1.0, branch=_branches(right, False),
-                       feedback=(f"correct on the {_branches(right, False)} only: elsewhere "
-                                 f"on the curve the answer is not d{y}/d{x}; an answer in "
-                                 f"{x} and {y} holds on every branch"), **base)
+    right_on = [b for b in names if (labels == b)[defined].sum() >= BRANCH_POINTS
+                and ok[defined & (labels == b)].all()]
+    if right_on and len(names) > 1:
+        return Verdict("correct", "numeric", score=1.0, branch=_branches(right_on, False),
+                       feedback=(f"correct on the {_branches(right_on, False)} only: "
+                                 f"elsewhere on the curve the answer is not d{y}/d{x}; an "
+                                 f"answer in {x} and {y} holds on every branch"), **base)
     k = int(np.flatnonzero(defined & ~ok)[0])
     counter = {"at": points[k], "expected": float(truth[k]), "answer": float(got[k])}
-    method = "symbolic" if exact is not None and _decide(exact, a_side, points[k], settings,
-                                                         limits, deadline) else "numeric"
+    method = "symbolic" if exact is not None and decide(exact, a_side, points[k], settings,
+                                                        limits) else "numeric"
     return Verdict("incorrect", method, counterexample=counter, score=0.0,
                    branch=_branches(names, True), feedback=_feedback(got, truth, defined),
                    **base)
 
 
-def _key(function: str, y: str, order: int, settings: Settings, limits: Limits) -> tuple:
-    return (function, y, order, settings.seed, settings.samples, limits)
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
-def _curve(function: str, y: str, order: int, settings: Settings, limits: Limits) -> _Curve:
-    """The equation read, its points and sympy's slope: from the memo, or computed (and
-    kept when sympy gave a formula, so that a slow moment never sticks)."""
-    key = _key(function, y, order, settings, limits)
-    if key in _MEMO:
-        return _MEMO[key]
-    left, right, side, x = read_equation(function, y, limits)
-    pts, labels = curve_points(side, x, y, settings, limits)
-    exact, expected = _exact(side, x, y, order, limits)
-    truth = slope(side, pts, x, y, order, limits) if len(pts[x]) else None
-    found = _Curve(left, right, side, x, pts, labels, truth, exact, expected)
-    if exact is not None:
-        while len(_MEMO) >= MEMO:
-            del _MEMO[next(iter(_MEMO))]
-        _MEMO[key] = found
-    return found
+def _equation(function: str, limits: Limits) -> tuple[str, str, Side]:
+    """The equation's two sides and H = F - G read as one side (kept per text)."""
+    key = (function, limits)
+    if key not in _READ:
+        left, right = split_equation(function)
+        side = read_side(f"({left}) - ({right})", "equation", 0, limits)
+        while len(_READ) >= MEMO:
+            del _READ[next(iter(_READ))]
+        _READ[key] = (left, right, side)
+    return _READ[key]
 
 
-def read_equation(function: str, y: str, limits: Limits) -> tuple[str, str, Side, str]:
-    """The equation's two sides, F - G read as one side, and its other variable."""
-    left, right = split_equation(function)
-    side = read_side(f"({left}) - ({right})", "equation", 0, limits)
+def variables(side: Side, y: str, wrt: list[str] | None, answer_names: list[str],
+              wrt_from: str = "--wrt") -> tuple[str, tuple[str, ...]]:
+    """(x, the constants): x is the equation's one name besides y, or the one `wrt`
+    names, or the one of them the answer uses, or the name x; GradcalcError when none of
+    these says."""
     names = [n for n in free_names(side.program) if n != EULER]
     if y not in names:
         raise GradcalcError(f"--implicit {quote(y)}: the equation does not use it (its "
                             f"names: {', '.join(names)})", kind="usage")
     others = [n for n in names if n != y]
-    if len(others) != 1:
-        raise GradcalcError(f"--implicit: the equation should have one other variable "
-                            f"besides {y} (it has: {', '.join(others) or 'none'})",
-                            kind="usage")
-    return left, right, side, others[0]
+    if not others:
+        raise GradcalcError(f"--implicit: the equation should have a variable besides {y} "
+                            "(it has none)", kind="usage")
+    if wrt:
+        if len(wrt) != 1 or wrt[0] not in others:
+            raise GradcalcError(f"{wrt_from} {','.join(wrt)}: with --implicit {y}, name the "
+                                f"one variable {y} depends on, one of {', '.join(others)}",
+                                kind="usage")
+        x = wrt[0]
+    elif len(others) == 1:
+        x = others[0]
+    else:
+        used = [n for n in others if n in answer_names]
+        if len(used) != 1 and "x" in others:
+            used = ["x"]  # dy/dx: x unless the answer says otherwise (the reading names it)
+        if len(used) != 1:
+            raise GradcalcError(f"--implicit {y}: the equation has {', '.join(others)} "
+                                f"besides {y}; name the variable with {wrt_from} (the "
+                                f"others are constants), e.g. {wrt_from} {others[0]}",
+                                kind="usage")
+        x = used[0]
+    return x, tuple(n for n in others if n != x)
 
 
-def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
-          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
-          answer: str | None = None) -> Any:
-    """The worked solution (homework/solutions/both_sides.py): both sides differentiated,
-    the dy/dx terms collected, solved; a second derivative on points of the curve."""
-    from gradcalc.homework.solutions.both_sides import solution
-
-    y = kind.implicit or "y"
-    left, right, side, x = read_equation(function, y, limits)
-    return solution(left, right, side, x, y, kind.order, settings, limits,
-                    lambda: curve_points(side, x, y, settings, limits)[0])
+def _curve(function: str, side: Side, y: str, x: str, constants: tuple[str, ...],
+           order: int, settings: Settings, limits: Limits) -> _Curve:
+    """The equation's points and sympy's slope: from the memo, or computed (and kept
+    unless the wall-clock backstop cut sympy short, so that a hang never sticks)."""
+    key = (function, y, x, constants, order, settings.seed, settings.samples, limits)
+    if key in _MEMO:
+        return _MEMO[key]
+    fired = backstops()
+    pts, labels = curve_points(side, x, y, settings, limits, constants)
+    exact, expected = _exact(side, x, y, order, limits, constants)
+    truth = slope(side, pts, x, y, order, limits) if len(pts[x]) else None
+    found = _Curve(pts, labels, truth, exact, expected)
+    if backstops() == fired:
+        while len(_MEMO) >= MEMO:
+            del _MEMO[next(iter(_MEMO))]
+        _MEMO[key] = found
+    return found
 
 
 _RANK = ["only", "lower", "middle", "upper", "other"]
@@ -226,116 +247,30 @@ def _feedback(got: np.ndarray, truth: np.ndarray, defined: np.ndarray) -> str | 
     return None
 
 
-def curve_points(side: Side, x: str, y: str, settings: Settings, limits: Limits
-                 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Points of H = 0 where H_y ≠ 0 (seeded), and each one's branch name."""
-    from gradcalc.homework.sample import _regions
-
-    rng = np.random.default_rng(settings.seed)
-    entry = side.entries[0]
-    want = 3 * settings.samples
-    xs_all: list[float] = []
-    ys_all: list[float] = []
-    labels: list[str] = []
-    for _ in range(ROUNDS):
-        xs = np.concatenate([rng.uniform(-3, 3, XS // 2), _regions(rng, XS - XS // 2)])
-        starts = np.concatenate([rng.uniform(-3, 3, (XS, STARTS // 2)),
-                                 _regions(rng, XS * (STARTS - STARTS // 2)).reshape(
-                                     XS, -1)], axis=1)
-        X = np.repeat(xs, STARTS)
-        Y = _newton(entry, X, starts.reshape(-1), x, y, limits)
-        for i, x0 in enumerate(xs):
-            found = _distinct(Y[i * STARTS:(i + 1) * STARTS])
-            for r, y0 in enumerate(found):
-                xs_all.append(float(x0))
-                ys_all.append(float(y0))
-                labels.append(_label(r, len(found)))
-        if len(xs_all) >= want:
-            break
-    return ({x: np.asarray(xs_all[:want]), y: np.asarray(ys_all[:want])},
-            np.asarray(labels[:want], dtype=object))
-
-
-def _label(rank: int, count: int) -> str:
-    if count == 1:
-        return "only"
-    if rank == 0:
-        return "lower"
-    if rank == count - 1:
-        return "upper"
-    return "middle"
-
-
-def _distinct(ys: np.ndarray) -> list[float]:
-    out: list[float] = []
-    for v in sorted(float(t) for t in ys[np.isfinite(ys)]):
-        if not out or abs(v - out[-1]) > 1e-6 * (1 + abs(v)):
-            out.append(v)
-    return out
-
-
-def _newton(entry: Any, X: np.ndarray, Y: np.ndarray, x: str, y: str, limits: Limits
-            ) -> np.ndarray:
-    """Newton's method on y for every (x, start) at once; nan where it does not land on
-    the curve or where H_y is 0 there."""
-    Y = Y.astype(np.float64).copy()
-    with np.errstate(all="ignore"):
-        for _ in range(NEWTON_STEPS):
-            v = evaluate(entry, {x: X, y: Y}, (y,), limits)
-            step = v.value / v.grad[y]
-            step[~np.isfinite(step)] = np.nan
-            Y = Y - step
-            if np.all(~np.isfinite(step) | (np.abs(step) <= 1e-15 * (1 + np.abs(Y)))):
-                break
-        v = evaluate(entry, {x: X, y: Y}, (x, y), limits)
-        scale = 1 + np.abs(X) ** 3 + np.abs(Y) ** 3 + np.abs(v.grad[x] * X) + np.abs(
-            v.grad[y] * Y)
-        ok = (np.abs(v.value) <= ON_CURVE * scale) & (np.abs(v.grad[y]) > 1e-8 * (
-            1 + np.abs(v.grad[x]))) & np.isfinite(v.grad[x])
-    return np.where(ok, Y, np.nan)
-
-
-def slope(side: Side, pts: dict[str, np.ndarray], x: str, y: str, order: int,
-          limits: Limits) -> np.ndarray:
-    """dy/dx (order 1) or d²y/dx² (order 2) at points of the curve, from H's partials."""
-    entry = side.entries[0]
-    if order == 1:
-        d = higher.along(entry, pts, ((x,), (y,)), limits)
-        with np.errstate(all="ignore"):
-            return -d[(x,)] / d[(y,)]
-    d = higher.along(entry, pts, ((x,), (y,), (x, x), (x, y), (y, y)), limits)
-    with np.errstate(all="ignore"):
-        p = -d[(x,)] / d[(y,)]
-        return -(d[(x, x)] + 2 * d[(x, y)] * p + d[(y, y)] * p**2) / d[(y,)]
-
-
-def _exact(side: Side, x: str, y: str, order: int, limits: Limits
-           ) -> tuple[implicit_exact.Slope | None, str]:
+def _exact(side: Side, x: str, y: str, order: int, limits: Limits,
+           constants: tuple[str, ...] = ()) -> tuple[implicit_exact.Slope | None, str]:
     """dy/dx (or d²y/dx²) from sympy and its text, within the budget; (None, why not)
     when sympy cannot."""
     try:
         with time_budget(limits.check_seconds):
-            exact = implicit_exact.slope(side, x, y, order, limits)
+            exact = implicit_exact.slope(side, x, y, order, limits, constants)
             return exact, implicit_exact.text(exact)
     except Timeout:
-        return None, f"(no formula: sympy exceeded {limits.check_seconds:g} s)"
+        return None, f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
         return None, f"(no formula: {type(exc).__name__})"
 
 
-def _decide(exact: implicit_exact.Slope, a_side: Side, point: dict[str, float] | None,
-            settings: Settings, limits: Limits, deadline: float) -> bool:
+def decide(exact: implicit_exact.Slope, a_side: Side, point: dict[str, float] | None,
+           settings: Settings, limits: Limits) -> bool:
     """With no point: whether sympy proves the answer is the slope on the whole curve.
     With the numeric counterexample: whether the two differ at the exact point of the
-    curve there. False when sympy cannot tell within the budget (the numeric check
-    stands): so is the budget's end, `deadline` (time.monotonic), having passed."""
-    left = deadline - time.monotonic()
-    if left <= 0:
-        return False
+    curve there. False when sympy cannot tell within its budget of CPU time (the
+    numeric check stands)."""
     if proof._decides(a_side.entries[0].program):  # noqa: SLF001 - the same test
         return False  # its symbolic run would hold on one path only
     try:
-        with time_budget(left):
+        with time_budget(limits.check_seconds):
             answer = implicit_exact.answer_expr(a_side, exact, limits)
             if point is None:
                 return implicit_exact.proved(exact, answer)
@@ -345,3 +280,25 @@ def _decide(exact: implicit_exact.Slope, a_side: Side, point: dict[str, float] |
         return False
     except Exception:  # noqa: BLE001 - sympy fails in many ways; the numeric check stands
         return False
+
+
+def equation_names(side: Side, y: str) -> tuple[str, ...]:
+    """The names an answer may use: y and the equation's other names (its variable and
+    its constants), so that names glued to them (`cosx`, `xy`) read as the student meant."""
+    return tuple(dict.fromkeys([y, *(n for n in free_names(side.program) if n != EULER)]))
+
+
+def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+          answer: str | None = None) -> Any:
+    """The worked solution (homework/solutions/both_sides.py): both sides differentiated,
+    the dy/dx terms collected, solved; a second derivative on points of the curve."""
+    from gradcalc.homework.solutions.both_sides import solution
+
+    y = kind.implicit or "y"
+    left, right, side = _equation(function, limits)
+    names = free_names(read_side(answer, "answer", 0, limits, equation_names(side, y))
+                       .program) if answer else []
+    x, constants = variables(side, y, wrt, names, wrt_from)
+    return solution(left, right, side, x, y, kind.order, settings, limits,
+                    lambda: curve_points(side, x, y, settings, limits, constants)[0])

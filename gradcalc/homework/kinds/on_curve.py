@@ -12,8 +12,10 @@ numeric check finds wrong is confirmed at its counterexample: x there is a
 float, so an exact rational, and y is the real root of F(x, y) = 0 nearest the point,
 found to 45 digits by Newton's method and bracketed exactly (F changes sign, in rational
 arithmetic, across 2·10⁻⁴⁰ around it); the two sides differ there in 30-digit arithmetic:
-`refuted`. Anything else (a curve or an answer that is not polynomial, a root Newton's
-method does not bracket, the time budget spent) decides nothing, and the numeric check stands.
+`refuted`. An equation's named constants are symbols like x and y (polynomials in all of
+them; at a counterexample, their exact values there). Anything else (a curve or an
+answer that is not polynomial, a root Newton's method does not bracket, the budget of
+CPU time spent) decides nothing, and the numeric check stands.
 """
 
 from __future__ import annotations
@@ -44,16 +46,23 @@ class Slope:
     slope: Any
     x: sp.Symbol
     y: sp.Symbol
+    constants: tuple[sp.Symbol, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.x.name, self.y.name, *(c.name for c in self.constants))
 
 
-def slope(side: Side, x: str, y: str, order: int, limits: Limits) -> Slope:
+def slope(side: Side, x: str, y: str, order: int, limits: Limits,
+          constants: tuple[str, ...] = ()) -> Slope:
     """-F_x/F_y, or its derivative along the curve for order 2 (call inside a budget)."""
-    h = proof.side_exprs(side, (x, y), {x: AT, y: AT}, limits)[0]
+    names = (x, y, *constants)
+    h = proof.side_exprs(side, names, dict.fromkeys(names, AT), limits)[0]
     X, Y = proof.symbol(x), proof.symbol(y)
     p = -sp.diff(h, X) / sp.diff(h, Y)
     if order == 2:
         p = sp.diff(p, X) + sp.diff(p, Y) * p
-    return Slope(h, p, X, Y)
+    return Slope(h, p, X, Y, tuple(proof.symbol(c) for c in constants))
 
 
 def text(s: Slope) -> str:
@@ -68,12 +77,11 @@ def text(s: Slope) -> str:
         reduced = sp.div(numerator, curve)[1].as_expr() / bottom
         if sp.count_ops(reduced) < sp.count_ops(shown):
             shown = reduced
-    return formula(shown, (s.x.name, s.y.name))
+    return formula(shown, s.names)
 
 
 def answer_expr(a_side: Side, s: Slope, limits: Limits) -> Any:
-    return proof.side_exprs(a_side, (s.x.name, s.y.name), {s.x.name: AT, s.y.name: AT},
-                            limits)[0]
+    return proof.side_exprs(a_side, s.names, dict.fromkeys(s.names, AT), limits)[0]
 
 
 def proved(s: Slope, answer: Any) -> bool:
@@ -100,8 +108,8 @@ def refuted(s: Slope, answer: Any, point: dict[str, float], rtol: float, atol: f
     """Whether the answer and the slope differ at the exact point of the curve at this
     x, y the root of F(x, y) = 0 nearest the point's y."""
     X, Y = s.x, s.y
-    x0 = sp.Rational(point[X.name])
-    at_x = sp.numer(sp.together(s.h.subs(X, x0)))
+    fixed = {v: sp.Rational(point[v.name]) for v in (X, *s.constants)}
+    at_x = sp.numer(sp.together(s.h.subs(fixed)))
     try:
         poly = sp.Poly(at_x, Y)
     except sp.PolynomialError:
@@ -111,7 +119,7 @@ def refuted(s: Slope, answer: Any, point: dict[str, float], rtol: float, atol: f
     y0 = _root_near(poly, point[Y.name])
     if y0 is None:
         return False
-    at = {X: x0, Y: y0}
+    at = {**fixed, Y: y0}
     if sp.diff(s.h, Y).subs(at).evalf(DIGITS) == 0:
         return False
     a, p = (sp.N(e.subs(at), DIGITS) for e in (answer, s.slope))
@@ -152,9 +160,9 @@ def _root_near(poly: sp.Poly, y: float) -> sp.Float | None:
 
 
 def _polynomial(e: Any, s: Slope) -> sp.Poly | None:
-    """e as a polynomial in x and y with rational coefficients, or None."""
+    """e as a polynomial in x, y and the constants with rational coefficients, or None."""
     try:
-        poly = sp.Poly(sp.expand(e), s.x, s.y)
+        poly = sp.Poly(sp.expand(e), s.x, s.y, *s.constants)
     except sp.PolynomialError:
         return None
     return poly if poly.domain.is_QQ or poly.domain.is_ZZ else None

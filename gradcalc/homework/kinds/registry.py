@@ -39,9 +39,10 @@ class Kind:
 
     - order: the N-th derivative (with several wrt and order 2: the Hessian).
     - partial: a mixed partial, differentiated in this order (("x", "y") is f_xy).
-    - at: inputs held at values; the answer is the derivative's value there.
+    - at: inputs held at values; the answer is the derivative's value there (with
+      implicit: a point of the curve).
     - implicit: the dependent name of an equation F = G (dy/dx by implicit
-      differentiation, judged on points of the curve).
+      differentiation, judged on points of the curve, or at `at`).
     - antiderivative: the answer's derivative must be the function; `constant` says
       whether its `+ C` is required, optional (the default) or forbidden.
     - shape: tensor inputs, name -> shape (backprop homework); `integers`: draw them as
@@ -259,10 +260,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("partial", "A mixed partial: d/dx, then d/dy (any length).", "x,y",
             json='a text ("x,y") or a list of names'),
     Setting("at", "Hold inputs at values: the answer is the derivative's value there, e.g. "
-            "'x=2' (repeatable).", "x=2", repeatable=True,
+            "'x=2' (repeatable); with --implicit, a point of the curve, e.g. 'x=1, y=-1'.",
+            "x=2", repeatable=True,
             json='a text ("x=2, y=1") or an object ({"x": 2})'),
     Setting("implicit", "FUNCTION is an equation F = G; the answer is dy/dx by implicit "
-            "differentiation (may use x and y), judged on points of the curve.", "y",
+            "differentiation (may use x and y), judged on points of the curve. Other names "
+            "are constants (--wrt names x when the answer does not say).", "y",
             json="a name"),
     Setting("antiderivative", "ANSWER is an antiderivative of FUNCTION (its derivative is "
             "FUNCTION), with or without + C.", flag=True, column=False),
@@ -284,8 +287,8 @@ KINDS: tuple[ProblemKind, ...] = (
                 "the value at a point"),
     ProblemKind("antiderivative", "antiderivative", ("constant",), "antiderivative",
                 "an antiderivative, with or without + C"),
-    ProblemKind("implicit", "implicit", ("order",), "implicit",
-                "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve"),
+    ProblemKind("implicit", "implicit", ("order", "at"), "implicit",
+                "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve or at one"),
     ProblemKind("tensor", "shape", ("integers", "at"), "tensor_loss",
                 "the gradient of a scalar loss by a tensor input (backprop homework)"),
 )
@@ -309,13 +312,18 @@ def kind_of(kind: Kind) -> ProblemKind:
 def misfit(entry: ProblemKind, names: list[str]) -> tuple[str, str] | None:
     """The first of the settings `names` that a problem of kind `entry` does not take,
     and why ("an implicit problem takes no at"; for a setting that belongs to one kind,
-    given without it, what it goes with); None when they all fit."""
+    given without it, what it goes with, and the other setting given that its kind would
+    not take either); None when they all fit."""
     for name in names:
         if name == entry.marker or name in entry.takes:
             continue
         s = SETTING[name]
         if s.owner and entry.marker is None:
-            return name, s.alone
+            owner = KIND[s.owner]
+            clash = next((o for o in names if o not in (name, owner.marker, *owner.takes)),
+                         None)
+            return name, (s.alone if clash is None else
+                          f"--{name} does not go with --{clash}: {s.alone}")
         return name, f"{entry.article} {entry.name} problem takes no {name}"
     return None
 
@@ -332,8 +340,9 @@ def check_fits(kind: Kind) -> None:
     wrong = misfit(entry, names)
     if wrong:
         name, why = wrong
-        raise GradcalcError(why if entry.marker is None else
-                            f"--{name} does not go with --{entry.marker}: {why}", kind="usage")
+        if entry.marker is not None:
+            why = f"--{name} does not go with --{entry.marker}: {why}"
+        raise GradcalcError(why if why.startswith("--") else f"--{name}: {why}", kind="usage")
 
 
 PLAIN = Kind()

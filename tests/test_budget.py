@@ -1,0 +1,168 @@
+"""gradcalc.verify.budget: sympy's budget is the CPU time of the thread that runs it, so a
+machine too busy to run it changes nothing; a wall-clock backstop ends a true hang and
+is counted."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import pytest
+
+from gradcalc.verify import budget
+from gradcalc.verify.budget import Backstop, Timeout, backstops, time_budget
+
+from conftest import BACKSTOP_SECONDS
+
+
+def spin() -> None:
+    """Work that never ends (Python code, as sympy is), stopped only by a budget."""
+    started = time.monotonic()
+    while time.monotonic() - started < BACKSTOP_SECONDS:
+        pass
+    raise AssertionError("the budget never ended the work: a hang")
+
+
+def in_a_thread(body):
+    """`body()` run in a thread that is not the main one (a Dask worker's), its result or
+    exception returned."""
+    out = {}
+
+    def run():
+        try:
+            out["result"] = body()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out["raised"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(BACKSTOP_SECONDS)
+    assert not worker.is_alive(), "a hang"
+    return out
+
+
+def waits_then_works(seconds: float) -> str:
+    """Waiting past the budget (as a process does when others hold the cores) spends no
+    CPU time: the budget goes on."""
+    with time_budget(seconds) as armed:
+        time.sleep(4 * seconds)
+        assert armed
+    return "done"
+
+
+def test_waiting_spends_no_budget_in_the_main_thread_or_another():
+    assert waits_then_works(0.05) == "done"
+    assert in_a_thread(lambda: waits_then_works(0.05)) == {"result": "done"}
+
+
+def test_working_spends_it_in_the_main_thread_or_another():
+    with pytest.raises(Timeout) as caught:
+        with time_budget(0.05):
+            spin()
+    assert type(caught.value) is Timeout  # not the backstop
+    out = in_a_thread(works_past_the_budget)
+    assert type(out["raised"]) is Timeout
+
+
+def works_past_the_budget() -> None:
+    with time_budget(0.05):
+        spin()
+
+
+def test_the_budget_is_this_threads_cpu_time():
+    """Another thread's work does not spend this thread's budget (a reader or an import
+    on a second core)."""
+    stop = threading.Event()
+
+    def busy():
+        while not stop.is_set():
+            pass
+
+    other = threading.Thread(target=busy, daemon=True)
+    other.start()
+    try:
+        started = budget.cpu_clock()
+        with time_budget(0.2):
+            time.sleep(0.5)  # the other thread works meanwhile, this one waits
+        assert budget.cpu_clock() - started < 0.2
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_an_enclosing_budget_ends_an_inner_one():
+    order = []
+    with pytest.raises(Timeout):
+        with time_budget(0.05):
+            try:
+                with time_budget(100.0):
+                    spin()
+            except Timeout:
+                order.append("inner stopped at the outer budget's end")
+            spin()
+    assert order == ["inner stopped at the outer budget's end"]
+
+
+def test_an_inner_budget_ends_and_the_enclosing_one_goes_on():
+    with time_budget(100.0):
+        with pytest.raises(Timeout):
+            with time_budget(0.02):
+                spin()
+        assert sum(range(10**5)) > 0  # the enclosing budget does not raise after it
+
+
+def test_the_backstop_ends_a_wait_and_is_counted(monkeypatch):
+    monkeypatch.setattr(budget, "BACKSTOP_MIN_SECONDS", 0.2)
+    assert budget.backstop_seconds(0.01) == 0.2
+    assert budget.backstop_seconds(1.0) == 10.0
+    before = backstops()
+    with pytest.raises(Backstop):
+        with time_budget(0.01):
+            time.sleep(BACKSTOP_SECONDS)  # a hang: waiting, not working
+    assert backstops() == before + 1
+    out = in_a_thread(lambda: (backstops(), waits_past_the_backstop(), backstops()))
+    assert out["result"][1] == "stopped" and out["result"][0] + 1 == out["result"][2]
+    assert backstops() == before + 1  # counted in its own thread
+
+
+def waits_past_the_backstop() -> str:
+    """In a thread the watcher's exception lands between two bytecodes (a thread's
+    sleep is not interrupted, so this one waits in short naps)."""
+    started = time.monotonic()
+    try:
+        with time_budget(0.01):
+            while time.monotonic() - started < BACKSTOP_SECONDS:
+                time.sleep(0.01)
+    except Backstop:
+        return "stopped"
+    return "not stopped"
+
+
+def test_timers_and_handlers_are_put_back():
+    calls = []
+
+    def handler(signum, frame):
+        calls.append(signum)
+
+    previous = signal.signal(signal.SIGPROF, handler), signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, 100.0)
+    try:
+        with time_budget(0.5):
+            with time_budget(0.2):
+                pass
+        assert signal.getsignal(signal.SIGPROF) is handler
+        assert signal.getsignal(signal.SIGALRM) is handler
+        assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+        assert 90 < signal.getitimer(signal.ITIMER_REAL)[0] <= 100
+        assert calls == []
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGPROF, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])
+
+
+def test_no_budget_for_none_or_zero():
+    for seconds in (None, 0, -1):
+        with time_budget(seconds) as armed:
+            assert not armed
