@@ -94,7 +94,7 @@ SubmissionsArg = Annotated[str, typer.Argument(
 KeyOpt = Annotated[str | None, typer.Option(
     "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,rtol,"
     "atol,points] and, for other kinds of problem, the kind columns (kind, order, partial, "
-    "at, implicit, constant, shape, integers); the answers are then submissions "
+    "at, implicit, constant, shape, integers, domain); the answers are then submissions "
     "student,problem,answer.", show_default=False)]
 GradesOpt = Annotated[str | None, typer.Option(
     "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a column "

@@ -3,9 +3,8 @@
 The receipt names gradcalc's version, both texts as given, the inputs differentiated, the
 settings (seed, samples, tolerances, proof), the method, and at every sampled point both
 sides' values; for a problem beyond the first derivative, its kind (order, partial, at,
-implicit, antiderivative, constant, shape, integers: the registry's settings, by name).
-`settings_of` and `kind_of` read them back for
-a replay.
+implicit, antiderivative, constant, shape, integers, domain: the registry's settings, by
+name). `settings_of` and `kind_of` read them back for a replay.
 """
 
 from __future__ import annotations

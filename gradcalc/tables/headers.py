@@ -41,6 +41,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "implicit": ("implicit", "dependent"),
     "constant": ("constant", "plus c", "+c", "+ c"),
     "integers": ("integers", "whole numbers"),
+    "domain": ("domain", "limits"),
 }
 
 

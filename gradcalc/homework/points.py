@@ -1,0 +1,210 @@
+"""The points a problem is judged at, and every value there.
+
+Seeded rounds of candidates (`sample.candidates`, inside the domain when one is given)
+until `samples` of them lie where both sides are defined real numbers, off kinks. Beside
+them, the candidates where the reference side is defined and the student's is not (the
+true derivative and not the answer; for an antiderivative, the function and not the
+answer or its derivative): an answer undefined on a part of the function's domain is
+found there (`undefined.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gradcalc.homework import higher
+from gradcalc.homework.domain import Bound, inside, probes
+from gradcalc.homework.feedback.recognise import Evidence
+from gradcalc.homework.problem import Problem
+from gradcalc.homework.sample import ROUNDS, Values, candidates, evaluate, kinked, on_kink
+from gradcalc.limits import Limits
+
+#: at most this many points where only the reference side is defined are kept
+UNCOVERED_KEPT = 8
+#: the first rounds kept per function, seed and domain
+CACHE_SIZE = 512
+
+
+@dataclass
+class Found:
+    """The valid points so far, and every value there (lists of K-arrays); and the
+    candidates where the reference side is defined and the student's is not."""
+
+    points: dict[str, list[float]]
+    expected: list[list[float]]
+    answer: list[list[float]]
+    function: list[list[float]]
+    partials: list[dict[str, list[float]]]
+    tried: int = 0
+    uncovered: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return len(next(iter(self.points.values())))
+
+    def evidence(self) -> Evidence:
+        arr = np.asarray
+        return Evidence({n: arr(v) for n, v in self.points.items()},
+                        [arr(v) for v in self.expected], [arr(v) for v in self.answer],
+                        [arr(v) for v in self.function],
+                        [{n: arr(v) for n, v in p.items()} for p in self.partials])
+
+    def uncovered_points(self) -> list[dict[str, float]]:
+        count = len(next(iter(self.uncovered.values()), []))
+        return [{n: v[k] for n, v in self.uncovered.items()} for k in range(count)]
+
+
+def sample(problem: Problem, samples: int, seed: int, limits: Limits,
+           bounds: tuple[Bound, ...] = ()) -> Found:
+    """Seeded rounds of candidates until `samples` valid points are found (or the rounds
+    run out), inside `bounds` when given."""
+    f_entries, a_entries = list(problem.function.entries), list(problem.answer.entries)
+    inputs = problem.inputs
+    found = Found({n: [] for n in inputs}, [[] for _ in range(len(f_entries) * len(
+        problem.paths or problem.wrt))], [[] for _ in a_entries], [[] for _ in f_entries],
+        [{n: [] for n in inputs} for _ in f_entries], uncovered={n: [] for n in inputs})
+    rng = np.random.default_rng(seed)
+    kinky = kinked(f_entries + a_entries)
+    for round_no in range(ROUNDS):
+        if round_no:
+            pts = candidates(rng, inputs, round_no, found.points, bounds)
+            fv = function_values(problem, pts, limits)
+        else:
+            pts, fv, state = _first_round(problem, seed, limits, bounds)
+            rng.bit_generator.state = state
+        found.tried += len(pts[inputs[0]])
+        av = [evaluate(e, pts, (), limits) for e in a_entries]
+        f_ok = _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
+        a_ok = _finite([v.value for v in av])
+        ok = f_ok & a_ok
+        if bounds:
+            ok &= inside(pts, bounds)
+        if kinky and ok.any():
+            ok &= ~on_kink(f_entries + a_entries, pts, inputs, limits)
+        for k in np.flatnonzero(ok)[: samples - found.count]:
+            _keep(found, problem, pts, fv, av, int(k))
+        reference, student = (a_ok, f_ok) if problem.turned else (f_ok, a_ok)
+        lost = reference & ~student & (inside(pts, bounds) if bounds else True)
+        if problem.constants and lost.any():  # undefined for the constant's value only?
+            lost &= ~_student_defined(problem, {**pts, **{c: np.ones(len(lost)) for c in
+                                                          problem.constants}}, limits)
+        for k in np.flatnonzero(lost)[: UNCOVERED_KEPT - len(found.uncovered[inputs[0]])]:
+            for n in inputs:
+                found.uncovered[n].append(float(pts[n][k]))
+        if found.count >= samples:
+            break
+    _probe(problem, found, limits, bounds)
+    return found
+
+
+def _probe(problem: Problem, found: Found, limits: Limits, bounds: tuple[Bound, ...]
+           ) -> None:
+    """Add the fixed probes where only the reference side is defined (`domain.probes`):
+    a part of the function's domain that the draws missed is still met."""
+    inputs = problem.inputs
+    room = UNCOVERED_KEPT - len(found.uncovered[inputs[0]])
+    if room <= 0:
+        return
+    where = {b.name: b for b in bounds}
+    grids = [probes(where.get(n)) for n in inputs]
+    size = max(len(g) for g in grids)
+    # several inputs: each grid cycled at its own offset, so the pairs spread out
+    pts = {n: np.resize(np.roll(g, 37 * k), size) for k, (n, g) in enumerate(
+        zip(inputs, grids, strict=True))}
+    lost = _lost(problem, pts, limits, bounds)
+    if lost.any():  # a probe on a boundary point alone (0 for √t) is no part
+        for step in (1e-7, -1e-7):
+            lost &= _lost(problem, {n: v * (1 + step) + step for n, v in pts.items()},
+                          limits, bounds)
+    for k in np.flatnonzero(lost)[:room]:
+        for n in inputs:
+            found.uncovered[n].append(float(pts[n][k]))
+
+
+def _lost(problem: Problem, pts: dict[str, np.ndarray], limits: Limits,
+          bounds: tuple[Bound, ...]) -> np.ndarray:
+    """Per point: the reference side defined, the student's not (whatever the value of
+    the answer's constants), inside the domain."""
+    size = len(next(iter(pts.values())))
+    with np.errstate(all="ignore"):
+        fv = function_values(problem, dict(pts), limits)
+        av = [evaluate(e, pts, (), limits) for e in problem.answer.entries]
+    f_ok = _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
+    a_ok = _finite([v.value for v in av])
+    reference, student = (a_ok, f_ok) if problem.turned else (f_ok, a_ok)
+    lost = reference & ~student & (inside(pts, bounds) if bounds else True)
+    if problem.constants and lost.any():
+        lost &= ~_student_defined(problem, {**pts, **{c: np.ones(size) for c in
+                                                      problem.constants}}, limits)
+    return lost
+
+
+def _student_defined(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
+                     ) -> np.ndarray:
+    """Per point: whether the student's side is a finite real number there."""
+    if problem.turned:
+        fv = function_values(problem, pts, limits)
+        return _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
+    return _finite([evaluate(e, pts, (), limits).value for e in problem.answer.entries])
+
+
+def _finite(arrays: list[np.ndarray]) -> np.ndarray:
+    return np.logical_and.reduce([np.isfinite(x) for x in arrays])
+
+
+def function_values(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
+                    ) -> list[Values]:
+    """The function's entries and their derivatives at the points (pinned inputs put in)."""
+    for n, x in problem.pinned:
+        pts[n] = np.full(len(pts[n]), x)
+    f_entries = problem.function.entries
+    fv = [evaluate(e, pts, problem.inputs, limits) for e in f_entries]
+    if problem.paths:
+        for v, e in zip(fv, f_entries, strict=True):
+            v.grad.update(higher.along(e, pts, problem.paths, limits))
+    return fv
+
+
+#: the first round's candidates, the function's values there and the generator's state
+#: after drawing them, per function, seed and domain: they do not depend on the answer
+_FIRST: dict[tuple, tuple[dict[str, np.ndarray], list[Values], dict]] = {}
+
+
+def forget() -> None:
+    """Empty the kept first rounds (a benchmark's cold start)."""
+    _FIRST.clear()
+
+
+def _first_round(problem: Problem, seed: int, limits: Limits, bounds: tuple[Bound, ...]
+                 ) -> tuple[dict[str, np.ndarray], list[Values], dict]:
+    key = (problem.function.program.source, problem.inputs, problem.wrt, problem.paths,
+           problem.pinned, seed, limits, bounds)
+    if key not in _FIRST:
+        rng = np.random.default_rng(seed)
+        pts = candidates(rng, problem.inputs, 0, {n: [] for n in problem.inputs}, bounds)
+        fv = function_values(problem, pts, limits)
+        for array in [*pts.values(), *(v.value for v in fv),
+                      *(g for v in fv for g in v.grad.values())]:
+            array.setflags(write=False)  # shared by every answer to this function
+        if len(_FIRST) >= CACHE_SIZE:
+            _FIRST.pop(next(iter(_FIRST)))
+        _FIRST[key] = (pts, fv, rng.bit_generator.state)
+    pts, fv, state = _FIRST[key]
+    return dict(pts), fv, state
+
+
+def _keep(found: Found, problem: Problem, pts: dict[str, np.ndarray], fv: list, av: list,
+          k: int) -> None:
+    for n in problem.inputs:
+        found.points[n].append(float(pts[n][k]))
+    for r, v in enumerate(fv):
+        found.function[r].append(float(v.value[k]))
+        for n in problem.inputs:
+            found.partials[r][n].append(float(v.grad[n][k]))
+        for c, w in enumerate(problem.paths or problem.wrt):
+            found.expected[r * len(problem.paths or problem.wrt) + c].append(
+                float(v.grad[w][k]))
+    for i, v in enumerate(av):
+        found.answer[i].append(float(v.value[k]))
