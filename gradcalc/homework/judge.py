@@ -45,6 +45,8 @@ MAX_CONFIRM = 4
 #: a decimal typed in an answer that is not a whole number (0.333, 1.5e-3, .5)
 _DECIMAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|(?<![\w.])\d+[eE]-\d+")
 CACHE_SIZE = sampling.CACHE_SIZE
+#: a float64 difference above this (relative) is more than rounding
+ROUNDING = 64 * np.finfo(float).eps
 
 
 @dataclass(frozen=True)
@@ -267,13 +269,16 @@ def _settled(problem: Problem, ev: Evidence, d_exprs: list, a_exprs: list,
         return bool(inside({n: np.array([v]) for n, v in pt.items()}, bounds)[0])
 
     equal, out = True, []
-    for d, a in zip(d_exprs, a_exprs, strict=True):
+    for d, a, expected, given in zip(d_exprs, a_exprs, ev.expected, ev.answer, strict=True):
         if proof.proves(d, a, limits.check_seconds, full):
             out.append(None)
             continue
         reference, answer = (a, d) if problem.turned else (d, a)
+        with np.errstate(all="ignore"):
+            seen = bool(np.any(np.abs(given - expected) > ROUNDING * np.maximum(
+                np.abs(given), np.abs(expected)) + 1e-300))
         found = proof.settle(reference, answer, pts, names, limits.check_seconds,
-                             allowed if bounds else None)
+                             allowed if bounds else None, seen)
         equal = equal and found is True
         out.append(found if isinstance(found, proof.Difference) else None)
     if equal:

@@ -88,7 +88,7 @@ def sample(problem: Problem, samples: int, seed: int, limits: Limits,
         reference, student = (a_ok, f_ok) if problem.turned else (f_ok, a_ok)
         lost = reference & ~student & (inside(pts, bounds) if bounds else True)
         if problem.constants and lost.any():  # undefined for the constant's value only?
-            lost &= ~_student_defined(problem, {**pts, **{c: np.ones(len(lost)) for c in
+            lost &= ~_student_ok(problem, {**pts, **{c: np.ones(len(lost)) for c in
                                                           problem.constants}}, limits)
         for k in np.flatnonzero(lost)[: UNCOVERED_KEPT - len(found.uncovered[inputs[0]])]:
             for n in inputs:
@@ -102,52 +102,75 @@ def sample(problem: Problem, samples: int, seed: int, limits: Limits,
 def _probe(problem: Problem, found: Found, limits: Limits, bounds: tuple[Bound, ...]
            ) -> None:
     """Add the fixed probes where only the reference side is defined (`domain.probes`):
-    a part of the function's domain that the draws missed is still met."""
+    a part of the function's domain that the draws missed is still met. A probe is kept
+    only if the points just beside it are lost too (0 alone, the end of √t's domain, is
+    no part)."""
     inputs = problem.inputs
     room = UNCOVERED_KEPT - len(found.uncovered[inputs[0]])
     if room <= 0:
         return
-    where = {b.name: b for b in bounds}
-    grids = [probes(where.get(n)) for n in inputs]
-    size = max(len(g) for g in grids)
-    # several inputs: each grid cycled at its own offset, so the pairs spread out
-    pts = {n: np.resize(np.roll(g, 37 * k), size) for k, (n, g) in enumerate(
-        zip(inputs, grids, strict=True))}
-    lost = _lost(problem, pts, limits, bounds)
-    if lost.any():  # a probe on a boundary point alone (0 for √t) is no part
-        for step in (1e-7, -1e-7):
-            lost &= _lost(problem, {n: v * (1 + step) + step for n, v in pts.items()},
-                          limits, bounds)
+    grids, reference = _reference_at_probes(problem, limits, bounds)
+    lost = reference[0] & ~_student_ok(problem, grids[0], limits)
+    if lost.any():
+        for shifted, ok in zip(grids[1:], reference[1:], strict=True):
+            lost &= ok & ~_student_ok(problem, shifted, limits)
+    if problem.constants and lost.any():  # undefined for the constant's value only?
+        size = len(lost)
+        lost &= ~_student_ok(problem, {**grids[0], **{c: np.ones(size) for c in
+                                                      problem.constants}}, limits)
     for k in np.flatnonzero(lost)[:room]:
         for n in inputs:
-            found.uncovered[n].append(float(pts[n][k]))
+            found.uncovered[n].append(float(grids[0][n][k]))
 
 
-def _lost(problem: Problem, pts: dict[str, np.ndarray], limits: Limits,
-          bounds: tuple[Bound, ...]) -> np.ndarray:
-    """Per point: the reference side defined, the student's not (whatever the value of
-    the answer's constants), inside the domain."""
-    size = len(next(iter(pts.values())))
+#: the probes and where the reference side is defined there (and just beside), per
+#: reference formula, inputs and domain: they do not depend on the student's answer
+_PROBES: dict[tuple, tuple[list[dict[str, np.ndarray]], list[np.ndarray]]] = {}
+
+
+def _reference_at_probes(problem: Problem, limits: Limits, bounds: tuple[Bound, ...]
+                         ) -> tuple[list[dict[str, np.ndarray]], list[np.ndarray]]:
+    reference = problem.answer if problem.turned else problem.function
+    key = (reference.program.source, problem.inputs, problem.wrt, problem.paths,
+           problem.pinned, problem.turned, bounds, limits)
+    if key not in _PROBES:
+        where = {b.name: b for b in bounds}
+        lists = [probes(where.get(n)) for n in problem.inputs]
+        size = max(len(g) for g in lists)
+        # several inputs: each grid cycled at its own offset, so the pairs spread out
+        pts = {n: np.resize(np.roll(g, 37 * k), size) for k, (n, g) in enumerate(
+            zip(problem.inputs, lists, strict=True))}
+        grids = [pts, *({n: v * (1 + step) + step for n, v in pts.items()}
+                        for step in (1e-7, -1e-7))]
+        for grid in grids:  # an input held by --at is held at the probes too
+            grid.update({n: np.full(size, v) for n, v in problem.pinned})
+        ok = [_reference_ok(problem, g, limits) & (inside(g, bounds) if bounds else True)
+              for g in grids]
+        if len(_PROBES) >= CACHE_SIZE:
+            _PROBES.pop(next(iter(_PROBES)))
+        _PROBES[key] = (grids, ok)
+    return _PROBES[key]
+
+
+def _reference_ok(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
+                  ) -> np.ndarray:
+    """Per point: whether the reference side (the true derivative; for an antiderivative,
+    the function) is a finite real number there."""
+    if problem.turned:
+        return _finite([evaluate(e, pts, (), limits).value for e in problem.answer.entries])
     with np.errstate(all="ignore"):
         fv = function_values(problem, dict(pts), limits)
-        av = [evaluate(e, pts, (), limits) for e in problem.answer.entries]
-    f_ok = _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
-    a_ok = _finite([v.value for v in av])
-    reference, student = (a_ok, f_ok) if problem.turned else (f_ok, a_ok)
-    lost = reference & ~student & (inside(pts, bounds) if bounds else True)
-    if problem.constants and lost.any():
-        lost &= ~_student_defined(problem, {**pts, **{c: np.ones(size) for c in
-                                                      problem.constants}}, limits)
-    return lost
+    return _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
 
 
-def _student_defined(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
-                     ) -> np.ndarray:
+def _student_ok(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
+                ) -> np.ndarray:
     """Per point: whether the student's side is a finite real number there."""
-    if problem.turned:
-        fv = function_values(problem, pts, limits)
-        return _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
-    return _finite([evaluate(e, pts, (), limits).value for e in problem.answer.entries])
+    with np.errstate(all="ignore"):
+        if problem.turned:
+            fv = function_values(problem, dict(pts), limits)
+            return _finite([v.value for v in fv] + [g for v in fv for g in v.grad.values()])
+        return _finite([evaluate(e, pts, (), limits).value for e in problem.answer.entries])
 
 
 def _finite(arrays: list[np.ndarray]) -> np.ndarray:
@@ -173,8 +196,9 @@ _FIRST: dict[tuple, tuple[dict[str, np.ndarray], list[Values], dict]] = {}
 
 
 def forget() -> None:
-    """Empty the kept first rounds (a benchmark's cold start)."""
+    """Empty the kept first rounds and probes (a benchmark's cold start)."""
     _FIRST.clear()
+    _PROBES.clear()
 
 
 def _first_round(problem: Problem, seed: int, limits: Limits, bounds: tuple[Bound, ...]
