@@ -124,3 +124,15 @@ def test_the_probes_meet_a_part_the_seeds_draws_miss():
     found = points.sample(replace(problem, turned=True), 8, 0, DEFAULT_LIMITS)
     lost = [p["x"] for p in found.uncovered_points()]
     assert lost and all(-5.8 < x < -1.2 for x in lost)
+
+
+@pytest.mark.parametrize("text,probed", [
+    ("2x sin(x) + x^2 cos(x)", False), ("1/x^2 - tan(x)", False), ("x^-2", False),
+    ("ln(x)", True), ("sqrt(x)", True), ("x^0.5", True), ("x^x", True), ("asin(x)", True),
+    ("u = log(x); u + 1", True),
+])
+def test_probes_are_spent_only_on_formulas_that_can_fail_on_a_part(text, probed):
+    from gradcalc.homework.points import restricted
+    from gradcalc.homework.problem import read_side
+
+    assert restricted(read_side(text, "answer", 0)) is probed
