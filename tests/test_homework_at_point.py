@@ -47,8 +47,10 @@ def test_values_at_points_are_proved(equation, answer, point, order, expected):
 
 def test_a_rounded_answer_or_an_inexact_point_is_judged_by_the_tolerances():
     half_root = (("x", 0.5), ("y", 3 ** 0.5 / 2))
+    # the float 0.8660254037844386 is read back as the exact √3/2 it stands for, so the
+    # exact answer is decided exactly at that point
     assert (at("x^2 + y^2 = 1", "-1/sqrt(3)", half_root).verdict,
-            at("x^2 + y^2 = 1", "-1/sqrt(3)", half_root).method) == ("correct", "numeric")
+            at("x^2 + y^2 = 1", "-1/sqrt(3)", half_root).method) == ("correct", "symbolic")
     v = at("x^2 + y^2 = 1", "-0.577", half_root)
     assert (v.verdict, v.method) == ("incorrect", "numeric")
     assert v.read["answer"] == "dy/dx = -0.577 at x = 0.5, y = √3/2"

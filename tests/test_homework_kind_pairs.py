@@ -20,7 +20,7 @@ from gradcalc.homework.kinds.registry import SETTING, SETTINGS
 #: each setting's value in a refused pair (the option's text; a flag's is None)
 VALUES = {"order": "2", "partial": "x,y", "at": "x=1", "implicit": "y",
           "antiderivative": None, "constant": "required", "shape": "W=3x2, x=2",
-          "integers": None}
+          "integers": None, "domain": "x>0"}
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,11 @@ WORKS = {
         "antiderivative": None, "constant": "required"}, verdict="incorrect"),
     ("shape", "integers"): Works("sum(W @ x)", "outer(ones(3), x)", {
         "shape": "W=3x2, x=2", "integers": None}, wrt="W", shows={"integers": whole_draws}),
+    ("order", "domain"): Works("x abs(x)", "2", {"order": "2", "domain": "x>0"}),
+    ("partial", "domain"): Works("x y abs(y)", "2y", {"partial": "x,y", "domain": "y>0"}),
+    ("at", "domain"): Works("x^2 abs(y)", "1", {"at": "x=1", "domain": "y>0"}, wrt="y"),
+    ("antiderivative", "domain"): Works("1/x", "ln(x)", {"antiderivative": None,
+                                                         "domain": "x>0"}),
 }
 
 #: the refused pairs, and the words the error must hold when they are not the two
@@ -70,6 +75,9 @@ REFUSED = {
     ("implicit", "shape"): (), ("implicit", "integers"): (),
     ("antiderivative", "shape"): (), ("antiderivative", "integers"): (),
     ("constant", "shape"): (), ("constant", "integers"): (),
+    ("implicit", "domain"): (), ("shape", "domain"): (),
+    ("constant", "domain"): ("--constant", "--antiderivative"),
+    ("integers", "domain"): ("--integers", "--shape"),
 }
 
 PAIRS = list(itertools.combinations([s.name for s in SETTINGS], 2))

@@ -95,8 +95,9 @@ SubmissionsArg = Annotated[str, typer.Argument(
 KeyOpt = Annotated[str | None, typer.Option(
     "--key", metavar="KEY.csv", help="An answer key: columns problem,function[,wrt,rtol,"
     "atol,points], for other kinds of problem the kind columns (kind, order, partial, at, "
-    "implicit, constant, shape, integers), and params, term, hints (parameters drawn per "
-    "student, the term's seed, the teacher's hints); the answers are then submissions "
+    "implicit, constant, shape, integers, domain), and params, term, hints (parameters "
+    "drawn per student, the term's seed, the teacher's hints); the answers are then "
+    "submissions "
     "student,problem,answer.", show_default=False)]
 GradesOpt = Annotated[str | None, typer.Option(
     "--grades", metavar="FILE.csv", help="Write the grades: one row per student, a column "

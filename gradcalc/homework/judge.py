@@ -1,11 +1,19 @@
 """The verdict on one answer: correct, incorrect or undetermined, and what decided it.
 
-1. Points: seeded candidates until `samples` points lie inside both sides' domain.
+1. Points: seeded candidates until `samples` points lie inside both sides' domain (and
+   inside `--domain`, when given: points.py).
 2. A point where the answer and the true derivative differ beyond the tolerances, the
    difference confirmed in 30-digit arithmetic, proves `incorrect` at once.
-3. `correct` needs a symbolic proof (the difference is 0 after sympy's automatic form or
-   `expand`; also `simplify` with `prove`, or when too few points were found) or
-   agreement at all `samples` points. Otherwise `undetermined`, with the reason.
+3. A point where the true derivative is a real number and the answer is not, confirmed
+   in exact arithmetic, proves `incorrect` too: the answer is judged on the function's
+   whole real domain, every part of it (undefined.py).
+4. `correct` needs a symbolic proof (the difference is 0 after sympy's automatic form,
+   `expand` or, for rational functions, `cancel`; also `simplify` with `prove`, or when
+   too few points were found) or agreement at all `samples` points. Before a numeric
+   `correct`, exact arithmetic settles what it can cheaply (`proof.settle`): a
+   difference proved not 0 is `incorrect` whatever the tolerances, unless the answer
+   has decimals typed in it, which the tolerances are for (the verdict says so).
+   Otherwise `undetermined`, with the reason.
 
 Tolerances: |answer - derivative| <= atol + rtol * max(|answer|, |derivative|), defaults
 rtol 1e-6 and atol 1e-9 (docs/homework.md compares them with WeBWorK's and STACK's).
@@ -14,30 +22,31 @@ rtol 1e-6 and atol 1e-9 (docs/homework.md compares them with WeBWorK's and STACK
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from gradcalc.homework import credit, higher, proof
+from gradcalc.homework import credit, higher, proof, undefined
+from gradcalc.homework import points as sampling
 from gradcalc.homework import read_as as reading
+from gradcalc.homework.domain import Bound, check_names, inside, shown
 from gradcalc.homework.feedback import misconceptions
 from gradcalc.homework.feedback.recognise import Evidence, recognise
 from gradcalc.homework.problem import Problem, forget_functions
 from gradcalc.homework.reading import student
-from gradcalc.homework.sample import (
-    ROUNDS,
-    Values,
-    candidates,
-    evaluate,
-    kinked,
-    on_kink,
-)
+from gradcalc.homework.sample import Values, evaluate, kinked
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, backstops, time_budget
 
 #: at most this many numeric mismatches are confirmed in exact arithmetic
 MAX_CONFIRM = 4
+#: a decimal typed in an answer that is not a whole number (0.333, 1.5e-3, .5)
+_DECIMAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|(?<![\w.])\d+[eE]-\d+")
+CACHE_SIZE = sampling.CACHE_SIZE
+#: a float64 difference above this (relative) is more than rounding
+ROUNDING = 64 * np.finfo(float).eps
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,8 @@ class Settings:
     samples: int = 8
     seed: int = 0
     prove: bool = False  # always try sympy's simplify (slow) before the numeric verdict
+    #: where answers are judged (a problem's `--domain`); () is the function's real domain
+    domain: tuple[Bound, ...] = ()
 
 
 @dataclass
@@ -85,108 +96,6 @@ class Verdict:
         return not self.ok
 
 
-@dataclass
-class _Found:
-    """The valid points so far, and every value there (lists of K-arrays)."""
-
-    points: dict[str, list[float]]
-    expected: list[list[float]]
-    answer: list[list[float]]
-    function: list[list[float]]
-    partials: list[dict[str, list[float]]]
-    tried: int = 0
-
-    @property
-    def count(self) -> int:
-        return len(next(iter(self.points.values())))
-
-    def evidence(self) -> Evidence:
-        arr = np.asarray
-        return Evidence({n: arr(v) for n, v in self.points.items()},
-                        [arr(v) for v in self.expected], [arr(v) for v in self.answer],
-                        [arr(v) for v in self.function],
-                        [{n: arr(v) for n, v in p.items()} for p in self.partials])
-
-
-def _sample(problem: Problem, settings: Settings, limits: Limits) -> _Found:
-    f_entries, a_entries = list(problem.function.entries), list(problem.answer.entries)
-    inputs = problem.inputs
-    found = _Found({n: [] for n in inputs}, [[] for _ in range(len(f_entries) * len(
-        problem.paths or problem.wrt))], [[] for _ in a_entries], [[] for _ in f_entries],
-        [{n: [] for n in inputs} for _ in f_entries])
-    rng = np.random.default_rng(settings.seed)
-    kinky = kinked(f_entries + a_entries)
-    for round_no in range(ROUNDS):
-        if round_no:
-            pts = candidates(rng, inputs, round_no, found.points)
-            fv = _function_values(problem, pts, limits)
-        else:
-            pts, fv, state = _first_round(problem, settings.seed, limits)
-            rng.bit_generator.state = state
-        found.tried += len(pts[inputs[0]])
-        av = [evaluate(e, pts, (), limits) for e in a_entries]
-        arrays = [v.value for v in fv + av] + [g for v in fv for g in v.grad.values()]
-        ok = np.logical_and.reduce([np.isfinite(x) for x in arrays])
-        if kinky and ok.any():
-            ok &= ~on_kink(f_entries + a_entries, pts, inputs, limits)
-        for k in np.flatnonzero(ok)[: settings.samples - found.count]:
-            _keep(found, problem, pts, fv, av, int(k))
-        if found.count >= settings.samples:
-            break
-    return found
-
-
-def _function_values(problem: Problem, pts: dict[str, np.ndarray], limits: Limits
-                     ) -> list[Values]:
-    """The function's entries and their derivatives at the points (pinned inputs put in)."""
-    for n, x in problem.pinned:
-        pts[n] = np.full(len(pts[n]), x)
-    f_entries = problem.function.entries
-    fv = [evaluate(e, pts, problem.inputs, limits) for e in f_entries]
-    if problem.paths:
-        for v, e in zip(fv, f_entries, strict=True):
-            v.grad.update(higher.along(e, pts, problem.paths, limits))
-    return fv
-
-
-#: the first round's candidates, the function's values there and the generator's state
-#: after drawing them, per function and seed: they do not depend on the answer
-_FIRST: dict[tuple, tuple[dict[str, np.ndarray], list[Values], dict]] = {}
-
-
-def _first_round(problem: Problem, seed: int, limits: Limits
-                 ) -> tuple[dict[str, np.ndarray], list[Values], dict]:
-    key = (problem.function.program.source, problem.inputs, problem.wrt, problem.paths,
-           problem.pinned, seed, limits)
-    if key not in _FIRST:
-        rng = np.random.default_rng(seed)
-        pts = candidates(rng, problem.inputs, 0, {n: [] for n in problem.inputs})
-        fv = _function_values(problem, pts, limits)
-        for array in [*pts.values(), *(v.value for v in fv),
-                      *(g for v in fv for g in v.grad.values())]:
-            array.setflags(write=False)  # shared by every answer to this function
-        if len(_FIRST) >= CACHE_SIZE:
-            _FIRST.pop(next(iter(_FIRST)))
-        _FIRST[key] = (pts, fv, rng.bit_generator.state)
-    pts, fv, state = _FIRST[key]
-    return dict(pts), fv, state
-
-
-def _keep(found: _Found, problem: Problem, pts: dict[str, np.ndarray], fv: list, av: list,
-          k: int) -> None:
-    for n in problem.inputs:
-        found.points[n].append(float(pts[n][k]))
-    for r, v in enumerate(fv):
-        found.function[r].append(float(v.value[k]))
-        for n in problem.inputs:
-            found.partials[r][n].append(float(v.grad[n][k]))
-        for c, w in enumerate(problem.paths or problem.wrt):
-            found.expected[r * len(problem.paths or problem.wrt) + c].append(
-                float(v.grad[w][k]))
-    for i, v in enumerate(av):
-        found.answer[i].append(float(v.value[k]))
-
-
 def _shape_problem(problem: Problem) -> str | None:
     """Why the answer's shape cannot be the derivative's (None if it can)."""
     want, got = problem.shape, problem.answer.shape
@@ -210,7 +119,6 @@ def _shape_problem(problem: Problem) -> str | None:
 
 #: the function's symbolic side per (source, inputs, wrt): a class checks few functions
 _CACHE: dict[tuple, tuple[list, list, str, str | None]] = {}
-CACHE_SIZE = 512
 
 
 def forget_formulas() -> int:
@@ -218,7 +126,7 @@ def forget_formulas() -> int:
     kept."""
     kept = len(_CACHE)
     _CACHE.clear()
-    _FIRST.clear()
+    sampling.forget()
     _ROUNDED.clear()
     forget_functions()
     misconceptions.forget()
@@ -273,13 +181,19 @@ def _answer_side(problem: Problem, point: dict[str, float], limits: Limits) -> l
 def judge(problem: Problem, settings: Settings = Settings(),
           limits: Limits = DEFAULT_LIMITS) -> Verdict:
     """The verdict on `problem`'s answer (see the module's docstring for the method)."""
-    found = _sample(problem, settings, limits)
+    bounds = settings.domain
+    if bounds:
+        check_names(bounds, problem.inputs, problem.pinned)
+    found = sampling.sample(problem, settings.samples, settings.seed, limits, bounds)
     ev = found.evidence()
-    first = {n: (v[0] if v else 0.5) for n, v in found.points.items()}
+    lost = found.uncovered_points()
+    first = {n: (v[0] if v else lost[0][n] if lost else 0.5) for n, v in found.points.items()}
     f_exprs, d_exprs, expected, tex = _function_side(problem, first, limits)
+    read = reading.read_as(problem)
     base: dict[str, Any] = {"expected": expected, "kind": problem.kind, "wrt": problem.wrt,
                             "points": _points(ev.points), "expected_latex": tex,
-                            "read": reading.read_as(problem), "values": _values(ev)}
+                            "read": {**read, "domain": shown(bounds)} if bounds else read,
+                            "values": _values(ev)}
     shape = _shape_problem(problem)
     if shape:
         return Verdict("incorrect", "symbolic", feedback=shape, score=0.0, **base)
@@ -287,26 +201,39 @@ def judge(problem: Problem, settings: Settings = Settings(),
     wrong = _counterexample(ev, d_exprs, a_exprs, settings)
     if wrong is not None and wrong[0] is not None:
         k, i = wrong
-        shown = _readable(problem, ev, i, settings, limits) or _at(problem, ev, k)
+        at = _readable(problem, ev, i, settings, limits) or _at(problem, ev, k)
         found_wrong = credit.wrong_entries(ev.points, ev.expected, ev.answer, d_exprs,
                                            a_exprs, settings.rtol, settings.atol, known=i)
-        entries, score = credit.entries(found_wrong, problem.shape, credit.labels(
-            problem.kind, problem.wrt, problem.paths, problem.shape))
+        entries, score = credit.entries(found_wrong, problem.shape, _labels(problem))
         said, mistake = recognise(problem, ev, i, limits)
-        return Verdict("incorrect", "numeric", counterexample=shown, feedback=said,
+        return Verdict("incorrect", "numeric", counterexample=at, feedback=said,
                        entries=entries, score=score, misconception=mistake, **base)
+    point = undefined.confirmed(problem, found, f_exprs, d_exprs, a_exprs, bounds,
+                                limits) if lost and proof.one_formula(
+        problem.function, problem.answer) else None
+    if point is not None:
+        return Verdict("incorrect", "numeric", score=0.0,
+                       counterexample=undefined.counterexample(problem, point, limits),
+                       feedback=undefined.describe(problem, point, found, bounds, (
+                           a_exprs if problem.turned else d_exprs), limits),
+                       **base)
     base.update(zip(("entries", "score"), credit.entries(
-        [False] * len(ev.answer), problem.shape, credit.labels(
-            problem.kind, problem.wrt, problem.paths, problem.shape))))
+        [False] * len(ev.answer), problem.shape, _labels(problem))))
     agreed = found.count - (wrong[1] if wrong else 0)
     enough = agreed >= settings.samples
-    full = settings.prove or not enough
-    if a_exprs and len(a_exprs) == len(d_exprs) and all(
-            proof.proves(d, a, limits.check_seconds, full)
-            for d, a in zip(d_exprs, a_exprs, strict=True)):
+    settled = _settled(problem, ev, d_exprs, a_exprs, settings, limits, full=(
+        settings.prove or not enough))
+    if settled is True:
         return Verdict("correct", "symbolic", **base)
+    decimals = typed_decimals(problem.student.program.source)
+    if settled and not decimals:
+        base.update(zip(("entries", "score"), credit.entries(
+            [d is not None for d in settled], problem.shape, _labels(problem))))
+        return Verdict("incorrect", "symbolic", counterexample=_exact_at(
+            problem, settled, d_exprs, a_exprs), feedback=_unequal(problem, settled), **base)
     if enough:
-        return Verdict("correct", "numeric", **base)
+        return Verdict("correct", "numeric", feedback=_tolerated(
+            problem, decimals, settled, settings), **base)
     reason = (f"only {agreed} of the {settings.samples} points needed were found where both "
               f"sides are defined real numbers (tried {found.tried} candidates), and the "
               "difference did not simplify to 0" if agreed else
@@ -314,6 +241,118 @@ def judge(problem: Problem, settings: Settings = Settings(),
               f"{found.tried} candidates)")
     base.update(entries=None, score=None)
     return Verdict("undetermined", "numeric", reason=reason, **base)
+
+
+def typed_decimals(text: str) -> list[str]:
+    """The decimals typed in a text that are not whole numbers (0.333, 1.5e-3; not 2.0)."""
+    return [t for t in _DECIMAL.findall(text) if float(t) != round(float(t))]
+
+
+def _labels(problem: Problem) -> list[str]:
+    return credit.labels(problem.kind, problem.wrt, problem.paths, problem.shape)
+
+
+# --------------------------------------------------------------------------- exactness
+
+
+def _settled(problem: Problem, ev: Evidence, d_exprs: list, a_exprs: list,
+             settings: Settings, limits: Limits, full: bool
+             ) -> bool | list[proof.Difference | None] | None:
+    """True when every entry is proved equal; per entry the difference proved not 0 (or
+    None) when some entry's is; None when nothing is proved either way."""
+    if not a_exprs or len(a_exprs) != len(d_exprs):
+        return None
+    if not proof.one_formula(problem.function, problem.answer):
+        return None  # a formula of one path: proofs only (proves), no exact verdicts
+    held = {n for n, _ in problem.pinned}
+    names = [n for n in problem.inputs if n not in held]
+    pts = [{n: p[n] for n in names} for p in _points(ev.points)]
+    bounds = settings.domain
+
+    def allowed(pt: dict[str, float]) -> bool:
+        return bool(inside({n: np.array([v]) for n, v in pt.items()}, bounds)[0])
+
+    equal, out = True, []
+    for d, a, expected, given in zip(d_exprs, a_exprs, ev.expected, ev.answer, strict=True):
+        if proof.proves(d, a, limits.check_seconds, full):
+            out.append(None)
+            continue
+        reference, answer = (a, d) if problem.turned else (d, a)
+        with np.errstate(all="ignore"):
+            seen = bool(np.any(np.abs(given - expected) > ROUNDING * np.maximum(
+                np.abs(given), np.abs(expected)) + 1e-300))
+        found = proof.settle(reference, answer, pts, names, limits.check_seconds,
+                             allowed if bounds else None, seen)
+        equal = equal and found is True
+        out.append(found if isinstance(found, proof.Difference) else None)
+    if equal:
+        return True
+    return out if any(d is not None for d in out) else None
+
+
+def _what(problem: Problem) -> str:
+    return ("the answer's derivative minus the function" if problem.turned else
+            "the answer minus the derivative")
+
+
+def _difference_text(diff: proof.Difference, inputs: tuple[str, ...]) -> str:
+    text = student.formula(diff.value, inputs)
+    if not diff.value.free_symbols and not diff.value.is_Rational:
+        text = f"{text} ≈ {float(diff.value):.3g}" if len(text) <= 40 else \
+            f"{float(diff.value):.6g}"
+    return text if len(text) <= 120 else f"a formula of {len(text)} characters, not 0"
+
+
+def _unequal(problem: Problem, settled: list) -> str:
+    """The feedback on a difference proved not 0 that the tolerances did not see."""
+    diff = next(d for d in settled if d is not None)
+    text = _difference_text(diff, problem.inputs)
+    if diff.everywhere:
+        return (f"within the tolerances at every point tried, but not equal: "
+                f"{_what(problem)} is exactly {text}")
+    where = ", ".join(f"{n} = {float(v):.6g}" for n, v in diff.at.items())
+    return (f"within the tolerances at every point tried, but not equal: at {where}, "
+            f"{_what(problem)} is {text}, not 0 (in exact arithmetic)")
+
+
+def _tolerated(problem: Problem, decimals: list[str], settled: Any, settings: Settings
+               ) -> str | None:
+    """What a numeric `correct` owes to the tolerances: the decimals typed, and the
+    exact difference when it is known."""
+    if not decimals:
+        return None
+    typed = ", ".join(dict.fromkeys(decimals))
+    said = (f"the decimals typed ({typed}) are judged within the tolerances (rtol "
+            f"{settings.rtol:g}, atol {settings.atol:g})")
+    diff = next((d for d in settled if d is not None), None) if isinstance(
+        settled, list) else None
+    if diff is not None:
+        said += f"; exactly, {_what(problem)} is {_difference_text(diff, problem.inputs)}"
+    return said
+
+
+def _exact_at(problem: Problem, settled: list, d_exprs: list, a_exprs: list
+              ) -> dict[str, Any]:
+    """The counterexample of a difference proved not 0: both sides at its exact point,
+    and the difference as text."""
+    diff = next(d for d in settled if d is not None)
+    subs = {proof.symbol(n): v for n, v in diff.at.items()}
+
+    def value(e: Any) -> float:
+        try:
+            return float(proof.as_expr(e).xreplace(subs).evalf(20))
+        except (TypeError, ValueError):
+            return math.nan
+
+    def grid(exprs: list, shape: tuple[int, ...]) -> Any:
+        flat = np.array([value(e) for e in exprs])
+        return flat.reshape(shape).tolist() if shape else float(flat[0])
+
+    at = {n: float(v) for n, v in diff.at.items()} | {n: float(v) for n, v in problem.pinned}
+    return {"at": {n: at[n] for n in problem.inputs if n in at},
+            "expected": grid(d_exprs, problem.shape),
+            "answer": grid(a_exprs, problem.answer.shape),
+            "difference": _difference_text(diff, problem.inputs)}
 
 
 def _counterexample(ev: Evidence, d_exprs: list, a_exprs: list, settings: Settings

@@ -87,6 +87,17 @@ class Problem:
     paths: tuple[tuple[str, ...], ...] | None = None
     #: inputs held at given values (`--at`): the answer is judged there only
     pinned: tuple[tuple[str, float], ...] = ()
+    #: an antiderivative's problem turned round: the student's formula is the function
+    #: side, and its derivative is compared with the true function (the answer side)
+    turned: bool = False
+    #: the answer's constants (a derivative's `+ C`): inputs drawn at random like the
+    #: others, never differentiated
+    constants: tuple[str, ...] = ()
+
+    @property
+    def student(self) -> Side:
+        """The side the student wrote."""
+        return self.function if self.turned else self.answer
 
 
 def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMITS,
@@ -206,12 +217,14 @@ def _reads(e: object, assigned: set[str], out: list[str]) -> None:
 
 
 def read_problem(function: str, answer: str, wrt: list[str] | None = None,
-                 limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Problem:
+                 limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+                 constants: tuple[str, ...] = ()) -> Problem:
     """Both sides read, the inputs chosen and every name of the answer accounted for.
 
     The answer's prefix (`f'(x) =`, `∂f/∂y =`, `∇f =`: reading/claims.py) is stripped and must
     agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
-    option, or a class file's column)."""
+    option, or a class file's column); `constants` are names of the answer alone that
+    are its constants (inputs after the function's own)."""
     body, claim = forms.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
     known = _function_variables(function, body, tuple(typed))
@@ -237,6 +250,7 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
                                 kind="parse")
     wrt_names = chosen or names
     inputs = tuple(wrt_names + [n for n in names if n not in wrt_names])
+    inputs += tuple(c for c in constants if c not in inputs)
     if claim is not None:
         _agrees(claim, tuple(wrt_names), inputs, bool(typed), wrt_from)
     _check_answer_names(a, inputs)
@@ -245,7 +259,8 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
         kind, shape = "jacobian", (f.shape[0], n)
     else:
         kind, shape = ("derivative", ()) if n == 1 else ("gradient", (n,))
-    return Problem(f, a, inputs, tuple(wrt_names), kind, shape)
+    return Problem(f, a, inputs, tuple(wrt_names), kind, shape,
+                   constants=tuple(c for c in constants if c in inputs))
 
 
 @lru_cache(maxsize=1024)

@@ -38,9 +38,10 @@ def _name(problem: Problem) -> str:
 def labels(problem: Problem) -> tuple[str, str]:
     """What the function and the answer are called: `f(x)` and `f'(x)`, `∂f/∂x`, `∇f`."""
     f = _name(problem)
+    inputs = [n for n in problem.inputs if n not in problem.constants]
     order = [n for n in (*problem.function.program.inputs, *free_names(
-        problem.function.program)) if n in problem.inputs]
-    order = list(dict.fromkeys(order + list(problem.inputs)))
+        problem.function.program)) if n in inputs]
+    order = list(dict.fromkeys(order + inputs))
     of = f"{f}({', '.join(order)})"
     if problem.kind == "jacobian":
         return of, f"J{f}"
@@ -48,7 +49,7 @@ def labels(problem: Problem) -> tuple[str, str]:
         return of, f"∇{f}" if len(problem.wrt) == len(problem.inputs) else \
             f"[{', '.join(f'∂{f}/∂{w}' for w in problem.wrt)}]"
     w = problem.wrt[0]
-    return of, (f"{f}'({w})" if len(problem.inputs) == 1 else f"∂{f}/∂{w}")
+    return of, (f"{f}'({w})" if len(inputs) == 1 else f"∂{f}/∂{w}")
 
 
 #: the function's text per Side read (a class reads each function once: problem.py)

@@ -3,11 +3,11 @@
 The receipt names gradcalc's version, both texts as given, the inputs differentiated, the
 settings (seed, samples, tolerances, proof), the method, and at every sampled point both
 sides' values; for a problem beyond the first derivative, its kind (order, partial, at,
-implicit, antiderivative, constant, shape, integers: the registry's settings, by name).
-A row of a parametrised problem adds its variant (`variant`: the problem, the student, the
-term's seed, the values drawn, the key's template and params; its function is the
-variant's text) and a problem with the teacher's hints adds them as put on the variant
-(`hints`), so that a replay can draw the variant and fire the hints again.
+implicit, antiderivative, constant, shape, integers, domain: the registry's settings, by
+name). A row of a parametrised problem adds its variant (`variant`: the problem, the
+student, the term's seed, the values drawn, the key's template and params; its function
+is the variant's text) and a problem with the teacher's hints adds them as put on the
+variant (`hints`), so that a replay can draw the variant and fire the hints again.
 `settings_of` and `kind_of` read them back for a replay.
 """
 

@@ -2,9 +2,10 @@
 
 Candidates are drawn (seeded) from several scales and regions at once, so a domain far
 from zero (`sqrt(x - 5)`, `log(x - 10)`) or narrow (`acos(x/10)`) is met; once some
-points are valid, later rounds also draw near them. A candidate is kept only where every
-entry of the function, its derivative and the answer is a finite real number, and not on
-a kink (where the derivative jumps). Formulas without lists, indexing or control flow are
+points are valid, later rounds also draw near them; a variable of a given domain
+(`--domain`) is drawn inside it. A candidate is kept only where every entry of the
+function, its derivative and the answer is a finite real number, and not on a kink
+(where the derivative jumps). Formulas without lists, indexing or control flow are
 evaluated at all candidates in one vectorised pass; others point by point.
 """
 
@@ -18,6 +19,8 @@ from gradcalc.backends.numeric import as_function, run_numeric
 from gradcalc.engine import ops
 from gradcalc.engine.functional import pullback
 from gradcalc.errors import GradcalcError
+from gradcalc.homework import domain
+from gradcalc.homework.domain import Bound
 from gradcalc.homework.problem import Entry
 from gradcalc.language.program import (
     RESULT_NAME,
@@ -70,15 +73,22 @@ def _near(rng: np.random.Generator, found: np.ndarray, count: int) -> np.ndarray
 
 
 def candidates(rng: np.random.Generator, names: tuple[str, ...], round_no: int,
-               found: dict[str, list[float]]) -> dict[str, np.ndarray]:
+               found: dict[str, list[float]], bounds: tuple[Bound, ...] = ()
+               ) -> dict[str, np.ndarray]:
+    """One round's candidates per input; a variable of the domain `bounds` is drawn
+    inside its interval (the draws near valid points may leave it: `domain.inside`)."""
     out = {}
+    where = {b.name: b for b in bounds}
     for n in names:
         if round_no and found[n]:
             half = ROUND // 2
             near = _near(rng, np.asarray(found[n]), half)
-            out[n] = np.concatenate([_regions(rng, ROUND - half), near])
+            first = _regions(rng, ROUND - half)
+            out[n] = np.concatenate([domain.draw(rng, where[n], first) if n in where else first,
+                                     near])
         else:
-            out[n] = _regions(rng, ROUND)
+            first = _regions(rng, ROUND)
+            out[n] = domain.draw(rng, where[n], first) if n in where else first
     return out
 
 

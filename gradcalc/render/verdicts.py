@@ -35,8 +35,11 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
 
 
 def read_text(v: Verdict) -> str:
-    """How both sides were read, in one line."""
-    return f"read as {v.read['function']} and {v.read['answer']}" if v.read else ""
+    """How both sides were read, in one line (and the domain judged on, when given)."""
+    if not v.read:
+        return ""
+    domain = f", for {v.read['domain']}" if v.read.get("domain") else ""
+    return f"read as {v.read['function']} and {v.read['answer']}{domain}"
 
 
 def plain(v: Verdict) -> str:
@@ -54,10 +57,19 @@ def _where(at: dict[str, Any]) -> str:
     return ", ".join(f"{n} = {_value(x)}" for n, x in at.items())
 
 
-def _value(x: Any) -> str:
+def _value(x: Any, digits: int = 6) -> str:
     if isinstance(x, list):
-        return "[" + ", ".join(_value(i) for i in x) + "]"
-    return f"{x:.6g}"
+        return "[" + ", ".join(_value(i, digits) for i in x) + "]"
+    if isinstance(x, float) and x != x:
+        return "undefined (not a real number)"
+    return f"{x:.{digits}g}"
+
+
+def _values(answer: Any, expected: Any) -> tuple[str, str]:
+    """Both values, with every digit when six do not tell them apart."""
+    a, e = _value(answer), _value(expected)
+    return (a, e) if a != e or answer == expected else (_value(answer, 17),
+                                                        _value(expected, 17))
 
 
 def show(v: Verdict, console: Any) -> None:
@@ -70,11 +82,13 @@ def show(v: Verdict, console: Any) -> None:
     table.add_column()
     table.add_row("verdict", Text(f"{_MARK[v.verdict]} {v.verdict}", style=_STYLE[v.verdict]))
     if v.read:
-        table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}"))
+        domain = f"\nfor {v.read['domain']}" if v.read.get("domain") else ""
+        table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}{domain}"))
     if v.counterexample is not None:
         method = ("symbolic: a counterexample at an exact point of the curve"
-                  if v.method == "symbolic" and v.kind == "implicit"
-                  else "numeric: a counterexample")
+                  if v.method == "symbolic" and v.kind == "implicit" else
+                  "exact: the difference is not 0" if v.method == "symbolic" else
+                  "numeric: a counterexample")
     elif v.method == "symbolic":
         method = "symbolic proof" if v.verdict == "correct" else "the answer's shape"
     else:
@@ -84,8 +98,12 @@ def show(v: Verdict, console: Any) -> None:
         c = v.counterexample
         table.add_row("at", _where(c["at"]))
         anti = v.kind == "antiderivative"
-        table.add_row("answer′" if anti else "answer", _value(c["answer"]))
-        table.add_row("function" if anti else "derivative", _value(c["expected"]))
+        answer, expected = _values(c["answer"], c["expected"])
+        table.add_row("answer′" if anti else "answer", answer)
+        table.add_row("function" if anti else "derivative", expected)
+        if c.get("difference") is not None:
+            table.add_row("difference", f"answer{'′ − function' if anti else ' − derivative'}"
+                          f" = {c['difference']}, exactly")
     if v.entries and v.verdict == "incorrect":
         table.add_row("entries", entries_text(v))
     if v.branch:

@@ -45,6 +45,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "term": ("term", "term seed"),
     "hints": ("hints", "hint"),
     "steps": ("steps", "show steps", "worked solution"),
+    "domain": ("domain", "limits"),
 }
 
 

@@ -5,7 +5,8 @@ a sign, a constant multiple) is found by one mechanism: the search for one rule
 misapplied at one step of the function's tape that reproduces the answer
 (misconceptions.py). The other recognised mistakes are relations between the whole
 answer A, the true derivative D and the function F that hold at every valid point:
-swapped entries or a transposed Jacobian, A = ∂F/∂y (another variable), A' = F (an
+a constant of integration in a derivative (A = D + C, or A' = F with its + C), swapped
+entries or a transposed Jacobian, A = ∂F/∂y (another variable), A' = F (an
 antiderivative), A = F, A = -D, A = c·D, A = D + c. None holding is no feedback, never
 a guess.
 """
@@ -77,6 +78,10 @@ def recognise(problem: Problem, ev: Evidence, wrong: int,
             found = second_steps.search(problem, ev.points, wrong, a, d, same, limits) or (
                 _constant_term(a, d), None)
         return found
+    if problem.constants and not problem.turned:
+        said = _constant_of_integration(problem, ev, wrong, limits)
+        if said:
+            return said, None
     for check in (_order, _another_variable):
         said = check(problem, ev, wrong)
         if said:
@@ -96,6 +101,23 @@ def recognise(problem: Problem, ev: Evidence, wrong: int,
     if same(a, -d) and not same(d, 0 * d):
         return "sign error: the answer is the negative of the derivative", None
     return _factor(a, d) or _constant_term(a, d), None
+
+
+def _constant_of_integration(problem: Problem, ev: Evidence, wrong: int,
+                             limits: Limits) -> str:
+    """A derivative's answer with a constant (+ C): the derivative plus it, an
+    antiderivative, or neither."""
+    row, col = divmod(wrong, len(problem.wrt))
+    entry, w = problem.answer.entries[wrong], problem.wrt[col]
+    names = " + ".join(problem.constants)
+    zero = {**ev.points, **{c: 0 * ev.points[c] for c in problem.constants}}
+    if same(evaluate(entry, zero, (), limits).value, ev.expected[wrong]):
+        return f"a derivative has no constant of integration: leave out + {names}"
+    if same(evaluate(entry, ev.points, (w,), limits).grad[w], ev.function[row]):
+        return ("this is an antiderivative of the function (its derivative is the "
+                "function): differentiate, don't integrate")
+    return (f"a derivative has no constant of integration ({names}), and without it the "
+            "answer is not the derivative either")
 
 
 def _order(problem: Problem, ev: Evidence, wrong: int) -> str | None:

@@ -17,6 +17,7 @@ n + 1, or divided by n).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -24,13 +25,15 @@ from typing import Any
 import numpy as np
 
 from gradcalc.errors import GradcalcError
+from gradcalc.homework import points as sampling
 from gradcalc.homework import proof
+from gradcalc.homework.domain import read_domain
 from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import answer_variables, free_names, read_problem, read_side
-from gradcalc.homework.reading.student import formula
+from gradcalc.homework.reading.student import expression, formula
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER, Binary, Call, Num, Unary
@@ -57,16 +60,28 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     if missing:
         return Verdict("incorrect", "symbolic", score=0.0, feedback=(
             f"the answer does not use {quote(missing[0])}, which the function does"), **base)
-    problem = read_problem(answer, function, [x], limits)
+    if kind.domain:
+        settings = replace(settings, domain=read_domain(kind.domain, limits))
+    problem = replace(read_problem(answer, function, [x], limits), turned=True,
+                      constants=tuple(constants))
     verdict = decide(problem, settings, limits)
     out = replace(verdict, **base, entries=None, misconception=None)
+    if verdict.read and verdict.read.get("domain"):
+        out.read = {**base["read"], "domain": verdict.read["domain"]}
     if verdict.counterexample is not None:
         c = verdict.counterexample
-        out.counterexample = {"at": {n: v for n, v in c["at"].items() if n not in constants},
+        out.counterexample = {**c, "at": {n: v for n, v in c["at"].items()
+                                          if n not in constants},
                               "expected": c["answer"], "answer": c["expected"]}
-    if verdict.verdict == "incorrect":
+    if verdict.verdict == "incorrect" and not _undefined(out):
         out.feedback = _feedback(problem, x, constants, f_side, limits) or (
             verdict.feedback if verdict.feedback and not verdict.misconception else None)
+    elif verdict.verdict != "incorrect" and kind.constant == "required":
+        said = ("the constant of integration is missing: add + C" if not constants else
+                _every_value(a_side, x, f_names, constants[0], limits))
+        if said:
+            out = replace(out, verdict="incorrect", method="symbolic", feedback=said,
+                          score=0.0, reason=None)
     return out
 
 
@@ -109,28 +124,109 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
                     constant, limits)
 
 
+def _undefined(verdict: Verdict) -> bool:
+    """Whether the verdict is that the answer is undefined where the function is not (its
+    feedback names the part: it stands)."""
+    c = verdict.counterexample
+    return c is not None and isinstance(c["answer"], float) and math.isnan(c["answer"])
+
+
 def _constant_rule(constants: list[str], rule: str) -> str | None:
+    """What the + C rule refuses before any judging: two constants, or a forbidden one
+    (a missing one is said after the judging: a wrong answer's mistake comes first)."""
     if len(constants) > 1:
         return (f"the answer has {len(constants)} constants ({', '.join(constants)}): one "
                 "+ C is already every antiderivative")
-    if rule == "required" and not constants:
-        return "the constant of integration is missing: add + C"
     if rule == "forbidden" and constants:
         return (f"the question asks for one antiderivative, without a constant: leave out "
                 f"{quote(constants[0])}")
     return None
 
 
+def _terms(node: Any) -> list[Any]:
+    """The terms of a sum, a subtracted one negated."""
+    if isinstance(node, Binary) and node.op == "+":
+        return _terms(node.left) + _terms(node.right)
+    if isinstance(node, Binary) and node.op == "-":
+        return _terms(node.left) + [Unary("-", t, t.pos) for t in _terms(node.right)]
+    return [node]
+
+
+def _every_value(a_side: Any, x: str, names: list[str], c: str, limits: Limits
+                 ) -> str | None:
+    """Why the answer's constant part cannot take every real value (`+ c^2` is never
+    negative, `+ e^c` never 0 or below), or None when it can or sympy cannot tell."""
+    import sympy as sp
+    from sympy.calculus.util import function_range
+
+    from gradcalc.homework.problem import Entry, Side
+    from gradcalc.language.program import ExprStmt, Name, Program
+
+    def alone(node: Any) -> Program:
+        return Program((ExprStmt(node, node.pos),), a_side.program.source)
+
+    terms = [t for t in _terms(a_side.entries[0].expr) if c in free_names(alone(t))]
+    if len(terms) != 1 or isinstance(terms[0], Name):
+        return None
+    term, inputs = terms[0], (c, x, *names)
+    try:
+        with time_budget(limits.check_seconds):
+            program = alone(term)
+            h = proof.side_exprs(Side(program, (Entry(program, term),), ()), inputs,
+                                 {n: 0.5 for n in inputs}, limits)[0]
+            v = proof.symbol(c)
+            if h.free_symbols != {v}:
+                return None
+            values = _polynomial_range(h, v) if h.is_polynomial(v) else function_range(
+                h, v, sp.S.Reals)
+    except (Timeout, Exception):  # noqa: BLE001 - not shown to miss a value: no complaint
+        return None
+    if values == sp.S.Reals:
+        return None
+    return (f"{expression(term)} is a constant that cannot take every value (only "
+            f"{_range_text(values)}): write + {c}")
+
+
+def _polynomial_range(h: Any, v: Any) -> Any:
+    """The values of a polynomial: every real for odd degree, else from its least (or
+    up to its greatest) value at a critical point."""
+    import sympy as sp
+
+    poly = sp.Poly(h, v)
+    if poly.degree() % 2:
+        return sp.S.Reals
+    extreme = [h.subs(v, r) for r in sp.Poly(sp.diff(h, v), v).real_roots()] or [h]
+    if poly.LC() > 0:
+        return sp.Interval(min(extreme, key=float), sp.oo)
+    return sp.Interval(-sp.oo, max(extreme, key=float))
+
+
+def _range_text(values: Any) -> str:
+    import sympy as sp
+
+    if isinstance(values, sp.Union):
+        return " ∪ ".join(_range_text(v) for v in values.args)
+    if isinstance(values, sp.Interval):
+        lo = "(-∞" if values.start == -sp.oo else (
+            f"{'(' if values.left_open else '['}{formula(values.start)}")
+        hi = "∞)" if values.end == sp.oo else (
+            f"{formula(values.end)}{')' if values.right_open else ']'}")
+        return f"{lo}, {hi}"
+    return str(values)
+
+
 def _feedback(problem: object, x: str, constants: list[str], f_side: object,
               limits: Limits) -> str | None:
     """What the answer A is, if not an antiderivative: f', f, -F, c·F."""
-    from gradcalc.homework.judge import _sample
-
-    found = _sample(problem, Settings(), limits)  # type: ignore[arg-type]
+    found = sampling.sample(problem, Settings().samples, Settings().seed,  # type: ignore
+                            limits)
     if not found.count:
         return None
     ev = found.evidence()
     a, da, f = ev.function[0], ev.expected[0], ev.answer[0]
+    if constants:  # the answer without its + C: is that the derivative, the function?
+        a = evaluate(problem.function.entries[0], {**ev.points, **{  # type: ignore
+            c: 0 * ev.points[c] for c in constants}}, (), limits).value
     if constants:
         dc = ev.partials[0][constants[0]]
         if not same(dc, np.full_like(dc, dc[0])) or same(dc, 0 * dc):
@@ -185,8 +281,32 @@ def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:
             F = sp.integrate(f, proof.symbol(x))
             if F.has(sp.Integral):
                 return "(no closed form found)"
-            return formula(sp.simplify(F) if sp.count_ops(F) > 8 else F, tuple(names))
+            F = sp.simplify(F) if sp.count_ops(F) > 8 else F
+            return formula(_absolute_logs(F, f, proof.symbol(x)), tuple(names))
     except Timeout:
         return f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
         return f"(no formula: {type(exc).__name__})"
+
+
+#: where sympy's ln(u) is tried for u < 0: the integers and halves from -10 to 10
+_TRIES = [Fraction(k, 2) for k in range(-20, 21)]
+
+
+def _absolute_logs(F: Any, f: Any, x: Any) -> Any:
+    """sympy's antiderivative with ln|u| for each ln(u) whose u is negative somewhere the
+    function is defined (∫1/x is ln|x|; ∫ln(x) stays x·ln(x) - x)."""
+    import sympy as sp
+
+    swaps = {}
+    for log in F.atoms(sp.log):
+        u = log.args[0]
+        if u.is_positive or u.free_symbols != {x}:
+            continue
+        for t in _TRIES:
+            at = sp.Rational(t.numerator, t.denominator)
+            value, fx = u.subs(x, at), f.subs(x, at)
+            if value.is_negative and fx.is_real and fx.is_finite:
+                swaps[log] = sp.log(sp.Abs(u))
+                break
+    return F.xreplace(swaps) if swaps else F

@@ -12,7 +12,10 @@ The columns, as a teacher writes them (an empty cell is the plain first derivati
   kind is `implicit`; naming it alone makes the problem implicit);
 - `constant`: an antiderivative's `+ C`: `required`, `optional` (default), `forbidden`;
 - `shape`: tensor inputs, e.g. `W=3x2; x=2` (naming them makes the problem a tensor one);
-- `integers`: `true` draws the tensor inputs as small whole numbers (with `shape`).
+- `integers`: `true` draws the tensor inputs as small whole numbers (with `shape`);
+- `domain`: where answers are judged, e.g. `x > 0`, `-1 < x < 1`, `x in [1, 10]` or
+  `x > 0; y > 0` (a derivative or an antiderivative; default: the function's whole real
+  domain).
 
 Lists in a cell are separated by `;` (or by commas in a quoted cell). Every error names the
 key's line and column in these words, never a command-line option.
@@ -97,7 +100,8 @@ def kind_of(cells: dict[str, str], where: str, part: str = "column") -> Kind:
     fields = {"order": order, "partial": _list(cells["partial"]),
               "at": [p for p in cells["at"].split(";") if p.strip()],
               "implicit": cells["implicit"] or ("y" if what == "implicit" else ""),
-              "constant": cells["constant"].lower(), "shape": _list(cells["shape"])}
+              "constant": cells["constant"].lower(), "shape": _list(cells["shape"]),
+              "domain": cells["domain"]}
     for column, text in fields.items():
         if text:  # each cell alone first, so an error names its column
             try:

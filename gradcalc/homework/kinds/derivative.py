@@ -8,31 +8,61 @@ the Hessian: a nested list, row i column j being ∂²f/∂w_i∂w_j); `--partia
 ∂/∂x then ∂/∂y (any length); `--at x=2` holds inputs at values, so the answer is the
 derivative's value there (a number, or a formula of the inputs left free). Each is a
 plain problem with derivative paths (higher.py computes them on the tape) or pinned
-inputs, judged as every other (judge.py).
+inputs, judged as every other (judge.py). `--domain x>0` judges the answer only there
+(else on the function's whole real domain). An answer with a constant of integration
+(`3x^2 + C`) is a verdict with its mistake named, not an input error: the constant is
+one more input drawn at random (recognise.py says whether it is the derivative plus a
+constant or an antiderivative).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from gradcalc.errors import GradcalcError
+from gradcalc.homework.domain import read_domain
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
-from gradcalc.homework.problem import Problem, read_problem
+from gradcalc.homework.problem import (
+    Problem,
+    free_names,
+    function_side,
+    read_problem,
+    read_side,
+)
+from gradcalc.homework.reading import claims as forms
 from gradcalc.homework.traps import judged
 from gradcalc.language.parse import quote
+from gradcalc.language.program import EULER
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
     """The verdict on a derivative: the first (its traps read both ways), the N-th, a mixed
-    partial or the value at a point."""
-    if kind.plain:
-        return judged(function, answer, wrt, settings, limits, wrt_from)
-    problem = read(function, answer, wrt, kind, limits)
+    partial or the value at a point; on the domain given, else the function's whole real
+    domain. An answer with a constant of integration (`+ C`) is judged, not refused."""
+    if kind.domain:
+        settings = replace(settings, domain=read_domain(kind.domain, limits))
+    try:
+        if replace(kind, domain=None).plain:
+            return judged(function, answer, wrt, settings, limits, wrt_from)
+        return _judge(function, answer, wrt, kind, settings, limits)
+    except GradcalcError as exc:
+        constants = constant_names(function, answer, wrt, limits) if exc.kind == "input" \
+            else ()
+        if not constants:
+            raise
+    return _judge(function, answer, wrt, kind, settings, limits, wrt_from, constants)
+
+
+def _judge(function: str, answer: str, wrt: list[str] | None, kind: Kind,
+           settings: Settings, limits: Limits, wrt_from: str = "--wrt",
+           constants: tuple[str, ...] = ()) -> Verdict:
+    problem = read(function, answer, wrt, kind, limits, wrt_from, constants)
     if problem.pinned and len(problem.pinned) == len(problem.inputs):
         settings = replace(settings, samples=1)
     verdict = decide(problem, settings, limits)
@@ -51,13 +81,33 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     return solve_problem(problem, settings.samples, settings.seed, limits)
 
 
+#: the names a constant of integration goes by: C, c, K, k, C1, c_2
+_CONSTANT = re.compile(r"[CcKk](?:_?\d)?")
+
+
+def constant_names(function: str, answer: str, wrt: list[str] | None,
+                   limits: Limits = DEFAULT_LIMITS) -> tuple[str, ...]:
+    """The answer's one name that the function lacks, when it is a constant of
+    integration's (C, K, c1): a derivative's `+ C` is a verdict, not an input error."""
+    try:
+        f = function_side(function, limits)
+        a = read_side(forms.vector(forms.split_prefix(answer)[0]), "answer", 2, limits)
+    except GradcalcError:
+        return ()
+    known = {*free_names(f.program), *f.program.inputs, *(wrt or ()), EULER}
+    extra = [n for n in free_names(a.program) if n not in known]
+    return tuple(extra) if len(extra) == 1 and _CONSTANT.fullmatch(extra[0]) else ()
+
+
 def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
-         limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Problem:
-    """The problem with its paths and pinned inputs (a plain problem for Kind())."""
+         limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+         constants: tuple[str, ...] = ()) -> Problem:
+    """The problem with its paths and pinned inputs (a plain problem for Kind()) and the
+    answer's constants."""
     chosen = list(wrt or [])
     if kind.partial:
         chosen = list(dict.fromkeys(chosen + list(kind.partial)))
-    problem = read_problem(function, answer, chosen or None, limits, wrt_from)
+    problem = read_problem(function, answer, chosen or None, limits, wrt_from, constants)
     given = set(problem.inputs)
     for n, v in kind.at:
         if not isinstance(v, float):

@@ -12,8 +12,9 @@ whose `judge` decides an answer and whose `solve` writes the worked solution
 (`gradcalc.homework.dispatch` finds both). A setting that the
 problem's kind does not take is refused, naming both (`check_fits`), on every surface.
 
-Data only: this module imports no other homework module, so the command line can
-declare its options from it without loading a judge.
+Data only: this module imports no homework module that decides (a domain's text is read
+by `gradcalc.homework.domain`, itself data), so the command line can declare its options
+from it without loading a judge.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Kind:
       whether its `+ C` is required, optional (the default) or forbidden.
     - shape: tensor inputs, name -> shape (backprop homework); `integers`: draw them as
       small integers.
+    - domain: where answers are judged, as canonical text (`x > 0, -1 < y < 1`:
+      `gradcalc.homework.domain.read_domain`); None is the function's whole real domain.
     """
 
     order: int = 1
@@ -57,6 +60,7 @@ class Kind:
     constant: str = "optional"
     shape: tuple[tuple[str, tuple[int, ...]], ...] = ()
     integers: bool = False
+    domain: str | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.order <= MAX_ORDER:
@@ -68,6 +72,8 @@ class Kind:
         if self.partial and self.order != 1:
             raise GradcalcError("--partial names every differentiation; it goes without "
                                 "--order", kind="usage")
+        if self.domain is not None:  # one text per domain: receipts and memos agree
+            object.__setattr__(self, "domain", _domain(self.domain))
         check_fits(self)
 
     @property
@@ -90,11 +96,11 @@ class Kind:
              at: str | list[str] | None = None, implicit: str | None = None,
              antiderivative: bool | str = False, constant: str | None = None,
              shape: str | None = None, integers: bool | str = False,
-             limits: Limits = DEFAULT_LIMITS) -> Kind:
+             domain: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Kind:
         """A Kind from option or column texts (None or '' is the default)."""
         texts = {"order": order, "partial": partial, "at": at, "implicit": implicit,
                  "antiderivative": antiderivative, "constant": constant, "shape": shape,
-                 "integers": integers}
+                 "integers": integers, "domain": domain}
         return cls(**{n: read_setting(n, v, limits) for n, v in texts.items()})
 
 
@@ -115,7 +121,8 @@ def read_setting(name: str, text: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
         return rule
     readers = {"partial": lambda: _names(text, "--partial"), "at": lambda: _at(text, limits),
                "implicit": lambda: _name(text), "shape": lambda: _shapes(text),
-               "antiderivative": lambda: _flag(text), "integers": lambda: _flag(text)}
+               "antiderivative": lambda: _flag(text), "integers": lambda: _flag(text),
+               "domain": lambda: _domain(text, limits)}
     return readers[name]()
 
 
@@ -209,6 +216,14 @@ def read_shapes(text: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple(out.items())
 
 
+def _domain(text: str | None, limits: Limits = DEFAULT_LIMITS) -> str | None:
+    """A domain's canonical text (`gradcalc.homework.domain.read_domain`), None for none."""
+    from gradcalc.homework.domain import read_domain
+
+    if not text or not str(text).strip():
+        return None
+    return ", ".join(b.text for b in read_domain(str(text), limits))
+
 
 # --------------------------------------------------------------------------- the registry
 
@@ -278,14 +293,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("integers", "With --shape: draw the inputs as small integers (hand-computed "
             "homework).", json="true or false", flag=True, owner="tensor",
             alone="whole-number draws go with tensor inputs: give --shape too"),
+    Setting("domain", "Judge the answer only where these hold, e.g. 'x > 0', '-1 < x < 1', "
+            "'x in [1, 10]' or 'x > 0, y > 0' (default: the function's whole real domain).",
+            "'x > 0'", json='a text ("x > 0, -1 < y < 1")'),
 )
 SETTING = {s.name: s for s in SETTINGS}
 
 KINDS: tuple[ProblemKind, ...] = (
-    ProblemKind("derivative", None, ("order", "partial", "at"), "derivative",
+    ProblemKind("derivative", None, ("order", "partial", "at", "domain"), "derivative",
                 "the derivative, gradient or Jacobian; the N-th derivative, a mixed partial, "
                 "the value at a point"),
-    ProblemKind("antiderivative", "antiderivative", ("constant",), "antiderivative",
+    ProblemKind("antiderivative", "antiderivative", ("constant", "domain"), "antiderivative",
                 "an antiderivative, with or without + C"),
     ProblemKind("implicit", "implicit", ("order", "at"), "implicit",
                 "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve or at one"),

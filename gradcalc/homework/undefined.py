@@ -1,0 +1,449 @@
+"""An answer undefined on a part of the function's domain: found, confirmed, and named.
+
+The reference side (the true derivative; for an antiderivative, the function) is judged
+on its whole real domain, every part of it. Where it is a finite real number and the
+student's side is not (`points.sample` keeps such candidates), the answer is incorrect
+once exact arithmetic agrees at the point, since float64 overflows where the formula
+does not. The feedback names the subexpression that is undefined there (the innermost
+one, with the condition it needs: `ln(x)` needs x > 0) and the part of the function's
+domain where it fails, found by bisection in one variable: "ln(x) is defined only for
+x > 0, but 1/x is defined for x < 0 too: write ln|x| + C".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from gradcalc.homework import points as sampling
+from gradcalc.homework import proof
+from gradcalc.homework.domain import Bound, inside
+from gradcalc.homework.exact import exact_number
+from gradcalc.homework.problem import Entry, Problem, Side
+from gradcalc.homework.read_as import side_text
+from gradcalc.homework.reading.student import expression, formula
+from gradcalc.homework.sample import evaluate
+from gradcalc.language.program import Binary, Call, ExprStmt, Name, Num, Program, Unary
+from gradcalc.limits import Limits
+from gradcalc.verify.budget import Timeout, time_budget
+
+#: points where only the reference side is defined that are confirmed, at most
+MAX_CONFIRM = 4
+#: digits of the arithmetic that confirms a point
+DIGITS = 20
+#: each side of a bisection: steps of 2^k from the point, then refinements of a grid
+STEPS, GRID, REFINEMENTS = np.arange(-30, 64), 32, 6
+#: at most this many parts are named (more: the one of the counterexample)
+MAX_PARTS = 2
+_LOGS = ("log", "log10", "log2", "logb")
+
+
+def confirmed(problem: Problem, found: sampling.Found, f_exprs: list, d_exprs: list,
+              a_exprs: list, bounds: tuple[Bound, ...], limits: Limits
+              ) -> dict[str, float] | None:
+    """The first kept point (or a rounder one near it: -1 rather than -291.57) where, in
+    exact arithmetic, the reference side is a finite real number and the student's side
+    is not; None without formulas to confirm with."""
+    if problem.turned:
+        reference, student = a_exprs, [*f_exprs, *d_exprs]
+    else:
+        reference, student = [*f_exprs, *d_exprs], a_exprs
+    if not reference or not student:
+        return None
+    for k, drawn in enumerate(found.uncovered_points()[:MAX_CONFIRM]):
+        rounder = _rounder(problem, drawn, bounds, limits) if k == 0 else []
+        for point in (*rounder, drawn):
+            if all(_real(e, point) for e in reference) and not all(
+                    _real(e, point) for e in student):
+                return point
+    return None
+
+
+#: round values tried first for the counterexample, in one variable
+ROUND_VALUES = (1, -1, 2, -2, 0.5, -0.5, 3, -3, 5, -5, 10, -10, 0.1, -0.1, 100, -100)
+
+
+def _rounder(problem: Problem, point: dict[str, float], bounds: tuple[Bound, ...],
+             limits: Limits) -> list[dict[str, float]]:
+    """Rounder points than `point` where the floats agree that only the reference side
+    is defined: in one variable a round value, else the point to two digits."""
+    variable = _variable(problem)
+    if variable is None:
+        p = {n: float(f"{v:.2g}") for n, v in point.items()}
+        return [p] if p != point else []
+    xs = np.array(ROUND_VALUES, dtype=float)
+    ok = _status(problem, point, variable, xs, bounds, limits)
+    return [{**point, variable: float(v)} for v in xs[ok][:2]]
+
+
+def _real(expr: Any, point: dict[str, float]) -> bool:
+    """Whether the formula is a finite real number at the point, every step of it (in
+    real arithmetic √-3·√-1 is undefined, though sympy's complex one gives -√3)."""
+    subs = {proof.symbol(n): sp.Rational(v) for n, v in point.items()}
+    try:
+        with time_budget(1.0):
+            whole = proof.as_expr(expr)
+            steps = [whole, *(e for e in sp.preorder_traversal(whole)
+                              if isinstance(e, (sp.Function, sp.Pow)))]
+            values = [sp.N(e.xreplace(subs), DIGITS) for e in steps]
+    except (Timeout, Exception):  # noqa: BLE001 - not shown real: not counted as real
+        return False
+    return all(v.is_number and v.is_real and v.is_finite for v in values)
+
+
+def counterexample(problem: Problem, point: dict[str, float], limits: Limits
+                   ) -> dict[str, Any]:
+    """Both sides' values at the point (the student's side is not a number there)."""
+    pts = {n: np.array([v]) for n, v in point.items()}
+    fv = sampling.function_values(problem, dict(pts), limits)
+    # where the student's F is undefined, so is F' (the tape's sweep may still give one)
+    d = [v.grad[w][0] if np.isfinite(v.value[0]) or not problem.turned else math.nan
+         for v in fv for w in (problem.paths or problem.wrt)]
+    a = [evaluate(e, pts, (), limits).value[0] for e in problem.answer.entries]
+
+    def grid(values: list[float], shape: tuple[int, ...]) -> Any:
+        flat = np.array(values, dtype=float)
+        return flat.reshape(shape).tolist() if shape else float(flat[0])
+
+    return {"at": dict(point), "expected": grid(d, problem.shape),
+            "answer": grid(a, problem.answer.shape)}
+
+
+# --------------------------------------------------------------------------- the words
+
+
+def describe(problem: Problem, point: dict[str, float], found: sampling.Found,
+             bounds: tuple[Bound, ...], reference: list, limits: Limits) -> str:
+    """The feedback: what is undefined, what it needs, and where the function is
+    defined although the answer is not (`reference`: the reference side's formulas,
+    whose poles split those parts)."""
+    side = problem.student
+    entry = next((e for e in side.entries if not _finite(e, point, limits)), side.entries[0])
+    variable = _variable(problem)
+    ref = f"{side_text(problem.answer)}" if problem.turned else "the derivative"
+    culprit = _culprit(entry, side, point, limits)
+    need, roots = (culprit[1], _roots(culprit[0], culprit[1], side, problem, variable,
+                                      limits)) if culprit else (None, [])
+    parts = _parts(problem, found, point, variable, bounds, roots,
+                   _poles(reference, variable), limits)
+    elsewhere = found.count > 0
+    if culprit is None or need is None:
+        return (f"the answer is not defined {parts}, where {ref} is"
+                if elsewhere else f"the answer is not a real number anywhere {ref} is "
+                f"({parts})")
+    node = culprit[0]
+    said = (f"{expression(node)} is defined only for "
+            f"{_condition(node, need, roots, variable, side, problem, limits)}, but {ref} "
+            f"is defined {parts}" + (" too" if elsewhere else
+                                     ", where the answer is not a real number"))
+    if problem.turned and isinstance(node, Call) and node.func in _LOGS:
+        said += f": write {_absolute(entry, found, side, limits)}"
+    return said
+
+
+def _variable(problem: Problem) -> str | None:
+    """The one input the answer varies in (None: several, so parts are points)."""
+    held = {n for n, _ in problem.pinned} | set(problem.constants)
+    free = [n for n in problem.inputs if n not in held]
+    return free[0] if len(free) == 1 else None
+
+
+def _entry(node: Any, side: Side) -> Entry:
+    program = side.program
+    return Entry(Program((*program.body[:-1], ExprStmt(node, node.pos)), program.source,
+                         program.inputs), node)
+
+
+def _finite(entry: Entry, point: dict[str, float], limits: Limits) -> bool:
+    pts = {n: np.array([v]) for n, v in point.items()}
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.isfinite(evaluate(entry, pts, (), limits).value)))
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, Binary):
+        return [node.left, node.right]
+    if isinstance(node, Unary):
+        return [node.operand]
+    if isinstance(node, Call):
+        return list(node.args)
+    return []
+
+
+def _culprit(entry: Entry, side: Side, point: dict[str, float], limits: Limits
+             ) -> tuple[Any, str] | None:
+    """The innermost subexpression undefined at the point whose parts are defined, and
+    what its function needs of its argument ('positive', 'nonnegative', 'unit', ...)."""
+    node = entry.expr
+    if node is None:
+        return None
+    while True:
+        bad = [c for c in _children(node) if not isinstance(c, (Name, Num)) and
+               not _finite(_entry(c, side), point, limits)]
+        if not bad:
+            break
+        node = bad[0]
+    need = _need(node)
+    return (node, need) if need else None
+
+
+def _need(node: Any) -> str | None:
+    if isinstance(node, Call):
+        return {"log": "positive", "log10": "positive", "log2": "positive",
+                "logb": "positive", "sqrt": "nonnegative", "asin": "unit", "acos": "unit",
+                "acosh": "one", "atanh": "open unit"}.get(node.func)
+    if isinstance(node, Binary) and node.op == "**":
+        p = _number(node.right)
+        if p is not None and p != int(p):
+            return "nonnegative" if p > 0 else "positive"
+    return None
+
+
+def _number(node: Any) -> float | None:
+    if isinstance(node, Num):
+        return node.value
+    if isinstance(node, Unary) and isinstance(node.operand, Num):
+        return -node.operand.value if node.op == "-" else node.operand.value
+    if isinstance(node, Binary) and node.op == "/":
+        a, b = _number(node.left), _number(node.right)
+        return a / b if a is not None and b else None
+    return None
+
+
+_NEEDS = {"positive": "{} > 0", "nonnegative": "{} ≥ 0", "unit": "-1 ≤ {} ≤ 1",
+          "one": "{} ≥ 1", "open unit": "-1 < {} < 1"}
+_HOLDS = {"positive": lambda v: v > 0, "nonnegative": lambda v: v >= 0,
+          "unit": lambda v: -1 <= v <= 1, "one": lambda v: v >= 1,
+          "open unit": lambda v: -1 < v < 1}
+_THRESHOLDS = {"positive": (0,), "nonnegative": (0,), "unit": (-1, 1), "one": (1,),
+               "open unit": (-1, 1)}
+
+
+def _argument(node: Any) -> Any:
+    return node.left if isinstance(node, Binary) else node.args[0]
+
+
+def _polynomial(node: Any, side: Side, problem: Problem, variable: str | None,
+                limits: Limits) -> Any:
+    """The culprit's argument as a polynomial in the variable (degree 1 to 4), or None."""
+    if variable is None:
+        return None
+    expr = proof.side_exprs(Side(side.program, (_entry(_argument(node), side),), ()),
+                            problem.inputs, {n: 0.5 for n in problem.inputs}, limits)[0]
+    x = proof.symbol(variable)
+    if not isinstance(expr, sp.Basic) or not expr.free_symbols <= {x} or \
+            not expr.is_polynomial(x) or not 1 <= sp.degree(expr, x) <= 4:
+        return None
+    return expr
+
+
+def _roots(node: Any, need: str, side: Side, problem: Problem, variable: str | None,
+           limits: Limits) -> list[Any]:
+    """Where the culprit's argument meets its function's thresholds (exact real roots),
+    when the argument is a polynomial in the variable."""
+    try:
+        with time_budget(1.0):
+            expr = _polynomial(node, side, problem, variable, limits)
+            if expr is None:
+                return []
+            x = proof.symbol(variable)  # type: ignore[arg-type]
+            return sorted({r for c in _THRESHOLDS[need] for r in
+                           sp.Poly(expr - c, x).real_roots()}, key=float)
+    except (Timeout, Exception):  # noqa: BLE001 - no exact ends: the condition as written
+        return []
+
+
+def _condition(node: Any, need: str, roots: list[Any], variable: str | None, side: Side,
+               problem: Problem, limits: Limits) -> str:
+    """What the culprit needs, solved for the variable when its argument is a polynomial
+    in it (x > 3, x ≤ -1 or x ≥ 1), else of its argument (√t - 5 > 0)."""
+    said = _NEEDS[need].format(expression(_argument(node)))
+    if not roots or variable is None:
+        return said
+    try:
+        with time_budget(1.0):
+            expr = _polynomial(node, side, problem, variable, limits)
+            solved = _solved(expr, proof.symbol(variable), roots, _HOLDS[need], variable)
+    except (Timeout, Exception):  # noqa: BLE001 - the condition as written then
+        return said
+    return solved if solved and len(solved) <= 60 else said
+
+
+def _solved(expr: Any, x: Any, ends: list[Any], holds: Any, name: str) -> str | None:
+    """The set where `holds(expr)` as inequalities in `name`, from the sign of expr on
+    each piece between its critical points and at them."""
+    if not ends:
+        return None
+    probes = [ends[0] - 1, *[(a + b) / 2 for a, b in zip(ends, ends[1:], strict=False)],
+              ends[-1] + 1]
+    inner = [bool(holds(expr.subs(x, p))) for p in probes]
+    at = [bool(holds(expr.subs(x, e))) for e in ends]
+    pieces: list[str] = []
+    for k, ok in enumerate(inner):
+        if not ok:
+            continue
+        lo = ends[k - 1] if k else None
+        hi = ends[k] if k < len(ends) else None
+        lo_in = lo is not None and at[k - 1]
+        hi_in = hi is not None and at[k]
+        pieces.append(_interval_text(name, lo, hi, lo_in, hi_in))
+    return " or ".join(pieces) or None
+
+
+def _interval_text(name: str, lo: Any, hi: Any, lo_in: bool = False,
+                   hi_in: bool = False) -> str:
+    lt_lo, lt_hi = ("≤" if lo_in else "<"), ("≤" if hi_in else "<")
+    if lo is None and hi is None:
+        return f"every {name}"
+    if lo is None:
+        return f"{name} {lt_hi} {_shown(hi)}"
+    if hi is None:
+        return f"{name} {'≥' if lo_in else '>'} {_shown(lo)}"
+    return f"{_shown(lo)} {lt_lo} {name} {lt_hi} {_shown(hi)}"
+
+
+def _shown(v: Any) -> str:
+    return formula(v) if isinstance(v, sp.Basic) else f"{v:.4g}"
+
+
+# --------------------------------------------------------------------------- the parts
+
+
+def _parts(problem: Problem, found: sampling.Found, point: dict[str, float],
+           variable: str | None, bounds: tuple[Bound, ...], roots: list[Any],
+           poles: list[Any], limits: Limits) -> str:
+    """Where the reference's domain has the student's side undefined, as words after
+    "defined": in one variable "for" intervals found by bisection from the kept points
+    (their ends snapped to the exact numbers they are near, split at the reference's
+    poles); else "at" the point."""
+    if variable is None:
+        return "at " + ", ".join(f"{n} = {v:.3g}" for n, v in point.items()
+                                 if n not in problem.constants)
+    spans: list[tuple[Any, Any]] = []
+    for p in [point, *found.uncovered_points()][:MAX_CONFIRM + 1]:
+        if any(_within(p[variable], lo, hi) for lo, hi in spans):
+            continue
+        lo, hi = (_snap(*_end(problem, p, variable, s, bounds, limits), [*roots, *poles])
+                  for s in (-1, 1))
+        ends = [lo, *[q for q in poles if _within(float(q), lo, hi) and not (
+            _same(q, lo) or _same(q, hi))], hi]
+        spans += [(a, b) for a, b in zip(ends, ends[1:], strict=False)
+                  if not _same(a, b) and not any(_same(a, c) and _same(b, d)
+                                                 for c, d in spans)]
+    spans.sort(key=lambda s: -math.inf if s[0] is None else float(s[0]))
+    if len(spans) > MAX_PARTS:  # periodic (tan, cot): the part of the point stands
+        here = next((s for s in spans if _within(point[variable], *s)), spans[0])
+        return f"for {_interval_text(variable, *here)} and other intervals"
+    return "for " + " and ".join(_interval_text(variable, lo, hi) for lo, hi in spans)
+
+
+def _within(x: float, lo: Any, hi: Any) -> bool:
+    return (lo is None or float(lo) <= x) and (hi is None or x <= float(hi))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is None and b is None or a is not None and b is not None and float(a) == float(b)
+
+
+def _poles(reference: list, variable: str | None) -> list[Any]:
+    """The real points where a reference formula that is a rational function of the
+    variable has a pole (its denominator's real roots)."""
+    if variable is None:
+        return []
+    x, out = proof.symbol(variable), set()
+    try:
+        with time_budget(1.0):
+            for e in reference:
+                e = proof.as_expr(e)
+                if not e.free_symbols <= {x} or not e.is_rational_function(x):
+                    continue
+                den = sp.fraction(sp.together(e))[1]
+                if den.has(x) and sp.degree(den, x) <= 6:
+                    out |= set(sp.Poly(den, x).real_roots())
+    except (Timeout, Exception):  # noqa: BLE001 - no poles known: the parts stay whole
+        return []
+    return sorted(out, key=float)
+
+
+def _status(problem: Problem, base: dict[str, float], variable: str, xs: np.ndarray,
+            bounds: tuple[Bound, ...], limits: Limits) -> np.ndarray:
+    """Per value of the variable: the reference side defined, the student's not."""
+    pts = {n: np.full(len(xs), v) for n, v in base.items()}
+    pts[variable] = xs
+    with np.errstate(all="ignore"):
+        fv = sampling.function_values(problem, pts, limits)
+        av = [evaluate(e, pts, (), limits).value for e in problem.answer.entries]
+        f_ok = np.logical_and.reduce([np.isfinite(a) for a in [v.value for v in fv] +
+                                      [g for v in fv for g in v.grad.values()]])
+        a_ok = np.logical_and.reduce([np.isfinite(a) for a in av])
+    reference, student = (a_ok, f_ok) if problem.turned else (f_ok, a_ok)
+    return reference & ~student & (inside(pts, bounds) if bounds else True)
+
+
+def _end(problem: Problem, point: dict[str, float], variable: str, direction: int,
+         bounds: tuple[Bound, ...], limits: Limits) -> tuple[float, float]:
+    """Where the part around the point ends on one side (±inf when it does not), and
+    how closely that is known."""
+    x = point[variable]
+    xs = x + direction * 2.0 ** STEPS
+    status = _status(problem, point, variable, xs, bounds, limits)
+    if status.all():
+        return direction * math.inf, 0.0
+    k = int(np.argmin(status))
+    near, far = (x if k == 0 else float(xs[k - 1])), float(xs[k])
+    for _ in range(REFINEMENTS):
+        grid = np.linspace(near, far, GRID)
+        status = _status(problem, point, variable, grid, bounds, limits)
+        k = int(np.argmin(status))
+        near, far = float(grid[max(k - 1, 0)]), float(grid[k])
+    return (near + far) / 2, abs(far - near) + 1e-12 * (1 + abs(near))
+
+
+def _snap(v: float, within: float, roots: list[Any]) -> Any:
+    """An end found by bisection as the exact number it is near (0, 25, -7/2 + √21/2),
+    if any; None when unbounded."""
+    if math.isinf(v):
+        return None
+    for near in [sp.Integer(0), *roots]:
+        if abs(float(near) - v) <= 4 * within:
+            return near
+    for digits in range(1, 10):
+        near = exact_number(float(f"{v:.{digits}g}"))
+        if not near.is_Float and abs(float(near) - v) <= 4 * within:
+            return near
+    turns = sp.Rational(round(v / math.pi * 12), 12)  # a multiple of π/12 (tan, cot)
+    if turns and abs(float(turns * sp.pi) - v) <= 4 * within:
+        return turns * sp.pi
+    return v
+
+
+# --------------------------------------------------------------------------- the fix
+
+
+def _absolute(entry: Entry, found: sampling.Found, side: Side, limits: Limits) -> str:
+    """The student's formula with every logarithm that fails somewhere on the kept points
+    taken of the absolute value: ln(x) + C becomes ln|x| + C."""
+    uncovered = found.uncovered_points() or []
+
+    def fails(node: Any) -> bool:
+        return any(not _finite(_entry(node, side), p, limits) for p in uncovered)
+
+    def fixed(node: Any) -> Any:
+        if isinstance(node, Call):
+            args = tuple(fixed(a) for a in node.args)
+            if node.func in _LOGS and fails(node):
+                return Call(node.func, (Call("abs", (args[0],), node.pos), *args[1:]),
+                            node.pos)
+            return Call(node.func, args, node.pos)
+        if isinstance(node, Binary):
+            return Binary(node.op, fixed(node.left), fixed(node.right), node.pos)
+        if isinstance(node, Unary):
+            return Unary(node.op, fixed(node.operand), node.pos)
+        return node
+
+    text = expression(fixed(entry.expr))
+    return re.sub(r"ln\(\|([^|]*)\|\)", r"ln|\1|", text)
