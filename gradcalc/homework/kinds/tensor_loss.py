@@ -24,6 +24,7 @@ import numpy as np
 
 from gradcalc.backends.numeric import as_function, run_numeric
 from gradcalc.engine.functional import grad
+from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import credit
 from gradcalc.homework.backprop import formulas as backprop
@@ -31,6 +32,7 @@ from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import free_names
+from gradcalc.homework.reading import wording
 from gradcalc.homework.sample import KINKED
 from gradcalc.language.parse import parse, quote
 from gradcalc.language.program import EULER, RESULT_NAME, Assign, ExprStmt, Name, Program
@@ -66,6 +68,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
         a_prog = Program((*f_prog.body, *a_prog.body), a_prog.source, a_prog.inputs)
     for n in used - assigned:
         if n not in names and n != EULER:
+            wording.refuse_words("answer", answer, (*names, *assigned), FUNCTIONS)
             raise GradcalcError(f"the answer uses {quote(n)}, which the function does not "
                                 f"have (its inputs: {', '.join(names)})", kind="input")
     fixed = dict(kind.at)
