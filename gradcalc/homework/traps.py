@@ -26,7 +26,14 @@ from dataclasses import dataclass, replace
 
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.judge import Verdict
-from gradcalc.homework.problem import Problem, Side, answer_variables, function_side, read_side
+from gradcalc.homework.problem import (
+    Problem,
+    Side,
+    answer_variables,
+    free_names,
+    function_side,
+    read_side,
+)
 from gradcalc.homework.read_as import side_text
 from gradcalc.homework.reading.claims import split_prefix
 from gradcalc.language import forms
@@ -68,6 +75,10 @@ _EXPONENT_RUN = re.compile(r"\^(?P<p>-?\d+(?:\.\d+)?)(?!(?:a|arc)?(?:sin|cos|tan
 #: a function's name or e^ after a power: a new factor to every reader (x^2e^x, x^3ln x)
 _NEW_FACTOR = re.compile(r"\*\*[^*]+\*(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)|ln|log|exp|"
                          r"sqrt|e\*\*)")
+#: a function's name with no parenthesis of its own: its argument follows it (ln|x|, ln x)
+_BARE_NAME = re.compile(r"√?(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)h?|ln|log|exp|sqrt)")
+#: the argument of such a name: |x| or a word after a space
+_BARE_ARGUMENT = re.compile(r"\|[^|]*\||\s+[A-Za-z0-9]\w*")
 #: sin^-1 x: the inverse or the reciprocal
 _INVERSE = re.compile(r"\b(?P<f>sin|cos|tan)\s*\^\s*-\s*1\s*(?P<x>\([^()]*\)|\w+)")
 
@@ -88,6 +99,14 @@ def traps(text: str) -> Iterator[Trap]:
         if len(parts) < 2 or "".join(parts) != run:
             continue
         s, e = m.start("run"), m.end("run")
+        bare = [_BARE_NAME.fullmatch(p) is not None for p in parts]
+        if any(bare[:-1]):
+            continue
+        if bare[-1]:  # 1/3ln|x|: the function goes with its argument (1/(3ln|x|))
+            arg = _BARE_ARGUMENT.match(text, e)
+            if arg is None:
+                continue
+            e, run, parts = arg.end(), run + arg.group(), [*parts[:-1], parts[-1] + arg.group()]
         yield Trap(_splice(text, s, e, "*".join(parts)), _splice(text, s, e, f"({run})"))
     for m in _POWER_FRACTION.finditer(text):
         s, e = m.start(), m.end()
@@ -157,6 +176,11 @@ class Reading:
         """The side as read, in the student's notation (an equation's sides with =)."""
         return " = ".join(side_text(p.side) for p in self.pieces(which))
 
+    def names(self, which: str) -> frozenset[str]:
+        """The names the side reads: another reading with a name more (`1/(3ln)|x|`, ln
+        a constant) reads text the student did not write as a formula."""
+        return frozenset(n for p in self.pieces(which) for n in free_names(p.side.program))
+
 
 def read_sides(function: str, answer: str, wrt: list[str] | None = None,
                limits: Limits = DEFAULT_LIMITS) -> Reading:
@@ -189,17 +213,16 @@ def judged(function: str, answer: str, read: Read, decide: Decide) -> Verdict:
                   and not (t.kind == "power then factor" and _NEW_FACTOR.search(t.read))]
         if not found and not others:  # most answers: nothing to read another way
             continue
-        shown = reading.shown(which)
         tried: set[str] = set()
         for trap in found:
-            note = _other(trap, which, shown, texts, read, decide, verdict, tried)
+            note = _other(trap, which, reading, texts, read, decide, verdict, tried)
             if note:  # the feedback on a reading the student may not have meant goes
                 return replace(verdict, note=note, feedback=note)
         for piece, notation in others:
             if len(tried) >= MAX_TRAPS:
                 break
             trap = Trap(texts[which], _spliced(texts[which], piece, notation, which))
-            note = _other(trap, which, shown, texts, read, decide, verdict, tried,
+            note = _other(trap, which, reading, texts, read, decide, verdict, tried,
                           chosen=texts[which])
             if note:
                 return replace(verdict, note=note, feedback=note)
@@ -224,15 +247,19 @@ def _read(read: Read, texts: dict[str, str]) -> Reading | None:
         return None
 
 
-def _other(trap: Trap, which: str, shown: str, texts: dict[str, str], read: Read,
+def _other(trap: Trap, which: str, reading: Reading, texts: dict[str, str], read: Read,
            decide: Decide, verdict: Verdict, tried: set[str],
            chosen: str | None = None) -> str | None:
     """The note when the trap's other reading gets another verdict (`chosen`: the
-    reading known to be the one read, which need not be read again)."""
+    reading known to be the one read, which need not be read again); a reading with
+    names the side's reading lacks is no reading of it."""
+    shown, names = reading.shown(which), reading.names(which)
     readings = []
     for text in (trap.first, trap.second):
         both = {**texts, which: text}
         found = None if text == chosen else _read(read, both)
+        if found is not None and not found.names(which) <= names:
+            found = None
         readings.append((both, found, shown if text == chosen else
                          found.shown(which) if found else None))
     picked = [r for r in readings if r[2] == shown]
