@@ -91,8 +91,9 @@ MEMO = 256
 
 
 def forget() -> int:
-    """Empty the memo of equations (a benchmark's cold start); how many were kept."""
-    kept = len(_MEMO) + _halves.cache_info().currsize
+    """Empty the memo of equations and of their sides read apart (a benchmark's cold
+    start); how many curves were kept."""
+    kept = len(_MEMO)
     _MEMO.clear()
     _READ.clear()
     _halves.cache_clear()
