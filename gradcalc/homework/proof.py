@@ -224,8 +224,24 @@ def derivatives(function: list[Any], wrt: tuple[str, ...],
     """d f_i / d w_j for every entry and input, row-major (or along each path: f_xy is
     ("x", "y")), with the pinned inputs put in afterwards."""
     columns = paths or tuple((w,) for w in wrt)
-    return pin([sp.diff(f, *(symbol(n) for n in p)) for f in function for p in columns],
-               pinned)
+    return pin([torch_convention(sp.diff(f, *(symbol(n) for n in p))) for f in function
+                for p in columns], pinned)
+
+
+def torch_convention(expr: Any) -> Any:
+    """A derivative as the tape takes it at kinks (PyTorch's conventions), where sympy
+    writes distributions: the derivative of sign is 0, at 0 too, so every DiracDelta
+    term is 0 (d²|x|/dx² is 0, d²(x·|x|)/dx² is 2·sign(x)); a step Heaviside(u, h) is
+    written with sign, (1 + sign(u))/2 when h is sympy's 1/2."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.DiracDelta, sp.Heaviside):
+        return expr
+
+    def step(*args: Any) -> Any:
+        u, h = args[0], (args[1] if len(args) > 1 else sp.S.Half)
+        return (1 + sp.sign(u)) / 2 + (h - sp.S.Half) * (1 - sp.sign(u) ** 2)
+
+    out = expr.replace(sp.Heaviside, step)
+    return out.replace(lambda e: isinstance(e, sp.DiracDelta), lambda e: sp.S.Zero)
 
 
 def pin(exprs: list[Any], pinned: tuple[tuple[str, float], ...]) -> list[Any]:
