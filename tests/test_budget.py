@@ -5,8 +5,10 @@ is counted."""
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -166,3 +168,66 @@ def test_no_budget_for_none_or_zero():
     for seconds in (None, 0, -1):
         with time_budget(seconds) as armed:
             assert not armed
+
+
+class Finalized:
+    """An object whose finalizer works past the budget (as a generator closed while the
+    stack unwinds, or a __del__, may): the Timeout lands in it."""
+
+    def __del__(self) -> None:
+        started = time.thread_time()
+        while time.thread_time() - started < 1.0:
+            pass
+
+
+def works_in_a_finalizer() -> list:
+    """Work past a budget that spends it in a finalizer, then goes on; the unraisable
+    exceptions seen."""
+    seen: list = []
+    previous, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        with pytest.raises(Timeout):
+            with time_budget(0.05):
+                Finalized()
+                spin()
+    finally:
+        sys.unraisablehook = previous
+    return seen
+
+
+def test_a_timeout_in_a_finalizer_prints_nothing_and_the_budget_still_ends():
+    """A Timeout that lands in a finalizer cannot propagate; Python would print it with a
+    traceback ("Exception ignored in ..."): it is dropped, and raised again in the body."""
+    seen = works_in_a_finalizer()
+    assert [u for u in seen if isinstance(u.exc_value, Timeout)] == []
+    out = in_a_thread(works_in_a_finalizer)
+    assert "raised" not in out, out
+    assert [u for u in out["result"] if isinstance(u.exc_value, Timeout)] == []
+
+
+def test_only_a_timeout_is_dropped_and_the_hook_is_put_back():
+    seen: list = []
+    previous, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        with time_budget(10.0):
+            with time_budget(5.0):
+                sys.unraisablehook(SimpleNamespace(exc_value=Timeout()))
+            sys.unraisablehook(SimpleNamespace(exc_value=ValueError("a finalizer's own")))
+        assert sys.unraisablehook == seen.append
+    finally:
+        sys.unraisablehook = previous
+    assert [type(u.exc_value) for u in seen] == [ValueError]
+
+
+def test_a_swallowed_timeout_is_raised_again_after_the_stack_has_unwound():
+    """Work that swallows the first Timeout (a bare except in sympy) is still stopped, by
+    a second one that comes `REPEAT` seconds of CPU time later, not at once."""
+    caught = []
+    with pytest.raises(Timeout):
+        with time_budget(0.02):
+            try:
+                spin()
+            except Timeout:
+                caught.append(budget.cpu_clock())
+            spin()
+    assert len(caught) == 1 and budget.cpu_clock() - caught[0] >= budget.REPEAT * 0.9

@@ -111,6 +111,26 @@ def test_settle_tells_zero_from_not_zero_and_gives_up_on_floats():
     assert isinstance(tiny, proof.Difference) and not tiny.everywhere
 
 
+@pytest.mark.parametrize("constant", ["ln(2)", "sqrt(2)", "sin(1)", "exp(2)/3", "atan(3)",
+                                      "log(10)^2", "1/ln(2)"])
+@pytest.mark.parametrize("shape", ["3x^2/{c}", "3x^2*{c}", "x*3x/{c}", "(3/{c})*x^2"])
+def test_a_function_of_numbers_in_an_answer_stays_exact(constant, shape):
+    """ln(2) is computed as the float 0.693…: 3x^2/ln(2) once carried 3/ln(2) as the float
+    4.32808512266689, read back as that decimal and judged incorrect, exactly."""
+    v = verdict(f"x^3/({constant})" if "/{c}" in shape else f"x^3*({constant})",
+                shape.format(c=f"({constant})"))
+    assert (v.verdict, v.method) == ("correct", "symbolic"), v
+
+
+def test_a_float_left_in_a_difference_is_never_read_as_a_decimal():
+    """A Float that reaches settle was computed (3·(1/ln 2) in float64 prints as the short
+    4.32808512266689): no exact verdict on it."""
+    computed = sp.Integer(3) * sp.Float(1 / 0.6931471805599453)
+    assert repr(float(computed)) == "4.32808512266689"
+    assert proof.settle(3 * X ** 2 / sp.log(2), computed * X ** 2, [{"x": 1.5}], ["x"],
+                        2.0) is None
+
+
 # --------------------------------------------------------------------------- the property
 
 COEFFICIENT = st.integers(-9, 9).filter(bool)

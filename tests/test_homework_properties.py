@@ -28,6 +28,7 @@ PERTURBATIONS = st.sampled_from(["0.5*x", "x^2/7", "sin(x)/3", "0.001*exp(x/10)"
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_expressions().filter(lambda e: re.search(r"(?<![a-z])x(?![a-z])", e)), PERTURBATIONS)
 @example(function="abs((exp(x) * (x)^3))", extra="0.001*exp(x/10)")  # several |x|
+@example(function="((x)^3 / log(2))", extra="0.5*x")  # 3/ln(2) is no float in the answer
 def test_the_printed_derivative_is_correct_and_a_perturbed_one_is_not(function, extra):
     first = judge(read_problem(function, "0", ["x"]))
     # a function defined nowhere (log(x - x)) has nothing to check

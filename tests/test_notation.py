@@ -7,7 +7,7 @@ import math
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, ParseError
@@ -184,13 +184,22 @@ PLAIN_ALPHABET = st.sampled_from(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(PLAIN_ALPHABET, max_size=30).map("".join))
+@example("xe**x")  # x·e^x as homework, but a program's input xe when it is given a value
 def test_every_valid_plain_program_means_the_same_with_notation(text):
-    """The notation pass only reads token sequences the plain language refuses."""
+    """The notation pass only reads token sequences the plain language refuses, once the
+    caller says which names it gives values (as grad's --at does): `xe^x` and `log_2 x`
+    are read as homework writes them only when xe and log_2 are not given."""
     try:
         plain = parse(text, functions=FUNCTIONS, notation=False)
     except GradcalcError:
         return
-    assert parse(text, functions=FUNCTIONS) == plain
+    assert parse(text, functions=FUNCTIONS, given=plain.names_used()) == plain
+
+
+def test_a_name_given_a_value_is_never_split():
+    """`grad "y = xe**x" --at "xe=2, x=1"` differentiates xe^x, not x·e^x."""
+    assert parse("y = xe**x", given=("xe", "x")) == parse("y = xe**x", notation=False)
+    assert "xe" not in parse("y = xe**x").names_used()  # homework's x·e^x otherwise
 
 
 def test_a_bare_exponent_ends_at_a_space_before_parentheses_too():

@@ -19,12 +19,13 @@ from gradcalc.commands.jobs import (
     load_values,
     nonfinite_warnings,
     plan,
+    program_of,
 )
 from gradcalc.commands.matrix import Matrix, assemble
 from gradcalc.engine import functional
 from gradcalc.engine.tape import no_grad
 from gradcalc.errors import EvalError, GradcalcError, LimitError, ShapeError
-from gradcalc.language.parse import parse, quote
+from gradcalc.language.parse import quote
 from gradcalc.language.program import Program
 from gradcalc.limits import Limits
 
@@ -80,8 +81,8 @@ def run(job: Job) -> Result:
     """Compute the job's derivative on the tape and check it (unless told not to)."""
     if job.command not in COMMANDS:
         raise GradcalcError(f"unknown command {job.command!r}", kind="usage")
-    program = parse(job.program, limits=job.limits)
     values = load_values(job.at, limits=job.limits)
+    program = program_of(job, values)
     names, chosen, weights = plan(job, program, values, intermediates=True)
     of = chosen.name
     inner = [n for n in names if n not in values]  # assigned names: retain_grad()

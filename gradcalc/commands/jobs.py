@@ -8,6 +8,7 @@ Nothing here prints; the messages name the command-line options, since batch fie
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,28 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
             + (f"; assigned names: {', '.join(sorted(assigned))}" if assigned else "")
             + ")", kind="usage")
     return list(dict.fromkeys(wrt))
+
+
+def program_of(job: Job, values: Collection[str]) -> Program:
+    """The job's program, read with the names given values as its variables: the notation
+    pass never reads one of them another way (`xe^x` with a value for xe is xe^x)."""
+    from gradcalc.language.parse import parse
+
+    return parse(job.program, limits=job.limits, given=tuple(values))
+
+
+def reads(job: Job) -> set[str]:
+    """The names the program may read (and --wrt's), before any value is known: its names
+    read as student notation and, where the plain language reads it too, as that (a name
+    such as xe may be one input or two)."""
+    from gradcalc.language.parse import parse
+
+    names = parse(job.program, limits=job.limits).names_used()
+    try:
+        names |= parse(job.program, limits=job.limits, notation=False).names_used()
+    except GradcalcError:
+        pass
+    return names | set(job.wrt or [])
 
 
 def plan(job: Job, program: Program, values: dict[str, np.ndarray],

@@ -97,9 +97,9 @@ def run(program_text: str, over: str, at: list[str], points: int = DEFAULT_POINT
     if not 2 <= points <= MAX_POINTS:
         raise GradcalcError(f"--samples must be between 2 and {MAX_POINTS:,}", kind="usage")
     given = parse_ylim(ylim, limits) if ylim is not None else None
-    program = parse(program_text, limits=limits)
     name, low, high = parse_over(over, limits)
     values = load_values(at, limits=limits) if at else {}
+    program = parse(program_text, limits=limits, given=(name, *values))
     if name in values:
         raise GradcalcError(f"{name} is given both by --over and --at", kind="usage")
     out_name = option_name(of, "--of") if of else program.default_output()

@@ -20,6 +20,8 @@ from gradcalc.commands.jobs import (
     load_values,
     nonfinite_warnings,
     plan,
+    program_of,
+    reads,
 )
 from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Program
@@ -87,14 +89,14 @@ def check_sample(sample: Sample, programs: dict[str, Program] | None = None) -> 
     then `verify.check.check_derivative`; `programs` keeps parsed programs by text."""
     from gradcalc.backends.numeric import as_function
     from gradcalc.engine.tape import no_grad
-    from gradcalc.language.parse import parse
     from gradcalc.verify.check import check_derivative  # imports sympy: only when checking
 
     job, point, names, of = sample.job, sample.point, sample.names, sample.of
     programs = {} if programs is None else programs
-    if job.program not in programs:
-        programs[job.program] = parse(job.program, limits=job.limits)
-    program = programs[job.program]
+    key = (job.program, tuple(sorted(point)))
+    if key not in programs:
+        programs[key] = program_of(job, point)
+    program = programs[key]
     constants = {k: v for k, v in point.items() if k not in names}
     f, decisions = as_function(program, names, constants, of=of, limits=job.limits)
     with no_grad():
@@ -120,15 +122,14 @@ def run(job: Job, table: PointTable, progress: Progress = no_progress,
     """The job (grad or jacobian, with --points) on every point of `table`; the check (if
     on) looks at the rows `sample` of it (None: `sample_rows` of its rows read). `defer`:
     the checks are not made here; `checks` holds each sampled row's `Sample` instead."""
-    from gradcalc.language.parse import parse
 
     if job.command not in ("grad", "jacobian", "hessian"):
         raise GradcalcError(f"--points goes with grad, jacobian and hessian, not "
                             f"{job.command}", kind="usage")
     if job.expect is not None:
         raise GradcalcError("--expect cannot be used with --points", kind="usage")
-    program = parse(job.program, limits=job.limits)
     values = _point_values(job, table)
+    program = program_of(job, values)
     names, chosen, weights = plan(job, program, values)
     of = chosen.name
     seed = partial(grad_seed, of=of, weights=weights, where=" at each point") \
@@ -152,10 +153,8 @@ def run(job: Job, table: PointTable, progress: Progress = no_progress,
 
 
 def program_reads(job: Job) -> set[str]:
-    """The names the program reads (and --wrt names): the table's input columns."""
-    from gradcalc.language.parse import parse
-
-    return parse(job.program, limits=job.limits).names_used() | set(job.wrt or [])
+    """The names the program may read (and --wrt names): the table's input columns."""
+    return reads(job)
 
 
 def _good_rows(table: PointTable) -> np.ndarray | None:

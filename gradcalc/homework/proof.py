@@ -126,8 +126,10 @@ def _literals(program: Program) -> tuple[Program, tuple[tuple[str, float], ...]]
 
 def _folds(program: Program) -> bool:
     """Whether the backend would make a number of the program inexact: a literal that is
-    no whole number up to 10^6 (0.1, 1e12), or numbers divided or raised to a power
-    (1/10^15); whole numbers added and multiplied stay exact as they are."""
+    no whole number up to 10^6 (0.1, 1e12), numbers divided or raised to a power
+    (1/10^15), or a function of numbers (ln(2) is the float 0.693…, and 3/ln(2) a float
+    no exact number is read back from); whole numbers added and multiplied stay exact as
+    they are."""
     stack: list[object] = list(program.body)
     while stack:
         node = stack.pop()
@@ -135,6 +137,8 @@ def _folds(program: Program) -> bool:
             if not (node.value == int(node.value) and abs(node.value) <= 10**6):
                 return True
         elif isinstance(node, Binary) and node.op in ("/", "**") and _numbers(node):
+            return True
+        elif isinstance(node, Call) and node.args and _numbers(node):
             return True
         elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Name):
             for f in fields(node):  # type: ignore[arg-type]
@@ -387,7 +391,6 @@ def settle(reference: Any, student: Any, points: list[dict[str, float]], names: 
         return True
     if not isinstance(d, sp.Basic) or d.has(sp.nan, sp.zoo):
         return None
-    d = d.xreplace({f: _decimal(f) for f in d.atoms(sp.Float)})
     if d.atoms(sp.Float):
         return None  # an inexact number (a constant computed in float64): no verdict
     try:

@@ -11,11 +11,12 @@ another reading of the same text exists.
 - `log_2 x`, `log_2(x)`, `log_(10)(x)` (from `log_{10}`) are log(x, 2), the log to base 2;
 - a name that ends in a function's name before `(` is a product: `xcos(x)` is x·cos(x);
   a one-letter name followed by `e` before `^` is too: `xe^x` is x·e^x (unless the text
-  assigns that name).
+  assigns that name or the caller gives it a value: `grad "xe^x" --at "xe=2, x=1"`).
 
 These rewrite only token sequences the plain language refuses (a function's name not
 followed by `(`, an unknown function's call), except `xe^x` and `log_2 x`, whose names a
-program could have given values: a name the text assigns is never split.
+program could have given values: a name the text assigns, or one the caller names as a
+variable (the names given values), is never split.
 """
 
 from __future__ import annotations
@@ -329,8 +330,8 @@ def log_ten(p: Any, i: int) -> None:
 def split(p: Any, i: int) -> None:
     """`xcos(x)` -> x*cos(x); `xe**x` -> x*e**x (token i a name that is no function)."""
     word = p.s(i)
-    if word in p.assigned or len(word) < 2:
-        return
+    if word in p.assigned or word in p.given or len(word) < 2:
+        return  # a name the text assigns or the caller gives a value is never split
     if p.s(i + 1) == "(":
         tail = max((f for f in p.functions if word.endswith(f) and len(f) < len(word)),
                    key=len, default=None)

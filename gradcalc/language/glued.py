@@ -121,10 +121,12 @@ def shown(pieces: tuple[str, ...], functions: Collection[str]) -> str:
 
 
 def unglue(text: str, functions: Collection[str], variables: Collection[str],
-           at: Callable[[int], Pos]) -> tuple[str, list[int], tuple[Trap, ...]]:
+           at: Callable[[int], Pos], given: Collection[str] = ()
+           ) -> tuple[str, list[int], tuple[Trap, ...]]:
     """`text` with glued names spaced apart, per character (plus an end entry) its offset
-    in `text`, and a Trap per name read apart. Text the tokenizer cannot read is left as
-    it is (the parser names the problem)."""
+    in `text`, and a Trap per name read apart; a name in `given` (the caller gives it a
+    value) never is. Text the tokenizer cannot read is left as it is (the parser names
+    the problem)."""
     if not any(PI in w or _LOG_BASE.fullmatch(w) or variables and w not in variables
                and w not in functions and readings(w, functions, variables, "(")
                for w in set(_WORD.findall(text))):  # most texts: no tokenizing
@@ -144,7 +146,7 @@ def unglue(text: str, functions: Collection[str], variables: Collection[str],
     for tok in names:
         word = tok.string
         if (keyword.iskeyword(word) or word in functions or word in variables
-                or word in assigned or word == "ln" or len(word) < 2):
+                or word in given or word in assigned or word == "ln" or len(word) < 2):
             continue
         based = _LOG_BASE.fullmatch(word)
         if not variables and PI not in word and not based:

@@ -81,14 +81,16 @@ class _Edit:
 
 def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
             superscript: Callable[[int], bool] = lambda offset: False,
-            applied: Collection[str] = (), variables: Collection[str] = ()) -> Rewritten:
+            applied: Collection[str] = (), variables: Collection[str] = (),
+            given: Collection[str] = ()) -> Rewritten:
     """Rewrite student notation in normalised `text`.
 
     `functions`: the callable names; `at(offset)`: the user's position of an offset, for
     errors; `superscript(offset)`: whether the character there came from a superscript;
     `applied`: names to read as a function of one letter (`sint` as sin(t): names.applied),
     which the caller knows are no variables; `variables`: names the caller knows are
-    variables, so that one before a parenthesis is a product (`r(2s+1)`). Text the
+    variables, so that one before a parenthesis is a product (`r(2s+1)`); `given`: names
+    the caller gives values, never read another way (`xe^x` with xe given). Text the
     tokenizer cannot read is rewritten up to that point; ast reports the rest.
     """
     if not _TRIGGER.search(text) and not (applied and any(a in text for a in applied)):
@@ -100,6 +102,7 @@ def rewrite(text: str, functions: Collection[str], at: Callable[[int], Pos],
                      superscript)
     rewriter.applied = frozenset(applied)
     rewriter.variables = frozenset(variables)
+    rewriter.given = frozenset(given)
     rewriter.complete = complete
     result = rewriter.run()
     if result.tokens is not None:
@@ -152,6 +155,7 @@ class _Pass:
         self.traps: list[Trap] = []
         self.applied: frozenset[str] = frozenset()
         self.variables: frozenset[str] = frozenset()
+        self.given: frozenset[str] = frozenset()
         self._assigned: frozenset[str] | None = None
 
     @property

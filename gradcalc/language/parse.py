@@ -115,6 +115,7 @@ def parse(
     notation: bool = True,
     applied: Collection[str] = (),
     variables: Collection[str] = (),
+    given: Collection[str] = (),
 ) -> Program:
     """Parse a gradcalc program; raise ParseError (bad text) or LimitError (too big).
 
@@ -125,10 +126,12 @@ def parse(
     that knows the letter is a variable and the name is none (see names.applied).
     `variables`: names the caller knows are variables, so that another name written
     wholly as functions, digits and these (`xsinx`, `cos2x`, `xy`) is read apart
-    (gradcalc/language/glued.py).
+    (gradcalc/language/glued.py). `given`: names the caller gives values (a command's
+    `--at` names): variables that the notation pass never reads another way, so that a
+    valid program keeps its meaning (`xe^x` with xe given is xe^x, not x·e^x).
     """
     return parse_with_traps(text, functions=functions, limits=limits, notation=notation,
-                            applied=applied, variables=variables)[0]
+                            applied=applied, variables=variables, given=given)[0]
 
 
 def parse_with_traps(
@@ -139,6 +142,7 @@ def parse_with_traps(
     notation: bool = True,
     applied: Collection[str] = (),
     variables: Collection[str] = (),
+    given: Collection[str] = (),
 ) -> tuple[Program, tuple[Trap, ...]]:
     """`parse`, and the conventional readings it took where another reading of the same
     text exists (`sin x^2` as sin(x²), `1/2x` as (1/2)·x, `sin^-1 x` as asin(x): see
@@ -160,11 +164,11 @@ def parse_with_traps(
                                    limits.max_depth)
         norm_origin = [norm_origin[k] for k in step]
         normalized, step, glued = unglue(normalized, functions, variables,
-                                         lambda k: lines.pos(norm_origin[k]))
+                                         lambda k: lines.pos(norm_origin[k]), given)
         glued = tuple(_located(t, norm_origin) for t in glued)
         norm_origin = [norm_origin[k] for k in step]
         student = rewrite(normalized, functions, lambda k: lines.pos(norm_origin[k]),
-                          superscript_test(original, norm_origin), applied, variables)
+                          superscript_test(original, norm_origin), applied, variables, given)
         rewritten, inputs, tokens = student.text, student.inputs, student.tokens
         traps = glued + tuple(_located(t, norm_origin) for t in student.traps)
         if tokens is None:

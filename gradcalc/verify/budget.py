@@ -17,18 +17,23 @@ In the main thread the budget is kept by signals: a profiling timer ticks every 
 seconds of the process's CPU time and the tick's handler compares the thread's own CPU
 clock with the deadline; a real-time timer is the backstop. In any other thread (a Dask
 worker's task) a watcher thread reads the thread's CPU clock every `TICK` seconds and
-raises the same exceptions in it. Either repeats until the budget is disarmed, in case
-sympy swallows one, and restores the timers and handlers it found.
+raises the same exceptions in it. Either repeats (every `REPEAT` seconds, time for the
+stack to unwind between two) until the budget is disarmed, in case sympy swallows one,
+and restores the timers and handlers it found. One that lands in a finalizer (a
+generator closed as the stack unwinds, a `__del__`) cannot propagate: while a budget is
+armed `sys.unraisablehook` drops a `Timeout` instead of printing its traceback.
 """
 
 from __future__ import annotations
 
+import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: how often the deadline is looked at (seconds of CPU time in the main thread, of wall
@@ -36,6 +41,9 @@ from typing import Any
 TICK = 0.01
 #: the wall-clock backstop: this many times the CPU budget, and at least this long
 BACKSTOP_TIMES, BACKSTOP_MIN_SECONDS = 10.0, 10.0
+#: a raised budget is raised again this long after (in case it was swallowed), not sooner:
+#: the stack it unwinds runs cleanup code that a second raise would interrupt
+REPEAT = 0.1
 
 
 class Timeout(BaseException):
@@ -93,7 +101,7 @@ def time_budget(seconds: float | None) -> Iterator[bool]:
 # --------------------------------------------------------------------------- main thread
 
 
-@dataclass
+@dataclass(eq=False)
 class _Frame:
     """One armed budget of the main thread: its CPU deadline (the earliest of its own and
     its enclosing budgets'), and whether it may still raise."""
@@ -101,6 +109,9 @@ class _Frame:
     deadline: float
     active: bool = True
     fired: bool = False
+    #: when it last raised, by the clock that made it (this thread's CPU clock for its
+    #: budget, the wall clock for its backstop): it waits `REPEAT` to raise again
+    raised: dict[str, float] = field(default_factory=dict)
 
 
 _frames: list[_Frame] = []
@@ -109,17 +120,27 @@ _saved: dict[str, Any] = {}
 
 
 def _on_tick(signum: int, frame: Any) -> None:
-    if _frames and _frames[-1].active and cpu_clock() >= _frames[-1].deadline:
+    top = _frames[-1] if _frames else None
+    if top is not None and top.active and _due(top, "cpu", cpu_clock(), top.deadline):
         raise Timeout()
 
 
 def _on_backstop(signum: int, frame: Any) -> None:
     top = _frames[-1] if _frames else None
-    if top is not None and top.active:
+    if top is not None and top.active and _due(top, "wall", time.monotonic(), -math.inf):
         if not top.fired:
             top.fired = True
             _count_backstop(threading.get_ident())
         raise Backstop()
+
+
+def _due(top: _Frame, clock: str, now: float, deadline: float) -> bool:
+    """Whether the budget should raise now: `now` past its deadline, and not raised by
+    this `clock` within the last `REPEAT` seconds (marked as raised when it is)."""
+    if now < deadline or now - top.raised.get(clock, -math.inf) < REPEAT:
+        return False
+    top.raised[clock] = now
+    return True
 
 
 @contextmanager
@@ -142,6 +163,7 @@ def _main_budget(seconds: float) -> Iterator[bool]:
         signal.setitimer(signal.ITIMER_REAL, wall, TICK)
     frame = _Frame(deadline)
     _frames.append(frame)
+    _quiet(frame)
     try:
         yield True
     finally:
@@ -153,6 +175,12 @@ def _main_budget(seconds: float) -> Iterator[bool]:
                 continue
         _restore(outer, wall, enclosing)  # before the frame goes: no tick raises meanwhile
         _frames.pop()
+        while True:  # an enclosing budget may raise meanwhile: put the hook back again
+            try:
+                _unquiet(frame)
+                break
+            except Timeout:
+                continue
 
 
 def _restore(outer: bool, wall: float, enclosing: float | None) -> None:
@@ -208,6 +236,7 @@ def _thread_budget(seconds: float) -> Iterator[bool]:
         _raise_until(stop, lambda: raise_in(target, ctypes.py_object(Backstop)))
 
     watcher = threading.Thread(target=watch, name="gradcalc-check-budget", daemon=True)
+    _quiet(stop)
     watcher.start()
     try:
         yield True
@@ -217,14 +246,49 @@ def _thread_budget(seconds: float) -> Iterator[bool]:
                 stop.set()
                 watcher.join()
                 raise_in(target, None)  # one raised but not yet delivered: withdrawn
+                _unquiet(stop)
                 break
             except Timeout:
                 continue
 
 
 def _raise_until(stop: threading.Event, raise_once: Any) -> None:
-    """Raise in the watched thread every TICK until its budget is disarmed."""
+    """Raise in the watched thread every `REPEAT` seconds until its budget is disarmed."""
     while not stop.is_set():
         raise_once()
-        if stop.wait(TICK):
+        if stop.wait(REPEAT):
             return
+
+
+# --------------------------------------------------------------------------- finalizers
+
+#: the budgets armed now (any thread), and the unraisable hook found by the first of them
+_armed: set[object] = set()
+_found: list[Any] = []
+_armed_lock = threading.Lock()
+
+
+def _drop_timeouts(unraisable: Any) -> None:
+    """sys.unraisablehook while a budget is armed: a Timeout that landed in a finalizer is
+    dropped (the budget raises again in the body); anything else goes where it went."""
+    if isinstance(unraisable.exc_value, Timeout):
+        return
+    (_found[-1] if _found else sys.__unraisablehook__)(unraisable)
+
+
+def _quiet(token: object) -> None:
+    """Budget `token` is armed: a Timeout in a finalizer prints nothing (no traceback)."""
+    with _armed_lock:
+        _armed.add(token)
+        if sys.unraisablehook is not _drop_timeouts:
+            _found[:] = [sys.unraisablehook]
+            sys.unraisablehook = _drop_timeouts
+
+
+def _unquiet(token: object) -> None:
+    """Budget `token` is disarmed; the last to go puts back the hook the first found. Safe
+    to call again (a Timeout of an enclosing budget may interrupt it)."""
+    with _armed_lock:
+        _armed.discard(token)
+        if not _armed and sys.unraisablehook is _drop_timeouts:
+            sys.unraisablehook = _found[-1] if _found else sys.__unraisablehook__
