@@ -245,7 +245,29 @@ def torch_convention(expr: Any) -> Any:
         return (1 + sp.sign(u)) / 2 + (h - sp.S.Half) * (1 - sp.sign(u) ** 2)
 
     out = expr.replace(sp.Heaviside, step)
-    return out.replace(lambda e: isinstance(e, sp.DiracDelta), lambda e: sp.S.Zero)
+    return _squared_signs(out.replace(lambda e: isinstance(e, sp.DiracDelta),
+                                      lambda e: sp.S.Zero))
+
+
+def _squared_signs(expr: Any) -> Any:
+    """sign(x)^2 written as 1 (sign(x)^3 as sign(x)) in a term that has no value at x = 0
+    anyway (d²ln|x|/dx² is -1/x^2, not -sign(x)^2/x^2): they differ only at 0, where
+    the term is undefined."""
+    if not expr.has(sp.sign):
+        return expr
+    terms = []
+    for term in sp.Add.make_args(expr):
+        for sq in term.atoms(sp.Pow):
+            base = sq.base
+            if not (isinstance(base, sp.sign) and base.args[0].is_Symbol and
+                    sq.exp.is_Integer and sq.exp > 1):
+                continue
+            x = base.args[0]
+            at_zero = term.subs(x, 0)
+            if at_zero.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+                term = term.xreplace({sq: base ** (sq.exp % 2)})
+        terms.append(term)
+    return sp.Add(*terms)
 
 
 def pin(exprs: list[Any], pinned: tuple[tuple[str, float], ...]) -> list[Any]:

@@ -53,8 +53,8 @@ def parts(problem: Problem, found: sampling.Found, point: dict[str, float],
         ends = [lo, *[q for q in poles if _within(float(q), lo, hi) and not (
             _same(q, lo) or _same(q, hi))], hi]
         spans += [(a, b) for a, b in zip(ends, ends[1:], strict=False)
-                  if not _same(a, b) and not any(_same(a, c) and _same(b, d)
-                                                 for c, d in spans)]
+                  if (a is None or not _same(a, b)) and not any(
+                      _same(a, c) and _same(b, d) for c, d in spans)]
     spans.sort(key=lambda s: -math.inf if s[0] is None else float(s[0]))
     if len(spans) > MAX_PARTS:  # periodic (tan, cot): the part of the point stands
         here = next((s for s in spans if _within(point[variable], *s)), spans[0])

@@ -170,11 +170,16 @@ def describe(problem: Problem, point: dict[str, float], found: sampling.Found,
     entry = next((e for e in side.entries if not _finite(e, point, limits)), side.entries[0])
     ref = f"{side_text(problem.answer)}" if problem.turned else asked(problem)
     culprit = _culprit(entry, side, point, limits)
-    variable = _variable(problem, culprit[0] if culprit else None, side)
+    variable = _variable(problem, culprit[0] if culprit else None, side, reference)
     need, roots = (culprit[1], _roots(culprit[0], culprit[1], side, problem, variable,
                                       limits)) if culprit else (None, [])
-    parts = spans.parts(problem, found, point, variable, bounds, roots,
-                        spans.poles(reference, variable), limits)
+    held = dict(problem.pinned)
+    if culprit and _names(culprit[0]) and _names(culprit[0]) <= set(held):
+        # undefined at the values held by --at, whatever the free inputs are
+        parts = "at " + ", ".join(f"{n} = {held[n]:g}" for n in sorted(_names(culprit[0])))
+    else:
+        parts = spans.parts(problem, found, point, variable, bounds, roots,
+                            spans.poles(reference, variable), limits)
     elsewhere = found.count > 0
     if culprit is None or need is None:
         return (f"the answer is not defined {parts}, where {ref} is"
@@ -211,20 +216,55 @@ def _free(problem: Problem) -> list[str]:
     return [n for n in problem.inputs if n not in held]
 
 
-def _variable(problem: Problem, node: Any = None, side: Side | None = None) -> str | None:
+def _variable(problem: Problem, node: Any = None, side: Side | None = None,
+              reference: list | None = None) -> str | None:
     """The one input the answer varies in, or the one that the subexpression `node`
-    (written in the last statement of `side`) depends on; None: several, so parts are
-    points."""
+    (written in the last statement of `side`) depends on when no formula of the
+    `reference` side is restricted in it jointly with another input (4x/y, not
+    1/(x + y)), so its parts are the same whatever the others are; None: several, so
+    parts are points."""
     free = _free(problem)
     if node is not None and side is not None and len(side.program.body) == 1:
-        names = set()
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            names |= {n.id} if isinstance(n, Name) else set()
-            stack.extend(_children(n))
-        free = [n for n in free if n in names] or free
+        names = [n for n in free if n in _names(node)]
+        if len(names) == 1 and len(free) > 1 and _alone(reference or [], names[0], free):
+            free = names
     return free[0] if len(free) == 1 else None
+
+
+#: functions defined for every real argument: they restrict no domain
+_ENTIRE = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.Abs, sp.sign)
+
+
+def _alone(reference: list, name: str, free: list[str]) -> bool:
+    """Whether every step of the reference formulas that can be undefined (a power
+    that is not a natural number, a function not defined everywhere) depends on at
+    most one free input, or on `name` not at all."""
+    symbols = {proof.symbol(n) for n in free}
+    x = proof.symbol(name)
+    try:
+        with time_budget(1.0):
+            for e in reference:
+                for step in sp.preorder_traversal(proof.as_expr(e)):
+                    if isinstance(step, _ENTIRE) or not isinstance(
+                            step, (sp.Function, sp.Pow)) or isinstance(step, sp.Pow) and \
+                            step.exp.is_Integer and step.exp >= 0:
+                        continue
+                    used = step.free_symbols & symbols
+                    if x in used and len(used) > 1:
+                        return False
+    except (Timeout, Exception):  # noqa: BLE001 - not known: parts are points
+        return False
+    return True
+
+
+def _names(node: Any) -> set[str]:
+    """The names a subexpression uses."""
+    names, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        names |= {n.id} if isinstance(n, Name) else set()
+        stack.extend(_children(n))
+    return names
 
 
 def _entry(node: Any, side: Side) -> Entry:
