@@ -193,6 +193,12 @@ def test_the_hessian_is_judged_on_the_whole_domain():
     right = verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4x/y], [4x/y, -2x^2/y^2]]", ["x", "y"],
                     order=2)
     assert right.verdict == "correct"
+    held = verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4 (1/sqrt(y))^2], [4/y, -2/y^2]]",
+                   ["x", "y"], order=2, at="x=1")
+    assert held.verdict == "incorrect" and "the Hessian is defined for y < 0" in \
+        held.feedback
+    assert verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4/y], [4/y, -2/y^2]]", ["x", "y"],
+                   order=2, at="x=1").verdict == "correct"
 
 
 @pytest.mark.parametrize("function,answer,kind", [
