@@ -146,7 +146,7 @@ def _name(func: str, prim: Any) -> str:
 FUNCTION_NAMES = frozenset({
     "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "acot", "sinh",
     "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "log", "log2", "log10", "logb",
-    "sqrt", "abs"})
+    "sqrt", "abs", "sign"})
 
 
 def _twin(prim: Any, args: list[Any]) -> Any:

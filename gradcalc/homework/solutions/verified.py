@@ -303,13 +303,13 @@ class Checker:
         out = sp.diff(expr.xreplace({m: 0 for m in marks.values()}), self.x)
         for td in todo_list:
             out += sp.diff(expr, marks[id(td)]) * integrand_in_x(td, self.x)
-        return out
+        return proof.torch_convention(out)
 
     def _derivative_expr(self, todo: Todo) -> Any:
         out = sp.diff(todo.value, self.x)
         if self.dependent is not None:
             out += sp.diff(todo.value, self.dependent) * self.slope
-        return out
+        return proof.torch_convention(out)
 
     def _proved(self, raw: Raw) -> bool:
         if raw.mode not in ("value", "derivative", "residual"):
