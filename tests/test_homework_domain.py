@@ -163,3 +163,16 @@ def test_a_batch_lines_domain_field(invoke, tmp_path):
     out = [json.loads(line) for line in invoke("batch", str(jobs)).out.splitlines()]
     assert out[0]["verdict"] == "correct" and out[0]["read"]["domain"] == "x > 0"
     assert "field domain" in out[1]["error"]["message"]
+
+
+def test_every_derivative_kind_is_judged_on_the_whole_domain_on_the_command_line(invoke):
+    run = invoke("check", "ln(abs(x))", "--order", "2", "--answer", "-(1/sqrt(x))^4")
+    assert run.code == 1 and "✗ incorrect" in run.out and "expected    -1/x^2" in run.out
+    assert "but the second derivative is defined" in run.out
+    run = invoke("check", "x^2 ln(y^2)", "--partial", "x,y", "--answer",
+                 "4x (1/sqrt(y))^2", "--plain")
+    assert run.code == 1 and run.out.startswith(
+        "incorrect: √y is defined only for y ≥ 0, but f_xy is defined for y < 0 too;")
+    there = invoke("check", "x^2 ln(y^2)", "--partial", "x,y", "--answer",
+                   "4x (1/sqrt(y))^2", "--domain", "y > 0", "--plain")
+    assert there.code == 0 and there.out.startswith("correct (symbolic)")

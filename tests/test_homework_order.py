@@ -3,8 +3,13 @@ and answers at a point, each judged right on correct, rewritten and wrong answer
 
 from __future__ import annotations
 
+import json
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.dispatch import check
@@ -133,3 +138,121 @@ def test_the_kind_settings_read_from_text_and_back():
         Kind.read(order="two")
     with pytest.raises(GradcalcError):
         Kind.read(constant="sometimes")
+
+
+# --------------------------------------------------------------------------- the whole domain
+
+
+@pytest.mark.parametrize("function,answer,kind,feedback", [
+    ("ln(abs(x))", "-(1/sqrt(x))^4", {"order": 2},
+     "√x is defined only for x ≥ 0, but the second derivative is defined for x < 0 too"),
+    ("ln(abs(x))", "2 (1/sqrt(x))^6", {"order": 3},
+     "√x is defined only for x ≥ 0, but the third derivative is defined for x < 0 too"),
+    ("x^2 ln(y^2)", "4x (1/sqrt(y))^2", {"partial": "x,y"},
+     "√y is defined only for y ≥ 0, but f_xy is defined for y < 0 too"),
+    ("x^2 ln(y^2)", "4x/(sqrt(y) sqrt(y))", {"partial": "y,x"},
+     "√y is defined only for y ≥ 0, but f_yx is defined for y < 0 too"),
+    ("x^2 ln(y^2)", "8 (1/sqrt(y))^2", {"partial": "x,y", "at": "x=2"},
+     "√y is defined only for y ≥ 0, but f_xy is defined for y < 0 too"),
+    ("x^2 ln(y^2)", "4x (1/sqrt(y))^2", {"partial": "x,y", "at": "y=-1"},
+     "√y is defined only for y ≥ 0, but f_xy is defined at y = -1, where the answer is "
+     "not a real number"),
+    ("ln(abs(x))", "-1/sqrt(x)^2", {"at": "x=-2"},
+     "√x is defined only for x ≥ 0, but the derivative is defined at x = -2, where the "
+     "answer is not a real number"),
+])
+def test_an_answer_undefined_where_the_derivative_is_defined_is_incorrect(
+        function, answer, kind, feedback):
+    v = verdict(function, answer, **kind)
+    assert v.verdict == "incorrect" and v.method == "numeric", v
+    assert v.feedback == feedback
+    assert math.isnan(v.counterexample["answer"]) and math.isfinite(
+        v.counterexample["expected"])
+
+
+@pytest.mark.parametrize("function,answer,kind", [
+    ("ln(abs(x))", "-1/x^2", {"order": 2}),
+    ("ln(abs(x))", "-(1/sqrt(abs(x)))^4", {"order": 2}),  # √|x| is defined for every x
+    ("ln(abs(x))", "2/x^3", {"order": 3}),
+    ("x^2 ln(y^2)", "4x/y", {"partial": "x,y"}),
+    ("x^2 ln(y^2)", "8/y", {"partial": "x,y", "at": "x=2"}),
+    ("x^2 ln(y^2)", "-4x", {"partial": "x,y", "at": "y=-1"}),
+    ("x^2 ln(y^2)", "4x (1/sqrt(y))^2", {"partial": "x,y", "at": "y=1"}),
+    ("ln(abs(x))", "-1/2", {"at": "x=-2"}),
+])
+def test_the_same_derivatives_written_defined_everywhere_are_correct(function, answer, kind):
+    assert verdict(function, answer, **kind).verdict == "correct"
+
+
+def test_the_hessian_is_judged_on_the_whole_domain():
+    wrong = verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4x (1/sqrt(y))^2], [4x/y, -2x^2/y^2]]",
+                    ["x", "y"], order=2)
+    assert wrong.verdict == "incorrect" and wrong.score == 0.0
+    assert wrong.feedback == ("√y is defined only for y ≥ 0, but the Hessian is defined "
+                              "for y < 0 too")
+    right = verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4x/y], [4x/y, -2x^2/y^2]]", ["x", "y"],
+                    order=2)
+    assert right.verdict == "correct"
+    held = verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4 (1/sqrt(y))^2], [4/y, -2/y^2]]",
+                   ["x", "y"], order=2, at="x=1")
+    assert held.verdict == "incorrect" and "the Hessian is defined for y < 0" in \
+        held.feedback
+    assert verdict("x^2 ln(y^2)", "[[2 ln(y^2), 4/y], [4/y, -2/y^2]]", ["x", "y"],
+                   order=2, at="x=1").verdict == "correct"
+
+
+@pytest.mark.parametrize("function,answer,kind", [
+    ("ln(abs(x))", "-(1/sqrt(x))^4", {"order": 2, "domain": "x > 0"}),
+    ("x^2 ln(y^2)", "4x (1/sqrt(y))^2", {"partial": "x,y", "domain": "y > 0"}),
+    ("x^2 ln(y^2)", "[[2 ln(y^2), 4x (1/sqrt(y))^2], [4x/y, -2x^2/y^2]]",
+     {"order": 2, "domain": "y > 0"}),
+])
+def test_a_domain_restricts_where_higher_and_mixed_derivatives_are_judged(
+        function, answer, kind):
+    wrt = ["x", "y"] if answer.startswith("[[") else None
+    v = verdict(function, answer, wrt, **kind)
+    assert v.verdict == "correct", v
+    lost = verdict(function, answer, wrt, **{**kind, "domain": kind["domain"].replace(
+        ">", "<")})
+    assert lost.verdict == "incorrect"
+
+
+# --------------------------------------------------------------------------- kinks
+
+
+@pytest.mark.parametrize("function,order,expected", [
+    ("x abs(x)", 2, "2sign(x)"),
+    ("abs(x - 1) (x - 1)", 2, "2sign(x - 1)"),
+    ("abs(x)", 2, "0"),
+    ("ln(abs(x))", 2, "-1/x^2"),
+    ("ln(abs(x))", 3, "2/x^3"),
+    ("sqrt(abs(x))", 2, "-1/(4|x|^(3/2))"),
+    ("abs(x)^3", 3, "6sign(x)"),
+])
+def test_a_derivative_through_a_kink_follows_pytorch_not_distributions(
+        function, order, expected):
+    wrong = verdict(function, "12345", order=order)
+    assert wrong.expected == expected
+    right = verdict(function, expected, order=order)
+    assert right.verdict == "correct", right  # a DiracDelta term never makes it wrong
+
+
+def test_no_distribution_is_printed_in_feedback_or_a_worked_solution():
+    from gradcalc.homework.dispatch import solve
+    from gradcalc.homework.judge import Settings
+
+    for function, order in (("x abs(x)", 2), ("abs(x)^3", 3), ("ln(abs(x))", 2)):
+        v = verdict(function, "x", order=order)
+        solution = solve(function, None, Kind.read(order=order), Settings())
+        printed = " ".join([v.expected, v.feedback or "", v.expected_latex or "",
+                            json.dumps(solution.as_json())])
+        assert "Dirac" not in printed and "Heaviside" not in printed, printed
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(-4, 4).filter(bool), st.integers(-3, 3), st.integers(2, 3))
+def test_the_expected_text_typed_back_is_judged_correct(a, b, order):
+    function = f"({a}x + {b}) abs(x)"
+    v = verdict(function, "0", order=order)
+    assert "Dirac" not in v.expected and "Heaviside" not in v.expected
+    assert verdict(function, v.expected, order=order).verdict == "correct", v.expected

@@ -96,10 +96,26 @@ def test_every_step_must_be_real_not_only_the_result():
 
 
 def test_several_variables_name_the_point():
-    v = check("asin(x) + y", "[1/sqrt(x^2 - 1), 1]", None, Kind())
+    # √(x + y) fails on a part that depends on both: the point is named
+    v = check("ln((x + y)^2)", "[2/sqrt(x + y)^2, 2/sqrt(x + y)^2]", None, Kind())
     assert v.verdict == "incorrect" and v.entries is None
     assert "the derivative is defined at x = " in v.feedback and ", y = " in v.feedback
+    assert check("ln((x + y)^2)", "[2/(x + y), 2/(x + y)]", None, Kind()).ok
+
+
+def test_several_variables_name_the_part_of_the_one_the_failure_depends_on():
+    # √(x^2 - 1) and the derivative's domain depend on x alone: the part is one in x
+    v = check("asin(x) + y", "[1/sqrt(x^2 - 1), 1]", None, Kind())
+    assert v.verdict == "incorrect" and v.entries is None
+    assert v.feedback == ("√(x^2 - 1) is defined only for x ≤ -1 or x ≥ 1, but the "
+                          "derivative is defined for -1 < x < 1, where the answer is not "
+                          "a real number")
     assert check("asin(x) + y", "[1/sqrt(1 - x^2), 1]", None, Kind()).ok
+    # a first derivative proved equal on the common domain is still undefined for y < 0
+    w = check("x ln(y^2)", "[ln(y^2), 2x (1/sqrt(y))^2]", None, Kind())
+    assert w.verdict == "incorrect"
+    assert w.feedback == "√y is defined only for y ≥ 0, but the derivative is defined " \
+        "for y < 0 too"
 
 
 def test_an_isolated_point_is_no_part():

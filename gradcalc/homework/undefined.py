@@ -1,13 +1,15 @@
 """An answer undefined on a part of the function's domain: found, confirmed, and named.
 
-The reference side (the true derivative; for an antiderivative, the function) is judged
-on its whole real domain, every part of it. Where it is a finite real number and the
-student's side is not (`points.sample` keeps such candidates), the answer is incorrect
-once exact arithmetic agrees at the point, since float64 overflows where the formula
-does not. The feedback names the subexpression that is undefined there (the innermost
-one, with the condition it needs: `ln(x)` needs x > 0) and the part of the function's
-domain where it fails, found by bisection in one variable: "ln(x) is defined only for
-x > 0, but 1/x is defined for x < 0 too: write ln|x| + C".
+The reference side (the true derivative of any order, a mixed partial, the Hessian, the
+value at a point; for an antiderivative, the function) is judged on its whole real
+domain, every part of it. Where it is a finite real number and the student's side is
+not (`points.sample` keeps such candidates), the answer is incorrect once exact
+arithmetic agrees at the point, every step of the formula as written (sympy's automatic
+form would read (√x)^2 as x), since float64 overflows where the formula does not. The
+feedback names the subexpression that is undefined there (the innermost one, with the
+condition it needs: `ln(x)` needs x > 0) and the part of the function's domain where it
+fails, found by bisection in the one variable that subexpression depends on (spans.py):
+"ln(x) is defined only for x > 0, but 1/x is defined for x < 0 too: write ln|x| + C".
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.homework import points as sampling
-from gradcalc.homework import proof
-from gradcalc.homework.domain import Bound, inside
-from gradcalc.homework.exact import exact_number
+from gradcalc.homework import proof, spans
+from gradcalc.homework.domain import Bound
 from gradcalc.homework.problem import Entry, Problem, Side
 from gradcalc.homework.read_as import side_text
-from gradcalc.homework.reading.student import expression, formula
+from gradcalc.homework.reading.student import expression
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.program import Binary, Call, ExprStmt, Name, Num, Program, Unary
 from gradcalc.limits import Limits
@@ -35,10 +36,6 @@ from gradcalc.verify.budget import Timeout, time_budget
 MAX_CONFIRM = 4
 #: digits of the arithmetic that confirms a point
 DIGITS = 20
-#: each side of a bisection: steps of 2^k from the point, then refinements of a grid
-STEPS, GRID, REFINEMENTS = np.arange(-30, 64), 32, 6
-#: at most this many parts are named (more: the one of the counterexample)
-MAX_PARTS = 2
 _LOGS = ("log", "log10", "log2", "logb")
 
 
@@ -54,30 +51,78 @@ def confirmed(problem: Problem, found: sampling.Found, f_exprs: list, d_exprs: l
         reference, student = [*f_exprs, *d_exprs], a_exprs
     if not reference or not student:
         return None
+    valid = {n: v[0] for n, v in found.points.items()} if found.count else None
     for k, drawn in enumerate(found.uncovered_points()[:MAX_CONFIRM]):
         rounder = _rounder(problem, drawn, bounds, limits) if k == 0 else []
         for point in (*rounder, drawn):
-            if all(_real(e, point) for e in reference) and not all(
-                    _real(e, point) for e in student):
+            if all(_real(e, point) for e in reference) and not (all(
+                    _real(e, point) for e in student) and _written_real(
+                    problem.student, point, valid or point, problem.inputs, limits)):
                 return point
     return None
 
 
+def _written_real(side: Side, point: dict[str, float], valid: dict[str, float],
+                  inputs: tuple[str, ...], limits: Limits) -> bool:
+    """Whether every step of the side as written is a finite real number at the point,
+    in exact arithmetic. sympy's automatic form drops steps ((√x)^2 is x, (1/√y)^2 is
+    1/y, e^(ln(x)) is x), so each step where float64 first fails is confirmed on its
+    own; one that float64 alone found undefined (e^1000 overflows) is not counted. A
+    step's formula is built at a `valid` point (one whose symbols cancel is the number
+    there, e^x/e^x is 1, not float64's 0/0 at the point)."""
+    for entry in side.entries:
+        for node in _first_failures(entry, side, point, limits):
+            try:
+                with time_budget(1.0):
+                    step = proof.side_exprs(Side(side.program, (_entry(node, side),), ()),
+                                            inputs, valid, limits)[0]
+            except (Timeout, Exception):  # noqa: BLE001 - not confirmed: not counted
+                continue
+            if not _real(step, point):
+                return False
+    return True
+
+
+def _first_failures(entry: Entry, side: Side, point: dict[str, float], limits: Limits
+                    ) -> list[Any]:
+    """The steps of an entry that float64 finds undefined at the point although their
+    own parts are defined: where the formula first fails."""
+    if entry.expr is None or _finite(entry, point, limits):
+        return []
+    out, stack = [], [entry.expr]
+    while stack:
+        node = stack.pop()
+        bad = [c for c in _children(node) if not isinstance(c, (Name, Num)) and
+               not _finite(_entry(c, side), point, limits)]
+        stack.extend(bad)
+        if not bad:
+            out.append(node)
+    return out
+
+
 #: round values tried first for the counterexample, in one variable
 ROUND_VALUES = (1, -1, 2, -2, 0.5, -0.5, 3, -3, 5, -5, 10, -10, 0.1, -0.1, 100, -100)
+#: round sizes tried for every input at once, each keeping its input's sign
+ROUND_SIZES = (1, 2, 0.5, 3, 5, 10, 0.1, 100)
 
 
 def _rounder(problem: Problem, point: dict[str, float], bounds: tuple[Bound, ...],
              limits: Limits) -> list[dict[str, float]]:
     """Rounder points than `point` where the floats agree that only the reference side
-    is defined: in one variable a round value, else the point to two digits."""
+    is defined: in one variable a round value; in several, every free input at a round
+    size of its sign, else the point to two digits."""
     variable = _variable(problem)
-    if variable is None:
-        p = {n: float(f"{v:.2g}") for n, v in point.items()}
-        return [p] if p != point else []
-    xs = np.array(ROUND_VALUES, dtype=float)
-    ok = _status(problem, point, variable, xs, bounds, limits)
-    return [{**point, variable: float(v)} for v in xs[ok][:2]]
+    if variable is not None:
+        xs = np.array(ROUND_VALUES, dtype=float)
+        ok = spans.status(problem, point, variable, xs, bounds, limits)
+        return [{**point, variable: float(v)} for v in xs[ok][:2]]
+    free = _free(problem)
+    tries = [{**point, **{n: math.copysign(size, point[n]) for n in free}}
+             for size in ROUND_SIZES]
+    tries.append({**point, **{n: float(f"{point[n]:.2g}") for n in free}})
+    pts = {n: np.array([t[n] for t in tries]) for n in point}
+    ok = spans.lost_at(problem, pts, bounds, limits)
+    return [t for t, good in zip(tries, ok, strict=True) if good and t != point][:2]
 
 
 def _real(expr: Any, point: dict[str, float]) -> bool:
@@ -123,13 +168,18 @@ def describe(problem: Problem, point: dict[str, float], found: sampling.Found,
     whose poles split those parts)."""
     side = problem.student
     entry = next((e for e in side.entries if not _finite(e, point, limits)), side.entries[0])
-    variable = _variable(problem)
-    ref = f"{side_text(problem.answer)}" if problem.turned else "the derivative"
+    ref = f"{side_text(problem.answer)}" if problem.turned else asked(problem)
     culprit = _culprit(entry, side, point, limits)
+    variable = _variable(problem, culprit[0] if culprit else None, side, reference)
     need, roots = (culprit[1], _roots(culprit[0], culprit[1], side, problem, variable,
                                       limits)) if culprit else (None, [])
-    parts = _parts(problem, found, point, variable, bounds, roots,
-                   _poles(reference, variable), limits)
+    held = dict(problem.pinned)
+    if culprit and _names(culprit[0]) and _names(culprit[0]) <= set(held):
+        # undefined at the values held by --at, whatever the free inputs are
+        parts = "at " + ", ".join(f"{n} = {held[n]:g}" for n in sorted(_names(culprit[0])))
+    else:
+        parts = spans.parts(problem, found, point, variable, bounds, roots,
+                            spans.poles(reference, variable), limits)
     elsewhere = found.count > 0
     if culprit is None or need is None:
         return (f"the answer is not defined {parts}, where {ref} is"
@@ -145,11 +195,76 @@ def describe(problem: Problem, point: dict[str, float], found: sampling.Found,
     return said
 
 
-def _variable(problem: Problem) -> str | None:
-    """The one input the answer varies in (None: several, so parts are points)."""
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+             "ninth", "tenth")
+
+
+def asked(problem: Problem) -> str:
+    """The true derivative named as the problem asks for it: the second derivative,
+    f_xy, the Hessian (the first derivative, gradient and Jacobian: the derivative)."""
+    path = problem.paths[0] if problem.paths else ()
+    if problem.kind == "higher derivative" and len(path) <= len(_ORDINALS):
+        return f"the {_ORDINALS[len(path) - 1]} derivative"
+    if problem.kind == "partial":
+        return "f_" + ("".join(path) if all(len(n) == 1 for n in path) else ",".join(path))
+    return "the Hessian" if problem.kind == "hessian" else "the derivative"
+
+
+def _free(problem: Problem) -> list[str]:
+    """The inputs that vary: neither held by --at nor a constant of the answer."""
     held = {n for n, _ in problem.pinned} | set(problem.constants)
-    free = [n for n in problem.inputs if n not in held]
+    return [n for n in problem.inputs if n not in held]
+
+
+def _variable(problem: Problem, node: Any = None, side: Side | None = None,
+              reference: list | None = None) -> str | None:
+    """The one input the answer varies in, or the one that the subexpression `node`
+    (written in the last statement of `side`) depends on when no formula of the
+    `reference` side is restricted in it jointly with another input (4x/y, not
+    1/(x + y)), so its parts are the same whatever the others are; None: several, so
+    parts are points."""
+    free = _free(problem)
+    if node is not None and side is not None and len(side.program.body) == 1:
+        names = [n for n in free if n in _names(node)]
+        if len(names) == 1 and len(free) > 1 and _alone(reference or [], names[0], free):
+            free = names
     return free[0] if len(free) == 1 else None
+
+
+#: functions defined for every real argument: they restrict no domain
+_ENTIRE = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.Abs, sp.sign)
+
+
+def _alone(reference: list, name: str, free: list[str]) -> bool:
+    """Whether every step of the reference formulas that can be undefined (a power
+    that is not a natural number, a function not defined everywhere) depends on at
+    most one free input, or on `name` not at all."""
+    symbols = {proof.symbol(n) for n in free}
+    x = proof.symbol(name)
+    try:
+        with time_budget(1.0):
+            for e in reference:
+                for step in sp.preorder_traversal(proof.as_expr(e)):
+                    if isinstance(step, _ENTIRE) or not isinstance(
+                            step, (sp.Function, sp.Pow)) or isinstance(step, sp.Pow) and \
+                            step.exp.is_Integer and step.exp >= 0:
+                        continue
+                    used = step.free_symbols & symbols
+                    if x in used and len(used) > 1:
+                        return False
+    except (Timeout, Exception):  # noqa: BLE001 - not known: parts are points
+        return False
+    return True
+
+
+def _names(node: Any) -> set[str]:
+    """The names a subexpression uses."""
+    names, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        names |= {n.id} if isinstance(n, Name) else set()
+        stack.extend(_children(n))
+    return names
 
 
 def _entry(node: Any, side: Side) -> Entry:
@@ -290,135 +405,8 @@ def _solved(expr: Any, x: Any, ends: list[Any], holds: Any, name: str) -> str | 
         hi = ends[k] if k < len(ends) else None
         lo_in = lo is not None and at[k - 1]
         hi_in = hi is not None and at[k]
-        pieces.append(_interval_text(name, lo, hi, lo_in, hi_in))
+        pieces.append(spans.interval_text(name, lo, hi, lo_in, hi_in))
     return " or ".join(pieces) or None
-
-
-def _interval_text(name: str, lo: Any, hi: Any, lo_in: bool = False,
-                   hi_in: bool = False) -> str:
-    lt_lo, lt_hi = ("≤" if lo_in else "<"), ("≤" if hi_in else "<")
-    if lo is None and hi is None:
-        return f"every {name}"
-    if lo is None:
-        return f"{name} {lt_hi} {_shown(hi)}"
-    if hi is None:
-        return f"{name} {'≥' if lo_in else '>'} {_shown(lo)}"
-    return f"{_shown(lo)} {lt_lo} {name} {lt_hi} {_shown(hi)}"
-
-
-def _shown(v: Any) -> str:
-    return formula(v) if isinstance(v, sp.Basic) else f"{v:.4g}"
-
-
-# --------------------------------------------------------------------------- the parts
-
-
-def _parts(problem: Problem, found: sampling.Found, point: dict[str, float],
-           variable: str | None, bounds: tuple[Bound, ...], roots: list[Any],
-           poles: list[Any], limits: Limits) -> str:
-    """Where the reference's domain has the student's side undefined, as words after
-    "defined": in one variable "for" intervals found by bisection from the kept points
-    (their ends snapped to the exact numbers they are near, split at the reference's
-    poles); else "at" the point."""
-    if variable is None:
-        return "at " + ", ".join(f"{n} = {v:.3g}" for n, v in point.items()
-                                 if n not in problem.constants)
-    spans: list[tuple[Any, Any]] = []
-    for p in [point, *found.uncovered_points()][:MAX_CONFIRM + 1]:
-        if any(_within(p[variable], lo, hi) for lo, hi in spans):
-            continue
-        lo, hi = (_snap(*_end(problem, p, variable, s, bounds, limits), [*roots, *poles])
-                  for s in (-1, 1))
-        ends = [lo, *[q for q in poles if _within(float(q), lo, hi) and not (
-            _same(q, lo) or _same(q, hi))], hi]
-        spans += [(a, b) for a, b in zip(ends, ends[1:], strict=False)
-                  if not _same(a, b) and not any(_same(a, c) and _same(b, d)
-                                                 for c, d in spans)]
-    spans.sort(key=lambda s: -math.inf if s[0] is None else float(s[0]))
-    if len(spans) > MAX_PARTS:  # periodic (tan, cot): the part of the point stands
-        here = next((s for s in spans if _within(point[variable], *s)), spans[0])
-        return f"for {_interval_text(variable, *here)} and other intervals"
-    return "for " + " and ".join(_interval_text(variable, lo, hi) for lo, hi in spans)
-
-
-def _within(x: float, lo: Any, hi: Any) -> bool:
-    return (lo is None or float(lo) <= x) and (hi is None or x <= float(hi))
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a is None and b is None or a is not None and b is not None and float(a) == float(b)
-
-
-def _poles(reference: list, variable: str | None) -> list[Any]:
-    """The real points where a reference formula that is a rational function of the
-    variable has a pole (its denominator's real roots)."""
-    if variable is None:
-        return []
-    x, out = proof.symbol(variable), set()
-    try:
-        with time_budget(1.0):
-            for e in reference:
-                e = proof.as_expr(e)
-                if not e.free_symbols <= {x} or not e.is_rational_function(x):
-                    continue
-                den = sp.fraction(sp.together(e))[1]
-                if den.has(x) and sp.degree(den, x) <= 6:
-                    out |= set(sp.Poly(den, x).real_roots())
-    except (Timeout, Exception):  # noqa: BLE001 - no poles known: the parts stay whole
-        return []
-    return sorted(out, key=float)
-
-
-def _status(problem: Problem, base: dict[str, float], variable: str, xs: np.ndarray,
-            bounds: tuple[Bound, ...], limits: Limits) -> np.ndarray:
-    """Per value of the variable: the reference side defined, the student's not."""
-    pts = {n: np.full(len(xs), v) for n, v in base.items()}
-    pts[variable] = xs
-    with np.errstate(all="ignore"):
-        fv = sampling.function_values(problem, pts, limits)
-        av = [evaluate(e, pts, (), limits).value for e in problem.answer.entries]
-        f_ok = np.logical_and.reduce([np.isfinite(a) for a in [v.value for v in fv] +
-                                      [g for v in fv for g in v.grad.values()]])
-        a_ok = np.logical_and.reduce([np.isfinite(a) for a in av])
-    reference, student = (a_ok, f_ok) if problem.turned else (f_ok, a_ok)
-    return reference & ~student & (inside(pts, bounds) if bounds else True)
-
-
-def _end(problem: Problem, point: dict[str, float], variable: str, direction: int,
-         bounds: tuple[Bound, ...], limits: Limits) -> tuple[float, float]:
-    """Where the part around the point ends on one side (±inf when it does not), and
-    how closely that is known."""
-    x = point[variable]
-    xs = x + direction * 2.0 ** STEPS
-    status = _status(problem, point, variable, xs, bounds, limits)
-    if status.all():
-        return direction * math.inf, 0.0
-    k = int(np.argmin(status))
-    near, far = (x if k == 0 else float(xs[k - 1])), float(xs[k])
-    for _ in range(REFINEMENTS):
-        grid = np.linspace(near, far, GRID)
-        status = _status(problem, point, variable, grid, bounds, limits)
-        k = int(np.argmin(status))
-        near, far = float(grid[max(k - 1, 0)]), float(grid[k])
-    return (near + far) / 2, abs(far - near) + 1e-12 * (1 + abs(near))
-
-
-def _snap(v: float, within: float, roots: list[Any]) -> Any:
-    """An end found by bisection as the exact number it is near (0, 25, -7/2 + √21/2),
-    if any; None when unbounded."""
-    if math.isinf(v):
-        return None
-    for near in [sp.Integer(0), *roots]:
-        if abs(float(near) - v) <= 4 * within:
-            return near
-    for digits in range(1, 10):
-        near = exact_number(float(f"{v:.{digits}g}"))
-        if not near.is_Float and abs(float(near) - v) <= 4 * within:
-            return near
-    turns = sp.Rational(round(v / math.pi * 12), 12)  # a multiple of π/12 (tan, cot)
-    if turns and abs(float(turns * sp.pi) - v) <= 4 * within:
-        return turns * sp.pi
-    return v
 
 
 # --------------------------------------------------------------------------- the fix

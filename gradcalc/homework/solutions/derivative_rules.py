@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.engine import ops
+from gradcalc.homework.proof import torch_convention
 from gradcalc.homework.solutions.states import (
     Term,
     Todo,
@@ -169,6 +170,8 @@ class Rules:
                        f"y = {n.text}: ln(y) = {exp.text}·ln({base.text})")
 
     def _call(self, n: Node) -> Rewrite:
+        if n.func == "sign":  # a step: sympy's derivative is a DiracDelta, the tape's 0
+            return Rewrite("function", leaf(0), "sign' = 0, at 0 too: PyTorch's convention")
         if n.func == "logb" and len(n.args) == 2 and not self.varies(n.args[1]):
             u, b = n.args
             return self._outer(n, u, "logarithm", 1 / (u.value * sp.log(b.value)),
@@ -199,7 +202,8 @@ class Rules:
         terms = []
         for d, a in zip(dummies, n.args, strict=True):
             if self.varies(a):
-                terms.append((1, product(leaf(sp.diff(f, d).xreplace(subs)), self.d(a))))
+                slope = torch_convention(sp.diff(f, d).xreplace(subs))
+                terms.append((1, product(leaf(slope), self.d(a))))
         one = len(n.args) == 1 and n.args[0].value == self.x
         return Rewrite("function" if one else "chain", total(terms),
                        f"the derivative of {n.func}", also="" if one else "function")
@@ -209,4 +213,4 @@ class Rules:
         parts = [sp.diff(n.value, self.x)]
         if self.y is not None:
             parts.append(sp.diff(n.value, self.y) * self.slope)
-        return Rewrite("differentiate", leaf(sp.Add(*parts)))
+        return Rewrite("differentiate", leaf(torch_convention(sp.Add(*parts))))

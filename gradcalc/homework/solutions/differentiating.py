@@ -100,10 +100,11 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
 
 
 def _diff(value: Any, rules: Rules) -> Any:
+    """sympy's derivative with the tape's conventions at kinks (no DiracDelta)."""
     out = sp.diff(value, rules.x)
     if rules.y is not None:
         out += sp.diff(value, rules.y) * rules.slope
-    return out
+    return proof.torch_convention(out)
 
 
 # --------------------------------------------------------------------------- a problem

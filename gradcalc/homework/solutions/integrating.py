@@ -15,6 +15,7 @@ from typing import Any
 
 import sympy as sp
 
+from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex, simplest
 from gradcalc.homework.solutions import states
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
@@ -138,7 +139,7 @@ class Integrator:
         return self.names[dummy]
 
     def shown(self, e: Any) -> Any:
-        return sp.sympify(e).xreplace(self.names)
+        return as_expr(e).xreplace(self.names)
 
     def todo(self, rule: Any, by: Any, to_x: Any) -> Term:
         while type(rule).__name__ == "AlternativeRule":

@@ -17,6 +17,7 @@ from typing import Any
 
 import sympy as sp
 
+from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula
 from gradcalc.homework.reading.student import latex as sympy_latex
 
@@ -55,7 +56,7 @@ class Term:
 
 
 def leaf(value: Any, shown: str = "", shown_latex: str = "") -> Term:
-    return Term("leaf", value=sp.sympify(value), shown=shown, shown_latex=shown_latex)
+    return Term("leaf", value=as_expr(value), shown=shown, shown_latex=shown_latex)
 
 
 def pending(todo: Todo) -> Term:

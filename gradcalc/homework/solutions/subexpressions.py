@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from gradcalc.backends.symbolic import as_expr
 from gradcalc.engine import ops
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import expression, formula, latex
@@ -145,7 +146,7 @@ def _name(func: str, prim: Any) -> str:
 FUNCTION_NAMES = frozenset({
     "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "acot", "sinh",
     "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "log", "log2", "log10", "logb",
-    "sqrt", "abs"})
+    "sqrt", "abs", "sign"})
 
 
 def _twin(prim: Any, args: list[Any]) -> Any:
@@ -174,7 +175,7 @@ def _terms(e: Any, variables: dict[str, Any]) -> tuple[list[Node], list[int], tu
 def from_sympy(v: Any, on: tuple[Any, ...]) -> Node:
     """The node of a sympy expression; `on` are the symbols that vary (a constant is
     free of them)."""
-    v = sp.sympify(v)
+    v = as_expr(v)
     if not any(v.has(s) for s in on):
         return Node("const", v, formula(v), latex(v))
     if v.is_Symbol:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from gradcalc.backends.symbolic import as_expr
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import proof
 from gradcalc.homework.problem import Entry, free_names
@@ -161,7 +162,7 @@ class Checker:
 
     def values(self, expr: Any) -> np.ndarray:
         """A sympy expression of the variables at every point, on the tape."""
-        expr = sp.sympify(expr)
+        expr = as_expr(expr)
         if expr in self._cache:
             return self._cache[expr]
         k = self.count
@@ -236,7 +237,7 @@ class Checker:
         rename = dict(self._safe)
         for s in wrt:
             rename.setdefault(s, sp.Symbol(s.name, real=True))
-        program = parse(proof.text(sp.sympify(expr).xreplace(rename)), limits=self.limits)
+        program = parse(proof.text(as_expr(expr).xreplace(rename)), limits=self.limits)
         by_name = {rename[s].name: s for s in wrt}
         pts = {self._safe[v].name: self.points[n] for n, v in self.symbols.items()}
         pts.update({n: np.zeros(k) for n in by_name if n not in pts})
@@ -302,13 +303,13 @@ class Checker:
         out = sp.diff(expr.xreplace({m: 0 for m in marks.values()}), self.x)
         for td in todo_list:
             out += sp.diff(expr, marks[id(td)]) * integrand_in_x(td, self.x)
-        return out
+        return proof.torch_convention(out)
 
     def _derivative_expr(self, todo: Todo) -> Any:
         out = sp.diff(todo.value, self.x)
         if self.dependent is not None:
             out += sp.diff(todo.value, self.dependent) * self.slope
-        return out
+        return proof.torch_convention(out)
 
     def _proved(self, raw: Raw) -> bool:
         if raw.mode not in ("value", "derivative", "residual"):
