@@ -2,7 +2,11 @@
 in the registry.
 
 Each kind of problem names its module (`gradcalc.homework.kinds.registry.KINDS`); that
-module's `judge` decides and its solver (`solve`) writes the worked solution. The module
+module's `judge` decides and its solver (`solve`) writes the worked solution. Every
+kind's answer is judged with its notation traps read both ways (`traps.judged`): the
+module's `reading` says how it reads the two texts (else `traps.read_sides`), and its
+`judge` decides on each reading (a reading that holds the problem read is handed to it,
+`problem=`, so that it is not read twice). The module
 is imported when a problem of its kind is first judged, so a class of derivatives never
 loads the tensor or implicit judges, and a new kind is its module plus its registry
 entry, with nothing to add here.
@@ -16,6 +20,7 @@ from typing import Any
 
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import KINDS, PLAIN, Kind, ProblemKind, kind_of
+from gradcalc.homework.traps import Reading, judged, read_sides
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 DEFAULT_SETTINGS = Settings()
@@ -29,10 +34,22 @@ def module_of(entry: ProblemKind) -> ModuleType:
 def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
           settings: Settings = DEFAULT_SETTINGS, limits: Limits = DEFAULT_LIMITS,
           wrt_from: str = "--wrt") -> Verdict:
-    """The verdict on one answer of the given kind; GradcalcError when a text cannot be
-    read or the settings do not fit the function."""
-    return module_of(kind_of(kind)).judge(function, answer, wrt, kind, settings, limits,
-                                          wrt_from)
+    """The verdict on one answer of the given kind, with a note when another reading of
+    a notation trap would change it; GradcalcError when a text cannot be read or the
+    settings do not fit the function."""
+    module = module_of(kind_of(kind))
+    own = getattr(module, "reading", None)
+
+    def read(f: str, a: str) -> Reading:
+        if own is not None:
+            return own(f, a, wrt, kind, limits, wrt_from)
+        return read_sides(f, a, wrt, limits)
+
+    def decide(f: str, a: str, reading: Reading | None) -> Verdict:
+        given = {"problem": reading.problem} if reading and reading.problem else {}
+        return module.judge(f, a, wrt, kind, settings, limits, wrt_from, **given)
+
+    return judged(function, answer, read, decide)
 
 
 def solve(function: str, wrt: list[str] | None, kind: Kind = PLAIN,

@@ -1,4 +1,4 @@
-"""Notation traps: text people read two ways, judged both ways.
+"""Notation traps: text people read two ways, judged both ways, in every kind.
 
 A trap is text such as `1/2x` (gradcalc, like WeBWorK, reads (1/2)·x; many mean
 1/(2x)), `1/2√x`, `1/x(x + 1)`, `x^1/2` ((x^1)/2, not √x), `sin x^2`, `sin pi/6`
@@ -11,22 +11,34 @@ Beside these, every reading the notation pass chose where another exists (a
 `forms.Trap` with an `other`: `y / 2 x`, `2 x / 5 y`, `log x` as ln x where base 10 may
 be meant, `log_2.5x` as base 2.5, `sin 2x`) is judged the other way too: a reading that
 would change the verdict is always said.
+
+One mechanism for every kind of problem (`judged`): the kind's module reads the two
+texts (its `reading`, else `read_sides` here: a `Reading`, each formula with where it
+was typed) and decides (its `judge`); gradcalc/homework/dispatch.py hands both over. The
+other readings are judged by the same judge, at most MAX_TRAPS of each kind per side.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from gradcalc.homework.judge import Settings, Verdict, judge
-from gradcalc.homework.problem import read_problem
+from gradcalc.errors import GradcalcError
+from gradcalc.homework.judge import Verdict
+from gradcalc.homework.problem import (
+    Problem,
+    Side,
+    answer_variables,
+    free_names,
+    function_side,
+    read_side,
+)
 from gradcalc.homework.read_as import side_text
 from gradcalc.homework.reading.claims import split_prefix
 from gradcalc.language import forms
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
-DEFAULT_SETTINGS = Settings()
 #: at most this many traps per side are judged the other way
 MAX_TRAPS = 2
 #: the notation pass's readings judged the other way too; not 'function argument'
@@ -63,6 +75,10 @@ _EXPONENT_RUN = re.compile(r"\^(?P<p>-?\d+(?:\.\d+)?)(?!(?:a|arc)?(?:sin|cos|tan
 #: a function's name or e^ after a power: a new factor to every reader (x^2e^x, x^3ln x)
 _NEW_FACTOR = re.compile(r"\*\*[^*]+\*(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)|ln|log|exp|"
                          r"sqrt|e\*\*)")
+#: a function's name with no parenthesis of its own: its argument follows it (ln|x|, ln x)
+_BARE_NAME = re.compile(r"√?(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)h?|ln|log|exp|sqrt)")
+#: the argument of such a name: |x| or a word after a space
+_BARE_ARGUMENT = re.compile(r"\|[^|]*\||\s+[A-Za-z0-9]\w*")
 #: sin^-1 x: the inverse or the reciprocal
 _INVERSE = re.compile(r"\b(?P<f>sin|cos|tan)\s*\^\s*-\s*1\s*(?P<x>\([^()]*\)|\w+)")
 
@@ -83,6 +99,14 @@ def traps(text: str) -> Iterator[Trap]:
         if len(parts) < 2 or "".join(parts) != run:
             continue
         s, e = m.start("run"), m.end("run")
+        bare = [_BARE_NAME.fullmatch(p) is not None for p in parts]
+        if any(bare[:-1]):
+            continue
+        if bare[-1]:  # 1/3ln|x|: the function goes with its argument (1/(3ln|x|))
+            arg = _BARE_ARGUMENT.match(text, e)
+            if arg is None:
+                continue
+            e, run, parts = arg.end(), run + arg.group(), [*parts[:-1], parts[-1] + arg.group()]
         yield Trap(_splice(text, s, e, "*".join(parts)), _splice(text, s, e, f"({run})"))
     for m in _POWER_FRACTION.finditer(text):
         s, e = m.start(), m.end()
@@ -107,86 +131,153 @@ def traps(text: str) -> Iterator[Trap]:
                    _splice(text, m.start(), m.end(), f"(1/{f}{arg})"))
 
 
-def _as_read(function: str, answer: str, wrt: list[str] | None, side: str,
-             limits: Limits, wrt_from: str) -> str | None:
+@dataclass(frozen=True)
+class Piece:
+    """One formula of a side as the kind read it, and where its text starts in what was
+    typed (None when it is not there as typed: `<a, b>` is read as `[a, b]`)."""
+
+    side: Side
+    start: int | None
+
+
+def located(typed: str, side: Side, start: int | None = None) -> Piece:
+    """`side`, read from `typed` or from the piece of it at `start`; an answer's prefix
+    (`dy/dx =`, or `= dy/dx` after the formula) is not part of its formula."""
+    source = side.program.source
+    if start is not None or source == typed:
+        return Piece(side, start if start is not None else 0)
     try:
-        problem = read_problem(function, answer, wrt, limits, wrt_from)
-    except Exception:  # noqa: BLE001 - a reading that cannot be read is no reading
-        return None
-    return side_text(problem.function if side == "function" else problem.answer)
+        claim = split_prefix(typed)[1]
+    except GradcalcError:
+        claim = None
+    if claim is not None:
+        lead = len(typed) - len(typed.lstrip())
+        end = len(typed.rstrip())
+        at = end - len(source) if typed.startswith(claim.prefix, lead) else lead
+        if typed[at:at + len(source)] == source:
+            return Piece(side, at)
+    return Piece(side, None)
 
 
-def judged(function: str, answer: str, wrt: list[str] | None = None,
-           settings: Settings = DEFAULT_SETTINGS, limits: Limits = DEFAULT_LIMITS,
-           wrt_from: str = "--wrt") -> Verdict:
+@dataclass(frozen=True)
+class Reading:
+    """How a kind read a problem's two texts: the function's formulas (one, or an
+    equation's two sides) and the answer's, each with its notation traps; `problem`, the
+    problem read, when the kind's judge can decide on it without reading again."""
+
+    function: tuple[Piece, ...]
+    answer: Piece
+    problem: Problem | None = None
+
+    def pieces(self, which: str) -> tuple[Piece, ...]:
+        return self.function if which == "function" else (self.answer,)
+
+    def shown(self, which: str) -> str:
+        """The side as read, in the student's notation (an equation's sides with =)."""
+        return " = ".join(side_text(p.side) for p in self.pieces(which))
+
+    def names(self, which: str) -> frozenset[str]:
+        """The names the side reads: another reading with a name more (`1/(3ln)|x|`, ln
+        a constant) reads text the student did not write as a formula."""
+        return frozenset(n for p in self.pieces(which) for n in free_names(p.side.program))
+
+
+def read_sides(function: str, answer: str, wrt: list[str] | None = None,
+               limits: Limits = DEFAULT_LIMITS) -> Reading:
+    """The reading of a kind that says none of its own: the function as every check
+    reads it, the answer with the function's names as its variables."""
+    f = function_side(function, limits)
+    a = read_side(answer, "answer", 2, limits, answer_variables(answer, f, wrt))
+    return Reading((located(function, f),), located(answer, a))
+
+
+#: how a kind reads two texts, and how it decides on them (given their reading, or None)
+Read = Callable[[str, str], Reading]
+Decide = Callable[[str, str, "Reading | None"], Verdict]
+
+
+def judged(function: str, answer: str, read: Read, decide: Decide) -> Verdict:
     """The verdict on an answer, with a note when a trap's other reading of either side
-    would change it."""
-    problem = read_problem(function, answer, wrt, limits, wrt_from)
-    verdict = judge(problem, settings, limits)
+    would change it. A text the reading refuses goes to the kind's judge alone, which
+    says what is wrong (or reads it its own way: a derivative's `+ C`)."""
+    try:
+        reading = read(function, answer)
+    except GradcalcError:
+        return decide(function, answer, None)
+    verdict = decide(function, answer, reading)
     texts = {"function": function, "answer": answer}
-    for side in ("answer", "function"):
-        found = list(traps(texts[side]))[:MAX_TRAPS]
-        read = problem.function if side == "function" else problem.answer
-        others = [t for t in read.traps if t.other is not None and t.start >= 0
-                  and t.kind in JUDGED and not (t.kind == "power then factor"
-                                                and _NEW_FACTOR.search(t.read))]
+    for which in ("answer", "function"):
+        found = list(traps(texts[which]))[:MAX_TRAPS]
+        others = [(p, t) for p in reading.pieces(which) for t in p.side.traps
+                  if t.other is not None and t.start >= 0 and t.kind in JUDGED
+                  and not (t.kind == "power then factor" and _NEW_FACTOR.search(t.read))]
         if not found and not others:  # most answers: nothing to read another way
             continue
-        shown = side_text(read)
         tried: set[str] = set()
         for trap in found:
-            note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
-                          verdict, tried)
+            note = _other(trap, which, reading, texts, read, decide, verdict, tried)
             if note:  # the feedback on a reading the student may not have meant goes
                 return replace(verdict, note=note, feedback=note)
-        for notation in others:
+        for piece, notation in others:
             if len(tried) >= MAX_TRAPS:
                 break
-            text = _spliced(read.program.source, notation, answer if side == "answer" else "")
-            trap = Trap(texts[side], text)
-            note = _other(trap, side, shown, texts, wrt, settings, limits, wrt_from,
-                          verdict, tried, chosen=texts[side])
+            trap = Trap(texts[which], _spliced(texts[which], piece, notation, which))
+            note = _other(trap, which, reading, texts, read, decide, verdict, tried,
+                          chosen=texts[which])
             if note:
                 return replace(verdict, note=note, feedback=note)
     return verdict
 
 
-def _spliced(source: str, notation: forms.Trap, answer: str) -> str:
-    """The side's text with the notation pass's other reading of one piece written out
-    (an answer keeps its prefix: it may say which variable)."""
+def _spliced(typed: str, piece: Piece, notation: forms.Trap, which: str) -> str:
+    """The side's typed text with the notation pass's other reading of one piece written
+    out (an answer keeps its prefix: it may say which variable)."""
+    source = piece.side.program.source
     text = source[:notation.start] + f"({notation.other})" + source[notation.end:]
-    claim = split_prefix(answer)[1] if answer else None
+    if piece.start is not None:
+        return typed[:piece.start] + text + typed[piece.start + len(source):]
+    claim = split_prefix(typed)[1] if which == "answer" else None
     return f"{claim.prefix} = {text}" if claim is not None else text
 
 
-def _other(trap: Trap, side: str, shown: str, texts: dict[str, str],
-           wrt: list[str] | None, settings: Settings, limits: Limits, wrt_from: str,
-           verdict: Verdict, tried: set[str], chosen: str | None = None) -> str | None:
+def _read(read: Read, texts: dict[str, str]) -> Reading | None:
+    try:
+        return read(texts["function"], texts["answer"])
+    except Exception:  # noqa: BLE001 - a reading that cannot be read is no reading
+        return None
+
+
+def _other(trap: Trap, which: str, reading: Reading, texts: dict[str, str], read: Read,
+           decide: Decide, verdict: Verdict, tried: set[str],
+           chosen: str | None = None) -> str | None:
     """The note when the trap's other reading gets another verdict (`chosen`: the
-    reading known to be the one read, which need not be read again)."""
+    reading known to be the one read, which need not be read again); a reading with
+    names the side's reading lacks is no reading of it."""
+    shown, names = reading.shown(which), reading.names(which)
     readings = []
     for text in (trap.first, trap.second):
-        both = {**texts, side: text}
-        read = shown if text == chosen else _as_read(
-            both["function"], both["answer"], wrt, side, limits, wrt_from)
-        readings.append((text, both, read))
+        both = {**texts, which: text}
+        found = None if text == chosen else _read(read, both)
+        if found is not None and not found.names(which) <= names:
+            found = None
+        readings.append((both, found, shown if text == chosen else
+                         found.shown(which) if found else None))
     picked = [r for r in readings if r[2] == shown]
     other = [r for r in readings if r[2] is not None and r[2] != shown]
     if len(picked) != 1 or len(other) != 1 or other[0][2] in tried:
         return None
-    _, both, meant = other[0]
+    both, found, meant = other[0]
     tried.add(meant)
     try:
-        alt = judge(read_problem(both["function"], both["answer"], wrt, limits, wrt_from),
-                    settings, limits)
+        alt = decide(both["function"], both["answer"], found)
     except Exception:  # noqa: BLE001 - the other reading cannot be judged: say nothing
         return None
     if alt.ok == verdict.ok:
         return None
-    whose = "" if side == "answer" else "the function "
-    typed = " ".join(texts[side].split())
+    whose = "" if which == "answer" else "the function "
+    typed = " ".join(texts[which].split())
     head = f"{whose}{typed} is read as {shown}; if you meant {meant}"
-    if side == "answer":
+    if which == "answer":
         return (f"{head}, that would be correct — write {meant}" if alt.ok else
                 f"{head}, that would be {alt.verdict}")
     return (f"{head}, the answer would be correct — write {meant}" if alt.ok else

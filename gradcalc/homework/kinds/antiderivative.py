@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import points as sampling
 from gradcalc.homework import proof
@@ -33,6 +34,7 @@ from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import answer_variables, free_names, read_problem, read_side
+from gradcalc.homework.reading import wording
 from gradcalc.homework.reading.student import expression, formula
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.parse import quote
@@ -48,6 +50,8 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     a_side = read_side(answer, "answer", 0, limits, answer_variables(answer, f_side, wrt))
     a_names = [n for n in free_names(a_side.program) if n != EULER]
     constants = [n for n in a_names if n not in f_names and n != x]
+    if constants:  # "no idea" is words, not the constants no and idea
+        wording.refuse_words("answer", answer, (x, *f_names), FUNCTIONS)
     expected = _integral(f_side, f_names, x, limits)
     base = {"expected": expected + " + C", "kind": "antiderivative", "wrt": (x,),
             "read": {"function": f"f({x}) = {f_side.entries[0].text}",

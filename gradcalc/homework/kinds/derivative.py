@@ -1,7 +1,9 @@
 """The derivative kind: the first derivative, gradient or Jacobian, higher and mixed
 derivatives, and answers at a point.
 
-The first derivative is judged with its notation traps read both ways (traps.py).
+Its notation traps are read both ways (traps.py, through the dispatch): `reading` is
+how a derivative problem reads, and the problem it reads is judged without reading it
+again.
 
 `--order N` asks for the N-th derivative in one input (with several `--wrt` and N = 2,
 the Hessian: a nested list, row i column j being ∂²f/∂w_i∂w_j); `--partial x,y` for
@@ -34,23 +36,26 @@ from gradcalc.homework.problem import (
     read_side,
 )
 from gradcalc.homework.reading import claims as forms
-from gradcalc.homework.traps import judged
+from gradcalc.homework.traps import Reading, located
 from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
-          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
-    """The verdict on a derivative: the first (its traps read both ways), the N-th, a mixed
-    partial or the value at a point; on the domain given, else the function's whole real
-    domain. An answer with a constant of integration (`+ C`) is judged, not refused."""
+          limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
+          problem: Problem | None = None) -> Verdict:
+    """The verdict on a derivative: the first, the N-th, a mixed partial or the value at
+    a point; on the domain given, else the function's whole real domain (`problem`: the
+    texts as `reading` read them). An answer with a constant of integration (`+ C`) is
+    judged, not refused."""
     if kind.domain:
         settings = replace(settings, domain=read_domain(kind.domain, limits))
     try:
         if replace(kind, domain=None).plain:
-            return judged(function, answer, wrt, settings, limits, wrt_from)
-        return _judge(function, answer, wrt, kind, settings, limits)
+            return decide(problem or read_problem(function, answer, wrt, limits, wrt_from),
+                          settings, limits)
+        return _judge(function, answer, wrt, kind, settings, limits, problem=problem)
     except GradcalcError as exc:
         constants = constant_names(function, answer, wrt, limits) if exc.kind == "input" \
             else ()
@@ -61,13 +66,21 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
 
 def _judge(function: str, answer: str, wrt: list[str] | None, kind: Kind,
            settings: Settings, limits: Limits, wrt_from: str = "--wrt",
-           constants: tuple[str, ...] = ()) -> Verdict:
-    problem = read(function, answer, wrt, kind, limits, wrt_from, constants)
+           constants: tuple[str, ...] = (), problem: Problem | None = None) -> Verdict:
+    problem = problem or read(function, answer, wrt, kind, limits, wrt_from, constants)
     if problem.pinned and len(problem.pinned) == len(problem.inputs):
         settings = replace(settings, samples=1)
     verdict = decide(problem, settings, limits)
     verdict.read = relabel(verdict.read, problem)
     return verdict
+
+
+def reading(function: str, answer: str, wrt: list[str] | None, kind: Kind,
+            limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Reading:
+    """How the two texts read (for traps.py), with the problem `judge` then decides on."""
+    problem = read(function, answer, wrt, kind, limits, wrt_from)
+    return Reading((located(function, problem.function),), located(answer, problem.answer),
+                   problem)
 
 
 def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,

@@ -28,10 +28,12 @@ of the circle) is correct there, and the verdict says on which (`branch`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import proof
 from gradcalc.homework.judge import Settings, Verdict
@@ -40,7 +42,10 @@ from gradcalc.homework.kinds import on_curve as implicit_exact
 from gradcalc.homework.kinds.curve import curve_points, slope
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import Side, free_names, read_side
+from gradcalc.homework.reading import wording
 from gradcalc.homework.sample import evaluate
+from gradcalc.homework.traps import Piece, Reading, located
+from gradcalc.language.glued import variables_in
 from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -86,10 +91,12 @@ MEMO = 256
 
 
 def forget() -> int:
-    """Empty the memo of equations (a benchmark's cold start); how many were kept."""
+    """Empty the memo of equations and of their sides read apart (a benchmark's cold
+    start); how many curves were kept."""
     kept = len(_MEMO)
     _MEMO.clear()
     _READ.clear()
+    _halves.cache_clear()
     return kept
 
 
@@ -104,6 +111,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     allowed = (x, y, *constants)
     for n in free_names(a_side.program):
         if n not in (*allowed, EULER):
+            wording.refuse_words("answer", answer, allowed, FUNCTIONS)
             raise GradcalcError(f"the answer uses {quote(n)}; it may use "
                                 f"{_listed(allowed)}", kind="input")
     order = kind.order
@@ -167,6 +175,25 @@ def _equation(function: str, limits: Limits) -> tuple[str, str, Side]:
             del _READ[next(iter(_READ))]
         _READ[key] = (left, right, side)
     return _READ[key]
+
+
+def reading(function: str, answer: str, wrt: list[str] | None, kind: Kind,
+            limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Reading:
+    """How the two texts read (for traps.py): the equation's two sides, each where it
+    was typed, and the answer as `judge` reads it."""
+    side = _equation(function, limits)[2]
+    a_side = read_side(answer, "answer", 0, limits, equation_names(side, kind.implicit or "y"))
+    return Reading(_halves(function, limits), located(answer, a_side))
+
+
+@lru_cache(maxsize=MEMO)
+def _halves(function: str, limits: Limits) -> tuple[Piece, Piece]:
+    """The equation's two sides read apart, with the names the whole is read with."""
+    left, right = split_equation(function)
+    names = variables_in([f"({left}) - ({right})"], FUNCTIONS)
+    starts = (len(function) - len(function.lstrip()), len(function.rstrip()) - len(right))
+    return tuple(located(function, read_side(text, "equation", 0, limits, names), at)
+                 for text, at in zip((left, right), starts, strict=True))  # type: ignore
 
 
 def variables(side: Side, y: str, wrt: list[str] | None, answer_names: list[str],

@@ -18,21 +18,25 @@ sum over a batch axis, a missing constant factor, a sign.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from gradcalc.backends.numeric import as_function, run_numeric
 from gradcalc.engine.functional import grad
+from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import credit
 from gradcalc.homework.backprop import formulas as backprop
 from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import Kind
-from gradcalc.homework.problem import free_names
+from gradcalc.homework.problem import Side, free_names
+from gradcalc.homework.reading import wording
 from gradcalc.homework.sample import KINKED
-from gradcalc.language.parse import parse, quote
+from gradcalc.homework.traps import Piece, Reading, located
+from gradcalc.language.parse import parse, parse_with_traps, quote
 from gradcalc.language.program import EULER, RESULT_NAME, Assign, ExprStmt, Name, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
@@ -46,6 +50,7 @@ def _program(text: str, what: str, limits: Limits) -> tuple[Program, str]:
     try:
         program = parse(text, limits=limits)
     except GradcalcError as exc:
+        wording.refuse_words(what, text, (), FUNCTIONS)  # "I don't know": words
         raise GradcalcError(f"the {what}: {exc.message}", kind=exc.kind) from None
     out = program.default_output()
     if out == RESULT_NAME:
@@ -53,6 +58,32 @@ def _program(text: str, what: str, limits: Limits) -> tuple[Program, str]:
     last = program.body[-1]
     return Program((*program.body, ExprStmt(Name(out, last.pos), last.pos)), program.source,
                    program.inputs), RESULT_NAME
+
+
+def reading(function: str, answer: str, wrt: list[str] | None, kind: Kind,
+            limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Reading:
+    """How the two texts read (for traps.py), by the parser `judge` reads them with."""
+    return Reading((_read(function, limits),), _read(answer, limits))
+
+
+#: a tensor program is PyTorch's language, where log is the natural log: its base is no
+#: trap here (a cross-entropy's log(softmax(...)) is never log10)
+_NOT_TRAPS = frozenset({"log base"})
+
+
+@lru_cache(maxsize=256)
+def _read(text: str, limits: Limits) -> Piece:
+    program, found = parse_with_traps(text, limits=limits)
+    return located(text, Side(program, (), (), tuple(t for t in found
+                                                     if t.kind not in _NOT_TRAPS)))
+
+
+def forget() -> int:
+    """Empty the texts read for their traps (a benchmark's cold start); how many were
+    kept."""
+    kept = _read.cache_info().currsize
+    _read.cache_clear()
+    return kept
 
 
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
@@ -66,6 +97,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
         a_prog = Program((*f_prog.body, *a_prog.body), a_prog.source, a_prog.inputs)
     for n in used - assigned:
         if n not in names and n != EULER:
+            wording.refuse_words("answer", answer, (*names, *assigned), FUNCTIONS)
             raise GradcalcError(f"the answer uses {quote(n)}, which the function does not "
                                 f"have (its inputs: {', '.join(names)})", kind="input")
     fixed = dict(kind.at)

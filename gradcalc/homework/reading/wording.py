@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from gradcalc.errors import GradcalcError
+
 _SYNTAX = re.compile(r"syntax error at (?P<pos>line \d+, column \d+): (?P<msg>.*)$", re.S)
 
 #: (pattern in Python's message, what to say instead; {pos} is where)
@@ -84,3 +86,11 @@ def not_a_formula(what: str, text: str) -> str:
     shown = escape(" ".join(text.split())[:60], quotes=False)
     return (f"the {what} is words, not a formula: \"{shown}\"; "
             "write it as a formula, such as 2x or 3x^2·sin(x)")
+
+
+def refuse_words(what: str, text: str, names: Collection[str] = (),
+                 functions: Collection[str] = ()) -> None:
+    """Stop with the plain message when `text` is words (`prose`), before a kind reads
+    its words as names (`no idea` as the constants no and idea)."""
+    if prose(text, names, functions):
+        raise GradcalcError(not_a_formula(what, text), kind="parse")
