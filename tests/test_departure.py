@@ -93,6 +93,32 @@ def test_a_mistake_in_the_second_differentiation_is_placed_in_its_part():
     solution = worked(job, verdict)
     n = solution.departs_at["step"]
     assert solution.steps[n - 1][1] == 1  # the second part: f''(x) = d/dx(f'(x))
+    # the step as the student took it (the factor 3 dropped) and as the rule does
+    assert (solution.departs_at["student"], solution.departs_at["right"]) == (
+        "-3sin(3x)", "-9sin(3x)")
+    assert solution.departs_at["said"].startswith("you wrote -3sin(3x) here; the ")
+
+
+@pytest.mark.parametrize("function, answer, student, right", [
+    ("x^3", "9x^2", "3x^3", "3x^2"),  # the power not lowered in f', then f'' right
+    ("x^4", "16x^3", "4x^4", "4x^3"),
+])
+def test_a_mistake_in_the_first_differentiation_is_placed_with_its_versions(
+        function, answer, student, right):
+    job = AnswerJob(function, answer, kind=Kind.read(order=2))
+    verdict = run(job)
+    assert verdict.misconception and verdict.misconception.get("differentiation") == 1
+    where = worked(job, verdict).departs_at
+    assert (where["student"], where["right"]) == (student, right)
+    assert where["said"] == f"you wrote {student} here; the power rule gives {right}"
+
+
+def test_a_mixed_partials_mistake_carries_the_students_version():
+    job = AnswerJob("x^2 sin(3y)", "2x cos(3y)", kind=Kind.read(partial="x,y"))
+    verdict = run(job)
+    assert verdict.misconception, verdict.feedback
+    where = worked(job, verdict).departs_at
+    assert where is not None and where["student"] and where["right"]
 
 
 def test_a_tensor_mistake_is_placed_where_the_product_passes_to_the_input():

@@ -67,9 +67,12 @@ def worked(job: AnswerJob, verdict: Verdict | None = None, read_answer: bool = T
     solution = solve(job.function, job.wrt, job.kind, job.settings, job.limits, job.wrt_from,
                      job.answer if verdict is not None and read_answer else None)
     if verdict is not None and verdict.verdict == "incorrect" and verdict.misconception:
+        from gradcalc.homework.dispatch import reading
         from gradcalc.homework.solutions.departure import place
 
-        solution = place(solution, job, verdict)
+        problem = reading(job.function, job.answer, job.wrt, job.kind, job.limits,
+                          job.wrt_from).problem
+        solution = place(solution, job, verdict, problem)
     return solution
 
 

@@ -38,18 +38,25 @@ def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
     a notation trap would change it; GradcalcError when a text cannot be read or the
     settings do not fit the function."""
     module = module_of(kind_of(kind))
-    own = getattr(module, "reading", None)
 
     def read(f: str, a: str) -> Reading:
-        if own is not None:
-            return own(f, a, wrt, kind, limits, wrt_from)
-        return read_sides(f, a, wrt, limits)
+        return reading(f, a, wrt, kind, limits, wrt_from)
 
     def decide(f: str, a: str, reading: Reading | None) -> Verdict:
         given = {"problem": reading.problem} if reading and reading.problem else {}
         return module.judge(f, a, wrt, kind, settings, limits, wrt_from, **given)
 
     return judged(function, answer, read, decide)
+
+
+def reading(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
+            limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Reading:
+    """How the kind reads the two texts (its module's `reading`, else `read_sides`), with
+    the problem it decides on when it has one."""
+    own = getattr(module_of(kind_of(kind)), "reading", None)
+    if own is not None:
+        return own(function, answer, wrt, kind, limits, wrt_from)
+    return read_sides(function, answer, wrt, limits)
 
 
 def solve(function: str, wrt: list[str] | None, kind: Kind = PLAIN,

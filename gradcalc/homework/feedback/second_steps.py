@@ -20,6 +20,7 @@ time of the check (`--check-seconds`) is only a safety net, never what decides.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,11 +41,31 @@ from gradcalc.verify.budget import Timeout, time_budget
 MAX_STEPS = 40
 
 
+@dataclass(frozen=True)
+class Retraced:
+    """Where a second derivative went wrong, to take that step again on the symbolic
+    tape: the program differentiated there (f, or the right f' read back as a formula),
+    by which input, and the misapplication (the search's variant at the tape's step)."""
+
+    program: Program
+    by: str
+    variant: str
+    step: int
+
+
 def search(problem: Problem, points: dict[str, np.ndarray], wrong: int, answer: np.ndarray,
            expected: np.ndarray, same: Any, limits: Limits = DEFAULT_LIMITS
            ) -> tuple[str, dict[str, Any]] | None:
     """(feedback, misconception) for the wrong entry of a second-derivative problem, or
     None (another kind of problem, or no single misapplied rule reproduces it)."""
+    found = located(problem, points, wrong, answer, expected, same, limits)
+    return None if found is None else found[:2]
+
+
+def located(problem: Problem, points: dict[str, np.ndarray], wrong: int, answer: np.ndarray,
+            expected: np.ndarray, same: Any, limits: Limits = DEFAULT_LIMITS
+            ) -> tuple[str, dict[str, Any], Retraced] | None:
+    """`search`'s feedback and misconception, and the step that went wrong (`Retraced`)."""
     assert problem.paths is not None
     path = problem.paths[wrong % len(problem.paths)]
     row = wrong // len(problem.paths)
@@ -62,7 +83,7 @@ def search(problem: Problem, points: dict[str, np.ndarray], wrong: int, answer: 
 
 def _search(program: Program, points: dict[str, np.ndarray], path: tuple[str, ...],
             answer: np.ndarray, right: np.ndarray, same: Any, inputs: tuple[str, ...],
-            limits: Limits) -> tuple[str, dict[str, Any]] | None:
+            limits: Limits) -> tuple[str, dict[str, Any], Retraced] | None:
     a, b = path
     tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in points}, a,
                                       symbolic=True)
@@ -71,10 +92,12 @@ def _search(program: Program, points: dict[str, np.ndarray], path: tuple[str, ..
     first = proof.exact(tape.sweep())
     label = f"f'({a})" if len(inputs) == 1 else f"∂f/∂{a}"
     # the second differentiation, of the right first derivative
-    found = misconceptions.search(_program(first, inputs), points, b, answer, same, limits)
+    derivative = _program(first, inputs)
+    found = misconceptions.search(derivative, points, b, answer, same, limits)
     if found is not None:
         return (f"in the second differentiation (of {label} = {formula(first, inputs)}), "
-                f"{found.message}", {**found.as_json(), "differentiation": 2})
+                f"{found.message}", {**found.as_json(), "differentiation": 2},
+                Retraced(derivative, b, found.variant, found.step))
     # the first differentiation, then the second done right
     numeric = misconceptions.FormulaTape(program, points, a)
     for k, mistake in tape.candidates():
@@ -84,7 +107,7 @@ def _search(program: Program, points: dict[str, np.ndarray], path: tuple[str, ..
             said = misconceptions.message(numeric, k, mistake)
             return (f"in the first differentiation, {said}",
                     {"rule": misconceptions.rule_id(mistake), "at": tape.steps[k].text,
-                     "differentiation": 1})
+                     "differentiation": 1}, Retraced(program, a, mistake, k))
     return None
 
 

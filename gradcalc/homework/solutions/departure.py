@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from gradcalc.homework import proof
-from gradcalc.homework.feedback import misconceptions
+from gradcalc.homework.feedback import misconceptions, second_steps
 from gradcalc.homework.feedback.recognise import same
-from gradcalc.homework.problem import read_problem
+from gradcalc.homework.problem import Problem, read_problem
 from gradcalc.homework.reading.student import formula, simplest
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, inline
 from gradcalc.homework.solutions.verified import BACKSTOP_SECONDS
@@ -28,17 +28,20 @@ from gradcalc.language.parse import parse
 from gradcalc.verify.budget import Timeout, time_budget
 
 
-def place(solution: Solution, job: Any, verdict: Any) -> Solution:
+def place(solution: Solution, job: Any, verdict: Any, problem: Problem | None = None
+          ) -> Solution:
     """The solution with the step where the verdict's misconception acts marked (and
-    `departs_at` set); unchanged when no step acts there."""
+    `departs_at` set); unchanged when no step acts there. `problem`: the problem as the
+    kind read it (with a second derivative's paths), when it has one."""
     found = verdict.misconception or {}
     at, rule = found.get("at", ""), found.get("rule", "")
     n = step_of(solution, at, found.get("differentiation"))
     if n is None:
         return solution
     student, right = "", ""
-    if verdict.kind in ("derivative", "gradient", "jacobian"):
-        student, right = versions(job, verdict, rule, at)
+    if verdict.kind in ("derivative", "gradient", "jacobian", "higher derivative",
+                        "partial", "hessian"):
+        student, right = versions(job, verdict, rule, at, problem)
     step = solution.steps[n - 1][2]
     said = (f"you wrote {student} here; the {step.name} gives {right}" if student and right
             else verdict.feedback or "")
@@ -95,18 +98,23 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
-def versions(job: Any, verdict: Any, rule: str, at: str) -> tuple[str, str]:
-    """(the student's version of the step, the rule's), for a first derivative: the search
-    run again on the verdict's points and answer values, then its misapplication of that
-    one step taken on the symbolic tape."""
+def versions(job: Any, verdict: Any, rule: str, at: str, problem: Problem | None = None
+             ) -> tuple[str, str]:
+    """(the student's version of the step, the rule's): the search run again on the
+    verdict's points and answer values (a second derivative's in the differentiation it
+    went wrong in), then its misapplication of that one step taken on the symbolic tape."""
     try:
-        problem = read_problem(job.function, job.answer, job.wrt, job.limits, job.wrt_from)
+        problem = problem or read_problem(job.function, job.answer, job.wrt, job.limits,
+                                          job.wrt_from)
     except Exception:  # noqa: BLE001 - the problem does not read as a plain one
         return "", ""
-    if problem.paths is not None or not verdict.points or not verdict.values:
+    if not verdict.points or not verdict.values:
         return "", ""
     points = {n: np.asarray([p[n] for p in verdict.points]) for n in verdict.points[0]}
     answers = verdict.values.get("answer") or []
+    if problem.paths is not None:
+        return _second(problem, points, answers, verdict.values.get("expected") or [],
+                       rule, at, job.limits)
     n_wrt = len(problem.wrt)
     for i in range(len(answers[0]) if answers else 0):
         row, col = divmod(i, n_wrt)
@@ -125,8 +133,24 @@ def versions(job: Any, verdict: Any, rule: str, at: str) -> tuple[str, str]:
     return "", ""
 
 
+def _second(problem: Any, points: dict[str, np.ndarray], answers: list, expected: list,
+            rule: str, at: str, limits: Any) -> tuple[str, str]:
+    """The versions for a second derivative's entry whose mistake is `rule` at `at`."""
+    for i in range(len(answers[0]) if answers else 0):
+        answer = np.asarray([v[i] for v in answers])
+        right = np.asarray([v[i] for v in expected])
+        found = second_steps.located(problem, points, i, answer, right, same, limits)
+        if found is None or found[1].get("rule") != rule or found[1].get("at") != at:
+            continue
+        step = found[2]
+        return _local(step.program, points, step.by, step)
+    return "", ""
+
+
 def _local(program: Any, points: dict[str, np.ndarray], w: str, mistake: Any
            ) -> tuple[str, str]:
+    """The step `mistake.step` of `program`'s derivative by `w`, as the misapplication
+    `mistake.variant` takes it and as the rule does."""
     try:
         with time_budget(BACKSTOP_SECONDS):
             tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in points},
