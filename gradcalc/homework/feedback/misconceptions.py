@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import ops
-from gradcalc.homework.feedback import rules
+from gradcalc.homework.feedback import misapplications
 from gradcalc.homework.feedback.catalogue import RULES, TRIG, TRIG_RULES
 from gradcalc.language.program import (
     EULER,
@@ -218,12 +218,12 @@ class FormulaTape:
         u, v, du, dv = steps[a].value, steps[b].value, d[a], d[b]
         left, right = steps[a].depends, steps[b].depends
         if s.op in ("+", "-"):
-            return rules.sum_rule(mistake, s.op, u, v, du, dv, left, right)
+            return misapplications.sum_rule(mistake, s.op, u, v, du, dv, left, right)
         if s.op == "*":
-            return rules.product(mistake, u, v, du, dv, left, right)
+            return misapplications.product(mistake, u, v, du, dv, left, right)
         if s.op == "/":
-            return rules.quotient(mistake, u, v, du, dv, right)
-        return rules.power(mistake, u, v, du, dv, left, right, num.log)
+            return misapplications.quotient(mistake, u, v, du, dv, right)
+        return misapplications.power(mistake, u, v, du, dv, left, right, num.log)
 
     def sweep(self, mistake: str | None = None, at: int = -1, upto: int | None = None
               ) -> Any:
