@@ -78,3 +78,31 @@ def test_a_bad_kind_field_is_a_usage_error_of_its_line(fields, message):
     out, tally = one({"command": "check", "program": "x^3", "answer": "3x^2", **fields})
     assert out["error"]["kind"] == "usage" and message in out["error"]["message"], out
     assert tally.exit_code == 2
+
+
+@pytest.mark.parametrize("program,answer,fields,kind", [
+    ("x^2 sin(3x)", "2x sin(3x) + x^2 cos(3x)", {}, "derivative"),
+    ("x^3", "9x^2", {"order": 2}, "higher derivative"),
+    ("x^2 + y^2 = 25", "-x/y", {"kind": "implicit"}, "implicit"),
+    ("x^3", "x^4/4 + C", {"kind": "antiderivative"}, "antiderivative"),
+])
+def test_steps_true_adds_the_worked_solution_as_check_steps_gives_it(program, answer,
+                                                                      fields, kind):
+    from gradcalc.homework.answer import AnswerJob, run, worked
+    from gradcalc.homework.kinds.columns import kind_of
+
+    out = check(program, answer, steps=True, **fields)
+    assert out["kind"] == kind and out["steps"], out
+    job = AnswerJob(program, answer, kind=kind_of(
+        {k: str(v) for k, v in fields.items()}, "test", part="field"))
+    solution = worked(job, run(job)).as_json()
+    assert (out["steps"], out["departs_at"]) == (solution["steps"], solution["departs_at"])
+    assert "steps" not in check(program, answer, **fields)  # only when asked
+
+
+def test_steps_mark_where_a_wrong_answer_left_the_path_and_must_be_true_or_false():
+    out = check("x^3", "9x^2", order=2, steps=True)
+    assert out["departs_at"]["said"] == "you wrote 3x^3 here; the power rule gives 3x^2"
+    bad, tally = one({"command": "check", "program": "x^3", "answer": "3x^2", "steps": 1})
+    assert bad["error"] == {"kind": "usage", "message": '"steps" is true or false'}
+    assert tally.exit_code == 2

@@ -34,6 +34,8 @@ class Answer:
     ident: dict[str, Any]  # {"id": ...} when the job has one
     result: Any = None  # a commands.derivatives.Result
     error: tuple[str, str] | None = None
+    #: a check job's worked solution, when it asks for one ("steps": true)
+    solution: Any = None
 
 
 @dataclass
@@ -85,16 +87,18 @@ def job_from(obj: Any, *, check: bool = True, limits: Limits = DEFAULT_LIMITS) -
                check=checked, expect=obj.get("expect"), limits=_limits(obj, limits))
 
 
-def check_job(obj: dict[str, Any], limits: Limits) -> Any:
+def check_job(obj: dict[str, Any], limits: Limits) -> tuple[Any, Any]:
     """A homework check line: {"command": "check", "program": FUNCTION, "answer": ANSWER,
     "wrt": ...}, with a key's kind columns as fields ("order": 2, "partial": "x,y",
     "at": "x=2", "kind": "antiderivative", "constant": "required", "shape": "W=3x2, x=2",
-    "integers": true, ...); its verdict (`gradcalc.homework.answer`)."""
+    "integers": true, ...); its verdict (`gradcalc.homework.answer`) and, with
+    "steps": true, its worked solution (as `check --steps` gives it), else None."""
     from gradcalc.homework import answer as checking
     from gradcalc.homework.kinds.columns import kind_of
     from gradcalc.homework.kinds.registry import COLUMNS
 
-    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds", *COLUMNS)
+    allowed = ("command", "program", "answer", "wrt", "id", "check_seconds", "steps",
+               *COLUMNS)
     unknown = [k for k in obj if k not in allowed]
     if unknown:
         raise GradcalcError(f"unknown field {', '.join(map(repr, unknown))} (a check job may "
@@ -103,10 +107,15 @@ def check_job(obj: dict[str, Any], limits: Limits) -> Any:
     if not isinstance(program, str) or not isinstance(answer, str):
         raise GradcalcError('a check job has "program" (the function) and "answer" texts',
                             kind="usage")
+    steps = obj.get("steps", False)
+    if not isinstance(steps, bool):
+        raise GradcalcError('"steps" is true or false', kind="usage")
     kind = kind_of({c: _cell(c, obj[c]) for c in COLUMNS if c in obj}, "the check job",
                    part="field")
-    return checking.run(checking.AnswerJob(program, answer, _wrt(obj.get("wrt")) or None,
-                                          limits=_limits(obj, limits), kind=kind))
+    job = checking.AnswerJob(program, answer, _wrt(obj.get("wrt")) or None,
+                             limits=_limits(obj, limits), kind=kind)
+    verdict = checking.run(job)
+    return verdict, checking.worked(job, verdict) if steps else None
 
 
 def _cell(field: str, v: Any) -> str:
@@ -185,6 +194,7 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
     from gradcalc.commands import derivatives
 
     ident: dict[str, Any] = {}
+    solution = None
     try:
         text = _text(raw)
         if not text.strip():
@@ -194,7 +204,7 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
         if isinstance(obj, dict) and "id" in obj:
             ident = {"id": obj["id"]}
         if isinstance(obj, dict) and obj.get("command") == "check":
-            result = check_job(obj, limits)
+            result, solution = check_job(obj, limits)
         else:
             result = derivatives.run(replace(job_from(obj, check=check, limits=limits),
                                              explain=explain))
@@ -203,7 +213,7 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
         return Answer(n, ident, error=failure(exc))
     if result.failed:
         tally.failures += 1
-    return Answer(n, ident, result=result)
+    return Answer(n, ident, result=result, solution=solution)
 
 
 def _text(raw: bytes | str) -> str:

@@ -54,5 +54,9 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     if getattr(answer.result, "command", None) is None:  # a homework verdict
         from gradcalc.render.verdicts import verdict_json
 
-        return {**head, **verdict_json(answer.result)}
+        out = {**head, **verdict_json(answer.result)}
+        if answer.solution is not None:  # "steps": true, as check --steps --json
+            worked = answer.solution.as_json()
+            out.update(steps=worked["steps"], departs_at=worked["departs_at"])
+        return out
     return {**head, **to_json(answer.result)}
