@@ -270,3 +270,31 @@ def test_a_students_variant_undefined_is_refused_before_any_row_is_judged(invoke
     assert r.code == 2 and r.out == "" and not grades.exists()
     assert (f"key.csv', line 2 (the variant of {unlucky!r}): with a = 2 the function "
             "'log((2 - 2)^2) + x' is undefined everywhere") in r.err
+
+
+def test_order_and_domain_cells_with_parameters_are_judged_and_replayed(invoke, tmp_path):
+    """The order and the domain of a student's own variant (n = 2..4 in the order cell, a
+    in the domain's), judged on it, recorded in the receipt, and replayed from it alone."""
+    (tmp_path / "key.csv").write_text(
+        "problem,function,params,kind,order,domain\n1,x^5,n = 2..4,,n,\n"
+        "2,a/x,a = 2..5,antiderivative,,x > a\n")
+    spec_n, spec_a = params.read("n = 2..4", "k"), params.read("a = 2..5", "k")
+    rows = ["student,problem,answer"]
+    for s in ("ana", "ben", "cy"):
+        n = int(dict(draws.draw(spec_n, "", s, "1"))["n"])
+        a = int(dict(draws.draw(spec_a, "", s, "2"))["a"])
+        rows += [f"{s},1,{sp.factorial(5) // sp.factorial(5 - n)}x^{5 - n}",
+                 f"{s},2,{a} ln(x) + C"]  # ln(x): right on x > a only
+    (tmp_path / "subs.csv").write_text("\n".join(rows) + "\n")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--json")
+    lines = [o for o in map(json.loads, r.out.splitlines()) if "summary" not in o]
+    assert r.code == 0 and [o["verdict"] for o in lines] == ["correct"] * 6, r.out
+    for o in lines:
+        if o["problem"] == "1":
+            assert o["receipt"]["kind"]["order"] == o["params"]["n"]
+        else:
+            assert o["read"]["domain"] == f"x > {o['params']['a']}"
+    (tmp_path / "verdicts.jsonl").write_text(r.out, encoding="utf-8")
+    again = invoke("replay", str(tmp_path / "verdicts.jsonl"))
+    assert again.code == 0 and "6 verdicts judged again: 6 the same, 0 differ" in again.err

@@ -4,11 +4,13 @@ naming the key's line before any answer is judged."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gradcalc.errors import GradcalcError
 from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 from gradcalc.grading.variants import variant_of
+from gradcalc.homework.domain import inside, read_domain
 from gradcalc.tables.headers import parse_table
 
 
@@ -34,6 +36,33 @@ def test_an_at_cell_with_parameters_is_read_per_variant():
     values = {dict(variant_of(p.template, s).values)["c"]: variant_of(p.template, s).kind.at
               for s in ("ana", "ben", "cy", "dee", "eve", "fay")}
     assert all(at == (("x", float(c)),) for c, at in values.items())
+
+
+def test_an_order_cell_with_a_parameter_is_read_per_variant():
+    p = key("problem,function,params,order\n1,x^n,n = 2..4,n\n").problems["1"]
+    orders = {dict(variant_of(p.template, s).values)["n"]: variant_of(p.template, s)
+              for s in ("ana", "ben", "cy", "dee", "eve", "fay")}
+    assert len(orders) > 1
+    assert all(v.kind.order == n and v.function == f"x^{n}" for n, v in orders.items())
+
+
+def test_a_domain_cell_with_parameters_is_read_per_variant():
+    p = key("problem,function,params,kind,domain\n1,a/x,a = 2..5,antiderivative,"
+            "x in [a; 2a]\n").problems["1"]
+    for s in ("ana", "ben", "cy"):
+        v = variant_of(p.template, s)
+        a = float(dict(v.values)["a"])
+        bounds = read_domain(v.kind.domain)  # read, with the parameter's value in it
+        x = np.array([a - 0.5, a + 0.5, 2 * a - 0.5, 2 * a + 0.5])
+        assert inside({"x": x}, bounds).tolist() == [False, True, True, False]
+
+
+def test_every_drawable_value_of_a_kind_columns_parameter_is_checked_first():
+    """33 combinations, 24 variants tried: n = 11 (no order) among those not tried is
+    still refused before any answer is judged."""
+    with pytest.raises(GradcalcError) as caught:
+        key("problem,function,params,order\n1,x^12 + m*x,n = 1..11; m = 1..3,n\n")
+    assert "line 2 (with n = 11), column order: '11'" in caught.value.message
 
 
 @pytest.mark.parametrize("text, message", [

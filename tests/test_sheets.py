@@ -145,6 +145,22 @@ def test_one_students_sheet_on_the_command_line(invoke, tmp_path):
     assert "dee" in shown.out and f"f(x) = {v['a']}sin({v['b']}x)" in shown.out
 
 
+def test_a_sheet_asks_for_the_order_and_the_domain_of_the_students_variant(invoke,
+                                                                           tmp_path):
+    (tmp_path / "key.csv").write_text("problem,function,params,order,kind,domain\n"
+                                      "1,x^5,n = 2..3,n,,\n"
+                                      "2,a/x,a = 2..5,,antiderivative,x in [a; 2a]\n"
+                                      "3,1/x,,,antiderivative,x > 0\n", encoding="utf-8")
+    n = values("1", "ana", "n = 2..3", term="")["n"]
+    a = values("2", "ana", "a = 2..5", term="")["a"]
+    plain = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--student", "ana",
+                   "--plain")
+    prompts = [line.split("\t")[3] for line in plain.out.splitlines()]
+    assert prompts == [f"Find f{chr(39) * n}(x).",
+                       f"Find an antiderivative F(x), for {a} ≤ x ≤ {2 * a}.",
+                       "Find an antiderivative F(x), for x > 0."], plain.out
+
+
 def test_the_same_variant_in_sheets_and_in_grading(invoke, tmp_path):
     (tmp_path / "key.csv").write_text(KEY, encoding="utf-8")
     sheet = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--student", "ana",

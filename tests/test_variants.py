@@ -147,3 +147,16 @@ def test_a_receipts_variant_is_drawn_again_and_an_edit_is_found():
         saved, "1*sin(1*x)", PLAIN)[0]
     assert variants.redrawn({"spec": "a ="}, "x", PLAIN)[0].startswith(
         "variant: cannot be drawn again")
+
+
+@pytest.mark.parametrize("cell, a, text", [
+    ("x > a", 4, "x > 4"),
+    ("x in [a, 2a]", 4, "x in [4, 8]"),
+    ("x in [a; 2a]", Fraction(5, 2), "x in [5/2; 5]"),
+    ("x > -a", -3, "x > 3"),
+    ("-1 < x < a^2", -3, "-1 < x < 9"),
+    ("a < x < a + 1 and y > 0", 4, "4 < x < 5 and y > 0"),
+    ("x > a*pi", 4, "x > (4)*pi"),  # not parameters alone: the value put in
+])
+def test_a_domain_cells_bounds_are_worked_out_exactly(cell, a, text):
+    assert variants.domain_text(cell, (("a", Fraction(a)),)) == text

@@ -158,8 +158,9 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
         return replace(problem, kind=kind_of(cells, where), hints=hints)
     names = {n.strip() for n in problem.wrt.replace(";", ",").split(",") if n.strip()}
     found = read_params(spec, where, frozenset(names))
-    used = variants.names_in(cells.get("at") or "") & set(found.names)
-    kind = kind_of({**cells, "at": ""} if used else cells, where)
+    used = {c for c in variants.PARAMETRISED
+            if variants.names_in(cells.get(c) or "") & set(found.names)}
+    kind = kind_of({**cells, **dict.fromkeys(used, "")}, where)
     clash = sorted(set(found.names) & _variables(kind))
     if clash:
         raise GradcalcError(f"{where}, column params: {clash[0]!r} is a variable of the "

@@ -174,6 +174,12 @@ def _split_commas(text: str) -> list[str]:
     return [p.strip() for p in out if p.strip()]
 
 
+def expression(text: str) -> Expr:
+    """One number expression of parameters (`2a + 1`), for `value`; GradcalcError when the
+    text is not one."""
+    return _expression(text, "the expression")
+
+
 def _expression(text: str, at: str) -> Expr:
     """One number expression (or condition), read by gradcalc's parser (never eval)."""
     from gradcalc.language.parse import parse

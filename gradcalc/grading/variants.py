@@ -116,6 +116,36 @@ def at_text(cell: str, values: Values) -> str:
     return substitute(cell, values, "multiplied").replace("·", "*")
 
 
+#: what separates a domain's bounds: comparisons, `in`, `and`, brackets, commas
+_DOMAIN_PARTS = re.compile(r"(<=|>=|≤|≥|<|>|\bin\b|\band\b|[\[\],;])")
+
+
+def domain_text(cell: str, values: Values) -> str:
+    """A `domain` cell with each bound made of parameters worked out exactly, as a student
+    reads it (`x in [a, 2a]` -> `x in [4, 8]`, `x > -a` -> `x > 3`); another piece gets the
+    values put in."""
+    env = dict(values)
+    out = []
+    for piece in _DOMAIN_PARTS.split(cell):
+        names = names_in(piece)
+        if piece.strip() and names and names <= set(env):
+            try:
+                worked = text_of(params.value(params.expression(piece), env))
+                lead, trail = piece[:len(piece) - len(piece.lstrip())], piece[len(
+                    piece.rstrip()):]
+                out.append(f"{lead}{worked}{trail}")
+                continue
+            except GradcalcError:
+                pass
+        out.append(substitute(piece, values, "multiplied").replace("·", "*")
+                   if names & set(env) else piece)
+    return "".join(out)
+
+
+#: the kind columns a parameter may be used in, and how its value is put in there
+PARAMETRISED = {"at": at_text, "domain": domain_text, "order": substitute}
+
+
 def _tree(node: Any, numbers: dict[str, Any]) -> Any:
     """A program's nodes as nested tuples without their positions, each parameter's name
     replaced by its value's own reading."""
@@ -235,13 +265,28 @@ def _variant(template: Template, student: str, values: Values, limits: Limits) -
 def _texts(template: Template, values: Values, limits: Limits) -> tuple[str, Kind]:
     """The function and the kind of the variant with these values (many students draw
     the same)."""
-    kind = template.kind
-    if template.cells:
-        from gradcalc.homework.kinds.columns import kind_of
+    return put_in(template, values, limits), _kind(template, values)
 
-        cells = {c: (at_text(t, values) if c == "at" else t) for c, t in template.cells}
-        kind = kind_of(cells, f"{template.where} (with {params.shown(values)})")
-    return put_in(template, values, limits), kind
+
+def _kind(template: Template, values: Values) -> Kind:
+    """The variant's kind: the kind columns with the parameters' values put in."""
+    if not template.cells:
+        return template.kind
+    from gradcalc.homework.kinds.columns import kind_of
+
+    cells = {c: PARAMETRISED[c](t, values) if c in PARAMETRISED else t
+             for c, t in template.cells}
+    return kind_of(cells, f"{template.where} (with {params.shown(values)})")
+
+
+def _check_cells(template: Template, good: list[dict[str, Any]]) -> None:
+    """Every value the kind columns' parameters can be drawn with gives columns that read
+    (an order of 11 is refused before any answer is judged, not when a student draws
+    it): each distinct combination of those parameters, not only the variants tried."""
+    used = sorted(set().union(*(names_in(t) for _, t in template.cells))
+                  & set(template.params.names))
+    for values in dict.fromkeys(tuple((n, env[n]) for n in used) for env in good):
+        _kind(template, values)
 
 
 def check_template(template: Template, limits: Limits = DEFAULT_LIMITS
@@ -254,6 +299,7 @@ def check_template(template: Template, limits: Limits = DEFAULT_LIMITS
     probe's draws) and the values tried."""
     good = drawing.check(template.params, template.where, template.term, template.name)
     _check_names(template, limits)
+    _check_cells(template, good)
     step = max(1, len(good) // CHECKED)
     tried = [tuple(env.items()) for env in good[::step][:CHECKED]]
     for values in tried:

@@ -107,7 +107,13 @@ def _item(name: str, points: float, function: str, wrt: str, kind: Kind, values:
     shown = read.get("function", function)
     label, sep, _ = shown.partition(" = ")
     asked = read.get("answer", "").rpartition(" = ")[0]
-    return Item(name, points, _prompt(kind, asked, verdict.wrt), label if sep and
+    prompt = _prompt(kind, asked, verdict.wrt)
+    if kind.domain:  # where the answer is judged, as a verdict says it
+        from gradcalc.homework.domain import read_domain
+        from gradcalc.homework.domain import shown as domain_shown
+
+        prompt = f"{prompt[:-1]}, for {domain_shown(read_domain(kind.domain, limits))}."
+    return Item(name, points, prompt, label if sep and
                 not kind.implicit else "", function, shown, _formula(function, kind, limits),
                 values, verdict.expected, _answer_formula(verdict.expected, kind, limits))
 
