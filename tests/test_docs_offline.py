@@ -9,13 +9,13 @@ import html
 import importlib.util
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from html_pages import BROWSER
 
 from docs_examples import ROOT
 
@@ -26,8 +26,6 @@ import vendor_mermaid  # noqa: E402
 NEEDS_DOCS = pytest.mark.skipif(
     importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
     reason="the docs extra (mkdocs, mkdocs-material) is not installed")
-BROWSER = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
-                if shutil.which(n)), None)
 NEEDS_BROWSER = pytest.mark.skipif(
     BROWSER is None, reason="no headless Chromium here (.ci/run installs Debian's chromium "
     "where it can: apt-get install chromium)")

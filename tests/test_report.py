@@ -3,9 +3,8 @@ in it, nothing fetched from anywhere; and the same tables in the terminal."""
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import pytest
+from html_pages import read_file
 
 KEY = """problem,function
 chain,sin(3x)
@@ -25,21 +24,6 @@ cy,gradient,"[2x y, x^2]"
 """
 
 
-class Page(HTMLParser):
-    """Every tag with its attributes, the text, and the ids."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
 @pytest.fixture
 def page(invoke, tmp_path):
     (tmp_path / "key.csv").write_text(KEY)
@@ -48,10 +32,7 @@ def page(invoke, tmp_path):
     r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
                "--report", str(out), "--json")
     assert r.code == 1
-    parsed = Page()
-    parsed.feed(out.read_text())
-    parsed.close()
-    return parsed
+    return read_file(out)
 
 
 def test_every_problem_and_mistake_is_in_the_report(page):

@@ -10,10 +10,10 @@ import io
 import json
 import re
 import subprocess
-from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
+from html_pages import BROWSER
+from html_pages import read_file as parsed
 
 from gradcalc.grading import draws, params
 
@@ -25,32 +25,6 @@ KEY = """problem,function,params,term,points,kind
 """
 ROSTER = "Email,Name,Section\nana@uni.edu,Ana López,A\nben@uni.edu,Ben Okafor,B\n" \
          "cy@uni.edu,Cy <b>Wu</b>,A\n"
-BROWSER = next((p for p in (subprocess.run(["which", n], capture_output=True, text=True
-                                           ).stdout.strip()
-                            for n in ("chromium", "chromium-browser", "google-chrome")) if p),
-               None)
-
-
-class Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def parsed(path: Path) -> Page:
-    page = Page()
-    page.feed(path.read_text(encoding="utf-8"))
-    page.close()
-    return page
-
-
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     from conftest import run_main
