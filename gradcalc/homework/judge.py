@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.homework import credit, higher, proof, undefined
+from gradcalc.homework import credit, higher, proof, true_derivative, undefined
 from gradcalc.homework import points as sampling
 from gradcalc.homework import read_as as reading
 from gradcalc.homework.domain import Bound, check_names, inside, shown
@@ -147,7 +147,7 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
     try:
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(problem.function, problem.inputs, point, limits)
-            d = proof.derivatives(f, problem.wrt, problem.paths, problem.pinned)
+            d = true_derivative.derivatives(f, problem.wrt, problem.paths, problem.pinned)
             text, tex = student.grid(d, problem.shape, problem.inputs,
                                      min(student.SIMPLIFY_SECONDS, limits.check_seconds / 4))
         result = (f, d, text, tex)
@@ -169,8 +169,8 @@ def _answer_side(problem: Problem, point: dict[str, float], limits: Limits) -> l
         return []
     try:
         with time_budget(limits.check_seconds):
-            return proof.pin(proof.side_exprs(problem.answer, problem.inputs, point, limits),
-                             problem.pinned)
+            answer = proof.side_exprs(problem.answer, problem.inputs, point, limits)
+            return true_derivative.pin(answer, problem.pinned)
     except (Timeout, Exception):  # noqa: BLE001 - no answer formula: numbers decide
         return []
 

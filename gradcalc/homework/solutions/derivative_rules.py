@@ -20,7 +20,6 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.engine import ops
-from gradcalc.homework.proof import torch_convention
 from gradcalc.homework.solutions.states import (
     Term,
     Todo,
@@ -32,6 +31,7 @@ from gradcalc.homework.solutions.states import (
     total,
 )
 from gradcalc.homework.solutions.subexpressions import Node, Unsupported
+from gradcalc.homework.true_derivative import torch_convention
 
 #: f -> (its rule, f'(u), the rule in words)
 DERIVATIVES: dict[str, tuple[str, Callable[[Any], Any], str]] = {

@@ -31,6 +31,7 @@ from gradcalc.homework.solutions.subexpressions import (
 )
 from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain, shown
 from gradcalc.homework.solutions.worked import Part, Solution
+from gradcalc.homework.true_derivative import torch_convention
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 
@@ -104,7 +105,7 @@ def _diff(value: Any, rules: Rules) -> Any:
     out = sp.diff(value, rules.x)
     if rules.y is not None:
         out += sp.diff(value, rules.y) * rules.slope
-    return proof.torch_convention(out)
+    return torch_convention(out)
 
 
 # --------------------------------------------------------------------------- a problem

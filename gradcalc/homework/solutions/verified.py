@@ -35,6 +35,7 @@ from gradcalc.homework.sample import ROUNDS, candidates, evaluate, kinked, on_ki
 from gradcalc.homework.solutions import states
 from gradcalc.homework.solutions.states import Term, Todo
 from gradcalc.homework.solutions.worked import Step
+from gradcalc.homework.true_derivative import torch_convention
 from gradcalc.language.parse import parse
 from gradcalc.language.program import ExprStmt, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -303,13 +304,13 @@ class Checker:
         out = sp.diff(expr.xreplace({m: 0 for m in marks.values()}), self.x)
         for td in todo_list:
             out += sp.diff(expr, marks[id(td)]) * integrand_in_x(td, self.x)
-        return proof.torch_convention(out)
+        return torch_convention(out)
 
     def _derivative_expr(self, todo: Todo) -> Any:
         out = sp.diff(todo.value, self.x)
         if self.dependent is not None:
             out += sp.diff(todo.value, self.dependent) * self.slope
-        return proof.torch_convention(out)
+        return torch_convention(out)
 
     def _proved(self, raw: Raw) -> bool:
         if raw.mode not in ("value", "derivative", "residual"):
