@@ -32,3 +32,13 @@ def test_a_squared_sign_is_1_only_where_the_term_is_undefined_at_0():
     assert kept == x * sp.sign(x) ** 2 - sp.sign(x) / x**2  # x·sign(x)^2 is 0 at 0, not x
     assert true_derivative._squared_signs(sp.sign(x + y) ** 2 / (x + y)) == sp.sign(x + y) ** 2 / (
         x + y)  # only a symbol's sign
+
+
+def test_abs_of_what_sympy_cannot_tell_is_real_has_the_real_derivative():
+    """asin(x) is real wherever the answer is judged; sympy, not knowing it, wrote d|asin(x)|
+    with re, im and atan2's, a text no student can type back."""
+    (d,) = true_derivative.derivatives([sp.Abs(sp.asin(x))], ("x",))
+    assert d == sp.sign(sp.asin(x)) / sp.sqrt(1 - x**2)
+    assert not d.has(sp.re, sp.im, sp.atan2)
+    (d2,) = true_derivative.derivatives([sp.Abs(sp.log(x)) * y], ("x", "y"), (("x", "y"),))
+    assert d2 == sp.sign(sp.log(x)) / x

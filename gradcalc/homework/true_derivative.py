@@ -17,14 +17,35 @@ from gradcalc.homework.exact import exact_number
 from gradcalc.homework.proof import symbol
 
 
+class _RealAbs(sp.Function):
+    """|u| of a real u. The answer is judged only where u is real, but sympy does not know
+    asin(x) is, and differentiates its Abs through re and im (with atan2's of a square
+    root's argument); this one's derivative is sign(u)·u'."""
+
+    def fdiff(self, argindex: int = 1) -> Any:
+        return sp.sign(self.args[0])
+
+
 def derivatives(function: list[Any], wrt: tuple[str, ...],
                 paths: tuple[tuple[str, ...], ...] | None = None,
                 pinned: tuple[tuple[str, float], ...] = ()) -> list[Any]:
     """d f_i / d w_j for every entry and input, row-major (or along each path: f_xy is
     ("x", "y")), with the pinned inputs put in afterwards."""
     columns = paths or tuple((w,) for w in wrt)
-    return pin([torch_convention(sp.diff(f, *(symbol(n) for n in p))) for f in function
+    return pin([torch_convention(real_diff(f, *(symbol(n) for n in p))) for f in function
                 for p in columns], pinned)
+
+
+def real_diff(f: Any, *by: Any) -> Any:
+    """sympy's derivative of `f` by `by`, every |u| in it taken as the |u| of a real u
+    (sympy's own Abs where it knows u is real: it simplifies sign(x)·|x| to x)."""
+    def unknown(e: Any) -> bool:
+        return isinstance(e, sp.Abs) and e.args[0].is_extended_real is not True
+
+    if not isinstance(f, sp.Basic) or not f.has(sp.Abs):
+        return sp.diff(f, *by)
+    real = f.replace(unknown, lambda e: _RealAbs(e.args[0]))
+    return sp.diff(real, *by).replace(_RealAbs, sp.Abs)
 
 
 def torch_convention(expr: Any) -> Any:
