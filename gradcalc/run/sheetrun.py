@@ -47,13 +47,12 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
                  if s.strip() and s.strip() not in named_already]
     sheets = worksheets.sheets(key, students, job.limits)
     if folder is None:
-        assert job.fmt.sheet is not None
+        write = job.fmt.writer("sheet")
         for sheet in sheets:
-            job.fmt.sheet(sheet, job.answers, out)
+            write(sheet, job.answers, out)
         return 0
     names = _write(folder, sheets, key, job.title)
-    assert job.fmt.sheets_written is not None
-    job.fmt.sheets_written(len(sheets), str(folder), names, out)
+    job.fmt.writer("sheets_written")(len(sheets), str(folder), names, out)
     return 0
 
 
