@@ -108,3 +108,43 @@ def test_a_registered_format_is_listed_only_where_it_writes(toy, invoke):
 
 def test_the_registry_is_gone_with_the_test():
     assert "toy" not in formats.FORMATS
+
+
+def _toy_row(result, keyed) -> str:
+    return f"TOY {result.task.student} {result.status}\n"
+
+
+def _toy_class_end(summary, students, out, err) -> None:
+    out.write(f"TOY {students} students\n")
+
+
+def _toy_class(sink):
+    from gradcalc.render.class_views import ClassLines
+
+    return ClassLines(sink, _toy_class_end)
+
+
+def test_a_registered_format_writes_a_class(monkeypatch, invoke, tmp_path):
+    monkeypatch.setattr(formats, "FORMATS", {**FORMATS, "toy": Format(
+        "toy", row=_toy_row, class_view=_toy_class, class_end=_toy_class_end)})
+    answers = tmp_path / "answers.csv"
+    answers.write_text("id,function,answer\nann,x^2,2x\nbob,x^3,3x\n")
+    run = invoke("grade", str(answers), "--format", "toy")
+    assert run.code == 1
+    assert run.out == "TOY ann correct\nTOY bob incorrect\nTOY 2 students\n"
+
+
+def test_parquet_rows_go_to_a_file(invoke, tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("x\n1\n2\n")
+    run = invoke("grad", "x^2", "--points", str(table), "--format", "parquet")
+    assert run.code == 2
+    assert run.err == "error: --format parquet is written to a file: give --output FILE\n"
+
+
+@pytest.mark.parametrize("command", [
+    ("grad", "x^2", "--points", "t.csv"), ("grade", "answers.csv")])
+def test_an_unknown_engine_is_named(invoke, command):
+    run = invoke(*command, "--engine", "spark")
+    assert run.code == 2
+    assert run.err == "error: --engine takes local or dask, not 'spark'\n"
