@@ -84,7 +84,7 @@ def test_rows_held_at_once_are_a_chunk_not_the_class(tmp_path, held, keyed, fmt,
         assert len(rows) == 600 and summary["summary"]["students"] == 200
         assert summary["summary"]["correct"] == 300
     if fmt == "rich":
-        shown = capsys.readouterr().out
+        shown = out  # the readable view draws on the stream it is given
         assert shown.count("verdict") == 1  # the header once, over every chunk
         assert "600 rows: 300 correct, 300 incorrect" in shown
 

@@ -35,9 +35,9 @@ from gradcalc.render.formats import JSON, RICH, Format
 JSON_COMMANDS = ("batch",)
 
 
-def _fail(fmt: Format, kind: str, message: str) -> int:
+def _fail(fmt: Format, category: str, message: str) -> int:
     message = printable(message)
-    fmt.error(kind, message)
+    fmt.error(category, message, sys.stdout)
     sys.stderr.write(f"error: {message}\n")
     return 2
 
@@ -50,6 +50,12 @@ def _elsewhere(exc: NoSuchOption, command: object) -> str:
     return f" ({name} is an option of gradcalc {' and '.join(hosts)})" if hosts else ""
 
 
+def _asks_json(args: list[str]) -> bool:
+    """Whether the arguments ask for JSON (--json, --format json): errors are JSON too."""
+    pairs = zip(args, [*args[1:], ""])
+    return "--json" in args or "--format=json" in args or ("--format", "json") in pairs
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `gradcalc` script: run the app, map failures to exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -57,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tolerate_narrow_streams()
     first = next((a for a in args if not a.startswith("-")), None)
-    fmt = JSON if "--json" in args or first in JSON_COMMANDS else RICH
+    fmt = JSON if _asks_json(args) or first in JSON_COMMANDS else RICH
     from typer.main import get_command
 
     from gradcalc.cli.options import protect_dash_program

@@ -4,6 +4,7 @@ solution beside the verdict."""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -21,6 +22,8 @@ from gradcalc.cli.options import (
     SeedOpt,
     VerdictPlainOpt,
     WrtOpt,
+    format_of,
+    format_parameter,
     kind_parameters,
     limits_of,
     read_program,
@@ -47,6 +50,7 @@ PARAMETERS: list[Parameter] = [
     ("wrt", WrtOpt, None),
     ("json_out", JsonOpt, False),
     ("plain_out", VerdictPlainOpt, False),
+    format_parameter(("verdict",)),
     ("steps", StepsOpt, False),
     *JUDGING,
     *kind_parameters(),
@@ -64,9 +68,7 @@ def settings_of(o: dict[str, Any]) -> Any:
 def check(o: dict[str, Any]) -> None:
     from gradcalc.homework.answer import AnswerJob, run, split_wrt
     from gradcalc.homework.kinds.registry import SETTINGS, Kind
-    from gradcalc.render.formats import chosen
-
-    fmt = chosen(o["json_out"], o["plain_out"])
+    fmt = format_of(o, ("verdict",))
     limits = limits_of(o)
     kind = Kind.read(**{s.name: o[s.name] for s in SETTINGS}, limits=limits)
     function, answer = o["function"], o["answer"]
@@ -83,11 +85,9 @@ def check(o: dict[str, Any]) -> None:
     if o["steps"]:
         from gradcalc.homework.answer import worked
 
-        assert fmt.solution is not None
-        fmt.solution(worked(job, verdict), verdict)
+        fmt.writer("solution")(worked(job, verdict), verdict, sys.stdout)
     else:
-        assert fmt.verdict is not None
-        fmt.verdict(verdict)
+        fmt.writer("verdict")(verdict, sys.stdout)
     if not verdict.ok:
         raise typer.Exit(1)
 

@@ -26,18 +26,20 @@ from gradcalc.cli.options import (
     SecondsOpt,
     SubmissionsArg,
     SummaryOpt,
+    format_of,
+    format_parameter,
     limits_of,
+    run_of,
     stdin_note,
 )
-from gradcalc.errors import GradcalcError
 from gradcalc.limits import DEFAULT_LIMITS
-from gradcalc.render.formats import chosen
 
 GRADE: list[Parameter] = [
     ("answers", SubmissionsArg, REQUIRED),
     ("key", KeyOpt, None),
     ("json_out", JsonOpt, False),
     ("plain_out", ClassPlainOpt, False),
+    format_parameter(("class_view",)),
     *JUDGING,
     ("grades", GradesOpt, None),
     ("gradescope", GradescopeOpt, None),
@@ -52,38 +54,30 @@ REPLAY: list[Parameter] = [
     ("verdicts", ReceiptsArg, REQUIRED),
     ("json_out", JsonOpt, False),
     ("plain_out", ClassPlainOpt, False),
+    format_parameter(("replayed",)),
     ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
 ]
-#: what only a local run writes (a Dask run writes lines)
-FILES = ("key", "grades", "gradescope", "report", "summary")
 
 
 def grade(o: dict[str, Any]) -> None:
-    from gradcalc.run.classrun import ClassJob, write_class
-    from gradcalc.run.workers import job_count
+    from gradcalc.run.classrun import ClassJob
+    from gradcalc.run.engines import engine_of
 
-    fmt, file = chosen(o["json_out"], o["plain_out"]), o["answers"]
-    if file == "-":
+    run = run_of(o, o["answers"], format_of(o, ("class_view",)), sys.stdout)
+    engine = engine_of(run)
+    if run.source == "-":
         stdin_note("the class file (CSV)")
-    if o["engine"] == "dask":
-        from gradcalc.run.cluster import run_class
-
-        given = [f"--{n}" for n in FILES if o[n]]
-        if given:
-            raise GradcalcError(f"{given[0]} goes without --engine dask", kind="usage")
-        raise typer.Exit(run_class(file, fmt, settings_of(o), limits_of(o), o["scheduler"],
-                                   sys.stdout, sys.stderr))
-    job = ClassJob(file, fmt, settings_of(o), limits_of(o), o["key"], o["grades"],
-                   o["gradescope"], o["report"], o["summary"], job_count(o["jobs"]),
-                   o["chunk_rows"])
-    raise typer.Exit(write_class(job, sys.stdout, sys.stderr))
+    job = ClassJob(run.source, run.sink.fmt, settings_of(o), limits_of(o), o["key"],
+                   o["grades"], o["gradescope"], o["report"], o["summary"], run.options.jobs,
+                   run.options.chunk_rows)
+    raise typer.Exit(engine.grade(run, job))
 
 
 def replay(o: dict[str, Any]) -> None:
     from gradcalc.grading.replay import replay_file
     from gradcalc.render.replayed import write_replay
 
-    fmt = chosen(o["json_out"], o["plain_out"])
+    fmt = format_of(o, ("replayed",))
     raise typer.Exit(write_replay(replay_file(o["verdicts"], limits_of(o)), fmt, sys.stdout,
                                   sys.stderr))
 

@@ -4,6 +4,7 @@ homework/kinds/registry.py): readable, --plain, --json, or a --latex document.""
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -14,6 +15,8 @@ from gradcalc.cli.options import (
     SecondsOpt,
     SeedOpt,
     WrtOpt,
+    format_of,
+    format_parameter,
     kind_parameters,
     limits_of,
     read_program,
@@ -37,6 +40,7 @@ PARAMETERS: list[Parameter] = [
     ("json_out", JsonOpt, False),
     ("plain_out", StepsPlainOpt, False),
     ("latex_out", LatexDocOpt, False),
+    format_parameter(("solution",)),
     ("seed", SeedOpt, 0),
     ("samples", StepSamplesOpt, 8),
     ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
@@ -49,9 +53,7 @@ def derive(o: dict[str, Any]) -> None:
     from gradcalc.homework.dispatch import solve
     from gradcalc.homework.judge import Settings
     from gradcalc.homework.kinds.registry import SETTINGS, Kind
-    from gradcalc.render.formats import chosen
-
-    fmt = chosen(o["json_out"], o["plain_out"], o["latex_out"])
+    fmt = format_of(o, ("solution",))
     limits = limits_of(o)
     kind = Kind.read(**{s.name: o[s.name] for s in SETTINGS}, limits=limits)
     if o["function"] is None:
@@ -59,8 +61,7 @@ def derive(o: dict[str, Any]) -> None:
                             kind="usage")
     solution = solve(read_program(o["function"]), split_wrt(o["wrt"]), kind,
                      Settings(samples=o["samples"], seed=o["seed"]), limits)
-    assert fmt.solution is not None
-    fmt.solution(solution, None)
+    fmt.writer("solution")(solution, None, sys.stdout)
 
 
 declare("derive", "A worked solution: the derivative (or antiderivative, dy/dx of an "

@@ -40,15 +40,20 @@ from gradcalc.cli.options import (
     SymbolicOpt,
     WeightsOpt,
     WrtOpt,
+    format_of,
+    format_parameter,
     limits_of,
     program_text,
+    run_of,
     stdin_note,
 )
 from gradcalc.cli.output import Stdout, printable
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import CHUNK_ROWS, DEFAULT_LIMITS
-from gradcalc.render.formats import Format, chosen
+from gradcalc.render.formats import Format
 
+#: what the derivative commands write: a result at a point, a --points table's rows
+WRITES = ("result", "chunk")
 #: the parameters of grad, jacobian and hessian, in the order --help lists them; each
 #: command takes the ones that apply to it
 PARAMETERS: list[Parameter] = [
@@ -59,6 +64,7 @@ PARAMETERS: list[Parameter] = [
     ("of", OfOpt, None),
     ("json_out", JsonOpt, False),
     ("plain_out", PlainOpt, False),
+    format_parameter(WRITES),
     ("no_check", NoCheckOpt, False),
     ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
     ("max_iterations", IterOpt, DEFAULT_LIMITS.max_iterations),
@@ -89,8 +95,12 @@ SCALE = {"chunk_rows": CHUNK_ROWS, "jobs": "1", "output": None, "engine": "local
 def extras_of(o: dict[str, Any]) -> dict[str, Any]:
     """--symbolic, --latex, --explain and --graph (with --names and --row), checked."""
     graph, names, row = o["graph"], o["names"], o["row"]
-    if graph is not None and graph not in ("dot", "mermaid"):
-        raise GradcalcError(f"--graph takes dot or mermaid, not {graph!r}", kind="usage")
+    if graph is not None:
+        from gradcalc.render.graph import NOTATIONS
+
+        if graph not in NOTATIONS:
+            raise GradcalcError(f"--graph takes {' or '.join(NOTATIONS)}, not {graph!r}",
+                                kind="usage")
     if names not in ("gradcalc", "torch"):
         raise GradcalcError(f"--names takes gradcalc or torch, not {names!r}", kind="usage")
     if graph is None and (names != "gradcalc" or row is not None):
@@ -108,7 +118,7 @@ def run_derivative(command: str, o: dict[str, Any]) -> None:
     from gradcalc.render.digits import Numbers, parse_digits
 
     numbers = Numbers(parse_digits(o["digits"]))
-    fmt = chosen(o["json_out"], o["plain_out"])
+    fmt = format_of(o, WRITES)
     points, explain_row = o["points"], o["explain_row"]
     if points == "-" and o["program"] == "-":
         raise GradcalcError("the program and --points cannot both come from standard input",
@@ -124,7 +134,7 @@ def run_derivative(command: str, o: dict[str, Any]) -> None:
     if points is not None and (any(extras.values()) or explain_row is not None):
         failed = explain_points_row(job, points, explain_row or 1, extras, fmt, numbers)
     elif points is not None:
-        failed = run_points(job, points, fmt, scale)
+        failed = run_points(job, run_of(o, points, fmt, Stdout()))
     elif explain_row is not None:
         raise GradcalcError("--explain-row N picks a row of the --points table", kind="usage")
     else:
@@ -141,18 +151,13 @@ def run_one(job: Any, fmt: Format, extras: dict[str, Any], numbers: Any) -> bool
     whether a check failed."""
     from gradcalc.commands import derivatives
 
+    write = fmt.writer("graph" if extras.get("graph") else "result")
     result = derivatives.run(job)
     if extras.get("graph") or extras.get("latex"):
-        from gradcalc.render import explanations
-
         result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
                            explain=extras.get("explain"), names=extras.get("names"),
                            row=extras.get("row"))
-        if extras.get("graph") and not fmt.structured:  # else the graph is in the object
-            sys.stdout.write(explanations.graph_text(result, extras["graph"]) + "\n")
-            return result.failed
-    assert fmt.result is not None
-    fmt.result(result, numbers)
+    write(result, numbers, sys.stdout)
     return result.failed
 
 
@@ -180,32 +185,15 @@ def explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any],
     return run_one(one, fmt, extras, numbers)
 
 
-def run_points(job: Any, source: str, fmt: Format, scale: dict[str, Any]) -> bool:
+def run_points(job: Any, run: Any) -> bool:
     """--points: a table in, one row per point out (to stdout or --output), a note on the
-    sampled check; in chunks, on --jobs processes or a Dask cluster."""
-    from gradcalc.run.workers import job_count
+    sampled check; in chunks, on --jobs processes or a Dask cluster (`run.engines`)."""
+    from gradcalc.run.engines import engine_of
 
-    if source == "-":
+    engine = engine_of(run)
+    if run.source == "-":
         stdin_note("the --points table")
-    options = dict(output=scale["output"], chunk_rows=scale["chunk_rows"])
-    if scale["engine"] == "dask":
-        from gradcalc.run import cluster
-
-        outcome = cluster.run_points(job, source, fmt, scheduler=scale["scheduler"], **options)
-    else:
-        if scale["engine"] != "local":
-            raise GradcalcError(f"--engine takes local or dask, not {scale['engine']!r}",
-                                kind="usage")
-        from gradcalc.run import stream
-        from gradcalc.run.workers import one_heap
-
-        one_heap()  # the chunks' memory stays one chunk's (see one_heap)
-        bar = stream.LazyBar()
-        try:
-            outcome = stream.run(job, source, fmt, jobs=job_count(scale["jobs"]),
-                                 progress=bar, stdout=Stdout(), **options)
-        finally:
-            bar.close()
+    outcome = engine.points(run, job)
     for warning in outcome.warnings:
         sys.stderr.write(f"warning: {warning}\n")
     if outcome.note:

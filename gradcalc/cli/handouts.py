@@ -20,10 +20,11 @@ from gradcalc.cli.options import (
     SheetsPlainOpt,
     StudentOpt,
     TitleOpt,
+    format_of,
+    format_parameter,
     limits_of,
 )
 from gradcalc.limits import DEFAULT_LIMITS
-from gradcalc.render.formats import chosen
 
 SHEETS: list[Parameter] = [
     ("key", SheetKeyOpt, REQUIRED),
@@ -34,6 +35,7 @@ SHEETS: list[Parameter] = [
     ("answers", AnswersOpt, False),
     ("json_out", SheetsJsonOpt, False),
     ("plain_out", SheetsPlainOpt, False),
+    format_parameter(("sheet",)),
     ("check_seconds", SecondsOpt, DEFAULT_LIMITS.check_seconds),
 ]
 
@@ -41,7 +43,7 @@ SHEETS: list[Parameter] = [
 def sheets(o: dict[str, Any]) -> None:
     from gradcalc.run.sheetrun import SheetsJob, write_sheets
 
-    job = SheetsJob(o["key"], chosen(o["json_out"], o["plain_out"]), o["roster"],
+    job = SheetsJob(o["key"], format_of(o, ("sheet",)), o["roster"],
                     list(o["student"]), o["out"], o["title"], o["answers"], limits_of(o))
     raise typer.Exit(write_sheets(job, sys.stdout))
 

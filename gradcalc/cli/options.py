@@ -217,6 +217,37 @@ GraphOpt = Annotated[str | None, typer.Option(
     "Mermaid text instead (with --explain: the gradients on its edges).")]
 
 
+def format_parameter(writers: tuple[str, ...]) -> tuple[str, Any, Any]:
+    """A command's --format NAME, its help listing the formats that have any of the
+    command's `writers` (`render.formats.taking`)."""
+    from gradcalc.render.formats import taking
+
+    takes = taking(writers)
+    listed = ", ".join(takes[:-1]) + " or " + takes[-1] if len(takes) > 1 else takes[0]
+    alias = Annotated[str | None, typer.Option(
+        "--format", metavar="NAME", help=f"The output format: {listed} (default "
+        f"{takes[0] if 'rich' not in takes else 'rich'}).", show_default=False)]
+    return ("format_name", alias, None)
+
+
+def format_of(o: dict[str, Any], writers: tuple[str, ...]) -> Any:
+    """The format a command's --format and alias flags (--json, --plain, --latex) name."""
+    from gradcalc.render.formats import chosen
+
+    flags = {n: bool(o.get(f"{n}_out")) for n in ("json", "plain", "latex")}
+    return chosen(o.get("format_name"), flags, writers)
+
+
+def run_of(o: dict[str, Any], source: str, fmt: Any, out: Any) -> Any:
+    """The run a command's options describe (`run.record.Run`): its source, its sink
+    (`out`, standard error, --output), --engine, --jobs, --chunk-rows and --scheduler."""
+    from gradcalc.run.record import Options, Run, Sink
+    from gradcalc.run.workers import job_count
+
+    options = Options(job_count(o["jobs"]), o["chunk_rows"], o["scheduler"])
+    return Run(source, Sink(fmt, out, sys.stderr, o.get("output")), o["engine"], options)
+
+
 def limits_of(o: dict[str, Any]) -> Limits:
     """The run's bounds from a command's --check-seconds, --max-iterations and
     --max-operations (those it has)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated, Any
 
@@ -16,6 +15,8 @@ from gradcalc.cli.options import (
     OfOpt,
     OpsOpt,
     ProgramArg,
+    format_of,
+    format_parameter,
     limits_of,
     read_program,
 )
@@ -40,25 +41,22 @@ PARAMETERS: list[Parameter] = [
         "--save", metavar="FILE.svg|png",
         help="Also write the plot to a file (needs the plot extra: matplotlib).")], None),
     ("json_out", JsonOpt, False),
+    format_parameter(("plot",)),
     ("max_iterations", IterOpt, DEFAULT_LIMITS.max_iterations),
     ("max_operations", OpsOpt, DEFAULT_LIMITS.max_operations),
 ]
 
 
 def plot(o: dict[str, Any]) -> None:
-    from gradcalc.commands import plot as plotting
+    from gradcalc.commands.plot import run as plotted
     from gradcalc.render import drawing
 
-    data = plotting.run(read_program(o["program"]), o["over"], o["at"], o["samples"],
-                        o["of"], limits_of(o), o["ylim"])
+    fmt = format_of(o, ("plot",))
+    data = plotted(read_program(o["program"]), o["over"], o["at"], o["samples"], o["of"],
+                   limits_of(o), o["ylim"])
     if o["save"] is not None:
         drawing.save(data, o["save"])
-    if o["json_out"]:
-        sys.stdout.write(json.dumps(drawing.to_json(data)) + "\n")
-        return
-    sys.stdout.write(drawing.terminal(data, o["width"], o["height"], drawing.want_color())
-                     + "\n")
-    sys.stdout.write("\n".join(drawing.notes(data)) + "\n")
+    fmt.writer("plot")(data, (o["width"], o["height"]), sys.stdout)
 
 
 declare("plot", "The function and its derivative over an interval of one scalar input, drawn "

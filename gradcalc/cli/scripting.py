@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated, Any
 
@@ -17,6 +16,8 @@ from gradcalc.cli.options import (
     NoCheckOpt,
     OpsOpt,
     SecondsOpt,
+    format_of,
+    format_parameter,
     limits_of,
     stdin_note,
 )
@@ -36,6 +37,7 @@ PARAMETERS: list[Parameter] = [
     ("jobs", JobsOpt, "1"),
     ("chunk_rows", ChunkRowsOpt, 500),
     ("explain_row", ExplainLineOpt, None),
+    format_parameter(("answer",)),
 ]
 
 
@@ -58,9 +60,9 @@ def _open(file: str | None) -> Any:
 
 def batch(o: dict[str, Any]) -> None:
     from gradcalc.commands import batch as batches
-    from gradcalc.render.as_json import answer_json
     from gradcalc.run.workers import job_count
 
+    line = format_of(o, ("answer",)).writer("answer")
     fh = _open(o["file"])
     tally, limits, check = batches.Tally(), limits_of(o), not o["no_check"]
     workers = 1 if o["explain_row"] is not None else job_count(o["jobs"])
@@ -72,7 +74,7 @@ def batch(o: dict[str, Any]) -> None:
         else:
             answers = batches.run(fh, tally, check=check, limits=limits,
                                   explain_line=o["explain_row"])
-            write_all(json.dumps(answer_json(answer)) + "\n" for answer in answers)
+            write_all(line(answer) for answer in answers)
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()

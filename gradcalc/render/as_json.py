@@ -41,9 +41,10 @@ def to_json(result: Result) -> dict[str, Any]:
     return out
 
 
-def error_json(kind: str, message: str) -> dict[str, Any]:
-    """An error as JSON: its kind (parse, limit, usage, ...) and its message."""
-    return {"error": {"kind": kind, "message": message}}
+def error_json(category: str, message: str) -> dict[str, Any]:
+    """An error as JSON: its category (parse, limit, usage, ...), under the key "kind",
+    and its message."""
+    return {"error": {"kind": category, "message": message}}
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:

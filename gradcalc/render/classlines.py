@@ -70,8 +70,8 @@ def json_line(r: Result, keyed: bool) -> str:
     """One row's JSON line (with its line break): classview.row_json's object."""
     head = row_head(r, keyed)
     if r.verdict is None:  # an unreadable row: its error, no verdict to share
-        kind, message = r.error  # type: ignore[misc]
-        return json.dumps({**head, "error": {"kind": kind, "message": message},
+        category, message = r.error  # type: ignore[misc]
+        return json.dumps({**head, "error": {"kind": category, "message": message},
                            "receipt": r.receipt}) + "\n"
     part, receipt = _verdict_part(r.verdict)
     if receipt is None:

@@ -23,8 +23,8 @@ def row_json(r: Result, keyed: bool) -> dict[str, Any]:
     "receipt"} or, for an unreadable row, the same with "error" for the verdict."""
     head = row_head(r, keyed)
     if r.error is not None:
-        kind, message = r.error
-        return {**head, "error": {"kind": kind, "message": message}, "receipt": r.receipt}
+        category, message = r.error
+        return {**head, "error": {"kind": category, "message": message}, "receipt": r.receipt}
     assert r.verdict is not None
     # the row's score is the points earned, not the verdict's own share of right entries
     return {**head, **verdict_json(r.verdict), "score": r.earned, **solution_fields(r),

@@ -6,8 +6,8 @@ the function and its derivative with different marks, so they differ without col
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,12 +43,12 @@ def notes(data: PlotData) -> list[str]:
     found = [(a, b, "pole") for a, b in _merged(data.poles)] \
         + [(a, b, "step") for a, b in _merged(data.steps)] \
         + [(a, b, "kink") for a, b in _merged(data.kinks)]
-    for a, b, kind in sorted(found):
+    for a, b, feature in sorted(found):
         where = f"at {x} = {_fmt(a)}" if a == b else f"between {x} = {_fmt(a)} and {_fmt(b)}"
-        if kind == "pole":
+        if feature == "pole":
             lines.append(f"a pole {where}: {y} and {dy} grow without bound (the asymptote "
                          "is drawn │)")
-        elif kind == "step":
+        elif feature == "step":
             lines.append(f"a step {where}: {y} jumps from {_fmt(_value_at(data.xs, data.f, a))}"
                          f" to {_fmt(_value_at(data.xs, data.f, b))}, which {dy} on either "
                          "side misses")
@@ -174,7 +174,7 @@ def _metadata(suffix: str) -> dict:
     return {"Date": None} if suffix == ".svg" else {}
 
 
-def want_color() -> bool:
+def want_color(out: Any) -> bool:
     """Colours only for a terminal that has them (https://no-color.org)."""
-    return (sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    return (out.isatty() and "NO_COLOR" not in os.environ
             and os.environ.get("TERM") != "dumb")

@@ -96,13 +96,14 @@ def show_formulas(result: Result, console: Any) -> None:
 # --------------------------------------------------------------------------- explain
 
 
-def graph_text(result: Result, kind: str) -> str:
+def graph_text(result: Result, notation: str) -> str:
+    """The computation graph in `notation` (one of `render.graph.NOTATIONS`: dot, mermaid)."""
     from gradcalc.render import graph
 
     if result.explain is None:  # pragma: no cover - the CLI asks for it with --graph
         raise ValueError("the graph needs the explanation's steps")
     gradients = bool(result.view.get("explain"))
-    draw = graph.dot if kind == "dot" else graph.mermaid
+    draw = graph.NOTATIONS[notation]
     return draw(result.explain, gradients, result.view.get("names") or "gradcalc",
                 result.view.get("row"))
 

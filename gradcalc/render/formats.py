@@ -1,14 +1,15 @@
-"""The output formats, one registry: each format by name, with the writer of every kind of
-result in it.
+"""The output formats, one registry: each format by name, with its writer of everything it
+writes.
 
 One vocabulary: `rich` (a person at a terminal: panels, tables, progress bars), `json`
 (one object, or one per line, for scripts) and `plain` (numbers and words for awk) are
 the views a command is shown in; `csv` and `parquet` are what a `--points` table's rows
 are written as (a view writes its rows as its `rows` format: rich as csv; `--output
-FILE.parquet` as parquet); `latex` is a worked solution as a document (`derive
---latex`). A command picks its format once (`chosen`) and hands results to the format's
-writers; no module compares format names, and no format is held in a global. A new
-format is one entry here and its writers.
+FILE.parquet` as parquet); `latex` is a worked solution as a document (`derive --format
+latex`). A command picks its format once, by `--format NAME` or an alias flag (`chosen`), and
+hands results to the format's writers, each given its stream; no module compares format
+names, and no format is held in a global. A new format is one entry here and its
+writers; every command that has a use for one of them takes it.
 
 The writers import what they write with when they are first called, so choosing a format
 costs nothing at start-up.
@@ -26,77 +27,131 @@ from gradcalc.errors import GradcalcError
 
 # --------------------------------------------------------------------------- the writers
 
-def _rich_result(result: Any, numbers: Any) -> None:
+def _rich_result(result: Any, numbers: Any, out: Any) -> None:
     from gradcalc.render.terminal import draw, show
 
-    draw(lambda console: show(result, console, numbers))
+    draw(lambda console: show(result, console, numbers), out)
 
 
-def _json_result(result: Any, numbers: Any) -> None:
+def _json_result(result: Any, numbers: Any, out: Any) -> None:
     from gradcalc.render.as_json import to_json
 
-    sys.stdout.write(json.dumps(to_json(result)) + "\n")
+    out.write(json.dumps(to_json(result)) + "\n")
 
 
-def _plain_result(result: Any, numbers: Any) -> None:
+def _plain_result(result: Any, numbers: Any, out: Any) -> None:
     from gradcalc.render.plain import notes, plain
 
-    sys.stdout.write(plain(result, numbers) + "\n")
+    out.write(plain(result, numbers) + "\n")
     sys.stderr.writelines(line + "\n" for line in notes(result, numbers))
 
 
-def _rich_verdict(verdict: Any) -> None:
+def _graph_text(result: Any, numbers: Any, out: Any) -> None:
+    """--graph in a text view: the graph alone, in its notation (dot, mermaid)."""
+    from gradcalc.render.explanations import graph_text
+
+    out.write(graph_text(result, result.view["graph"]) + "\n")
+
+
+def _rich_verdict(verdict: Any, out: Any) -> None:
     from gradcalc.render.terminal import draw
     from gradcalc.render.verdicts import show
 
-    draw(lambda console: show(verdict, console))
+    draw(lambda console: show(verdict, console), out)
 
 
-def _json_verdict(verdict: Any) -> None:
+def _json_verdict(verdict: Any, out: Any) -> None:
     from gradcalc.render.verdicts import verdict_json
 
-    sys.stdout.write(json.dumps(verdict_json(verdict)) + "\n")
+    out.write(json.dumps(verdict_json(verdict)) + "\n")
 
 
-def _plain_verdict(verdict: Any) -> None:
+def _plain_verdict(verdict: Any, out: Any) -> None:
     from gradcalc.render.verdicts import plain
 
-    sys.stdout.write(plain(verdict) + "\n")
+    out.write(plain(verdict) + "\n")
 
 
-def _rich_solution(solution: Any, verdict: Any) -> None:
+def _rich_solution(solution: Any, verdict: Any, out: Any) -> None:
     from gradcalc.render.terminal import draw
     from gradcalc.render.worked_steps import show
 
-    draw(lambda console: show(solution, console, verdict))
+    draw(lambda console: show(solution, console, verdict), out)
 
 
-def _json_solution(solution: Any, verdict: Any) -> None:
+def _json_solution(solution: Any, verdict: Any, out: Any) -> None:
     from gradcalc.render.worked_steps import solution_json
 
-    sys.stdout.write(json.dumps(solution_json(solution, verdict)) + "\n")
+    out.write(json.dumps(solution_json(solution, verdict)) + "\n")
 
 
-def _plain_solution(solution: Any, verdict: Any) -> None:
+def _plain_solution(solution: Any, verdict: Any, out: Any) -> None:
     from gradcalc.render.worked_steps import plain_text
 
-    sys.stdout.write(plain_text(solution, verdict) + "\n")
+    out.write(plain_text(solution, verdict) + "\n")
 
 
-def _latex_solution(solution: Any, verdict: Any) -> None:
+def _latex_solution(solution: Any, verdict: Any, out: Any) -> None:
     from gradcalc.render.latex_document import document
 
-    sys.stdout.write(document(solution))
+    out.write(document(solution))
 
 
-def _json_error(kind: str, message: str) -> None:
+def _json_error(category: str, message: str, out: Any) -> None:
     from gradcalc.render.as_json import error_json
 
-    sys.stdout.write(json.dumps(error_json(kind, message)) + "\n")
+    out.write(json.dumps(error_json(category, message)) + "\n")
 
 
-def _no_error(kind: str, message: str) -> None:
+def _no_error(category: str, message: str, out: Any) -> None:
     """The error goes to standard error only (the command line's `error:` line)."""
+
+
+def _json_answer(answer: Any) -> str:
+    from gradcalc.render.as_json import answer_json
+
+    return json.dumps(answer_json(answer)) + "\n"
+
+
+def _rich_plot(data: Any, size: tuple[int, int], out: Any) -> None:
+    from gradcalc.render import drawing
+
+    out.write(drawing.terminal(data, *size, drawing.want_color(out)) + "\n")
+    out.write("\n".join(drawing.notes(data)) + "\n")
+
+
+def _json_plot(data: Any, size: tuple[int, int], out: Any) -> None:
+    from gradcalc.render import drawing
+
+    out.write(json.dumps(drawing.to_json(data)) + "\n")
+
+
+def _table_class(sink: Any) -> Any:
+    from gradcalc.render.class_views import ClassTable
+
+    return ClassTable(sink)
+
+
+def _json_class(sink: Any) -> Any:
+    from gradcalc.render.class_views import ClassLines
+
+    return ClassLines(sink, _json_class_end)
+
+
+def _plain_class(sink: Any) -> Any:
+    from gradcalc.render.class_views import ClassLines
+
+    return ClassLines(sink, _plain_class_end)
+
+
+def _json_sheets_written(count: int, folder: str, names: list[str], out: Any) -> None:
+    out.write(json.dumps({"sheets": count, "folder": folder, "files": names}) + "\n")
+
+
+def _text_sheets_written(count: int, folder: str, names: list[str], out: Any) -> None:
+    from gradcalc.render.sheets import written_line
+
+    out.write(written_line(count, folder, names) + "\n")
 
 
 def _json_row(result: Any, keyed: bool) -> str:
@@ -150,7 +205,7 @@ def _rich_sheet(sheet: Any, answers: bool, out: Any) -> None:
     from gradcalc.render.sheets import show_sheet
     from gradcalc.render.terminal import draw
 
-    draw(lambda console: show_sheet(sheet, answers, console))
+    draw(lambda console: show_sheet(sheet, answers, console), out)
 
 
 def _json_sheet(sheet: Any, answers: bool, out: Any) -> None:
@@ -198,49 +253,73 @@ def _parquet_chunk(result: Any, first: bool, fast: bool) -> Any:
 
 # --------------------------------------------------------------------------- the registry
 
+#: what each writer of a Format writes, as an error names it
+WRITES = {"result": "a derivative at a point", "graph": "a computation graph",
+          "verdict": "a verdict", "solution": "a worked solution", "answer": "batch answers",
+          "class_view": "a class's rows", "replayed": "replayed verdicts",
+          "chunk": "a --points table's rows", "sheet": "sheets",
+          "sheets_written": "sheets", "plot": "a plot"}
+
+
 @dataclass(frozen=True)
 class Format:
-    """One output format: its name, what it is, and its writer of each kind of result
-    (None where the format does not write that kind)."""
+    """One output format: its name, what it is, and its writer of each thing a command
+    writes (None where it does not write that). Every writer is given its stream."""
 
     name: str
-    person: bool = False  # a person reads it: panels, tables, progress bars
-    structured: bool = False  # one object holds the whole answer (the graph, the tape too)
     binary: bool = False  # rows as Arrow tables, not text (parquet)
     rows: str = ""  # the format a --points table's rows are written in, in this view
     #: rows that carry their own check (JSON lines): the check runs inline, not beside
     #: the stream, and the rows are read as text
     inline: bool = False
     fast: bool = False  # a columnar writer gives the same text faster (the fast extra)
-    result: Callable[[Any, Any], None] | None = None  # grad/jacobian/hessian at a point
-    verdict: Callable[[Any], None] | None = None  # one check's verdict
-    error: Callable[[str, str], None] = _no_error  # an error, beside the `error:` line
+    result: Callable[[Any, Any, Any], None] | None = None  # grad/jacobian/hessian at a point
+    #: --graph: the graph in its notation (a structured view: the result, graph inside)
+    graph: Callable[[Any, Any, Any], None] | None = None
+    verdict: Callable[[Any, Any], None] | None = None  # one check's verdict
+    error: Callable[[str, str, Any], None] = _no_error  # an error, beside the `error:` line
+    answer: Callable[[Any], str] | None = None  # one batch job's answer as its line
     row: Callable[[Any, bool], str] | None = None  # a class's row as its line
+    class_view: Callable[[Any], Any] | None = None  # a class's rows as they are judged
     class_end: Callable[[Any, int, Any, Any], None] | None = None  # a class's summary
     replayed: Callable[[Any, str, Any], None] | None = None  # a verdict judged again
     replay_end: Callable[[int, int, str, Any, Any], None] | None = None
     chunk: Callable[[Any, bool, bool], Any] | None = None  # a chunk of a table's rows
     sheet: Callable[[Any, bool, Any], None] | None = None  # one student's handed-out sheet
+    #: sheets --out: what was written (how many sheets, the folder, the pages)
+    sheets_written: Callable[[int, str, list[str], Any], None] | None = None
+    plot: Callable[[Any, tuple[int, int], Any], None] | None = None  # a plot, drawn
     #: a worked solution, with the verdict beside it (check --steps) or alone (derive)
-    solution: Callable[[Any, Any], None] | None = None
+    solution: Callable[[Any, Any, Any], None] | None = None
 
     @property
     def table_rows(self) -> Format:
         """The format this view writes a --points table's rows in."""
         return FORMATS[self.rows or self.name]
 
+    def writer(self, what: str) -> Callable[..., Any]:
+        """The writer of `what` (a field's name); a usage error when this format has none."""
+        found = getattr(self, what)
+        if found is None:
+            raise GradcalcError(f"--format {self.name} does not write {WRITES[what]}",
+                                kind="usage")
+        return found
+
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("rich", person=True, rows="csv", result=_rich_result, verdict=_rich_verdict,
-           row=_drawn_row, replayed=_text_replayed, replay_end=_text_replay_end,
-           sheet=_rich_sheet, solution=_rich_solution),
-    Format("json", structured=True, rows="json", inline=True, result=_json_result,
-           verdict=_json_verdict, error=_json_error, row=_json_row, class_end=_json_class_end,
-           replayed=_json_replayed, replay_end=_json_replay_end, chunk=_json_chunk,
-           sheet=_json_sheet, solution=_json_solution),
-    Format("plain", rows="plain", result=_plain_result, verdict=_plain_verdict,
-           row=_plain_row, class_end=_plain_class_end, replayed=_text_replayed,
-           replay_end=_text_replay_end, chunk=_plain_chunk, sheet=_plain_sheet,
+    Format("rich", rows="csv", result=_rich_result, graph=_graph_text, verdict=_rich_verdict,
+           row=_drawn_row, class_view=_table_class, replayed=_text_replayed,
+           replay_end=_text_replay_end, sheet=_rich_sheet, sheets_written=_text_sheets_written,
+           plot=_rich_plot, solution=_rich_solution),
+    Format("json", rows="json", inline=True, result=_json_result, graph=_json_result,
+           verdict=_json_verdict, error=_json_error, answer=_json_answer, row=_json_row,
+           class_view=_json_class, class_end=_json_class_end, replayed=_json_replayed,
+           replay_end=_json_replay_end, chunk=_json_chunk, sheet=_json_sheet,
+           sheets_written=_json_sheets_written, plot=_json_plot, solution=_json_solution),
+    Format("plain", rows="plain", result=_plain_result, graph=_graph_text,
+           verdict=_plain_verdict, row=_plain_row, class_view=_plain_class,
+           class_end=_plain_class_end, replayed=_text_replayed, replay_end=_text_replay_end,
+           chunk=_plain_chunk, sheet=_plain_sheet, sheets_written=_text_sheets_written,
            solution=_plain_solution),
     Format("csv", fast=True, chunk=_csv_chunk),
     Format("parquet", binary=True, chunk=_parquet_chunk),
@@ -263,19 +342,37 @@ def named(fmt: Format | str) -> Format:
                             f"{', '.join(FORMATS)}", kind="usage") from None
 
 
-def chosen(json_out: bool, plain_out: bool, latex_out: bool = False) -> Format:
-    """The view of a command's --json and --plain flags (rich when neither); `latex_out`:
-    a worked solution's --latex document."""
-    given = [n for n, on in (("--json", json_out), ("--plain", plain_out),
-                             ("--latex", latex_out)) if on]
-    if len(given) > 1:
-        raise GradcalcError(f"{' and '.join(given)} cannot be used together", kind="usage")
-    return JSON if json_out else PLAIN if plain_out else LATEX if latex_out else RICH
+def taking(writers: tuple[str, ...]) -> list[str]:
+    """The formats that have any of `writers` (a command's: what it writes), in order."""
+    return [n for n, f in FORMATS.items() if any(getattr(f, w) is not None for w in writers)]
+
+
+def chosen(name: str | None, flags: dict[str, bool], writers: tuple[str, ...]) -> Format:
+    """The format of a command's --format NAME and its aliases (`flags`: json, plain,
+    latex, each on or off); when none is given, rich, or the first format the command
+    takes if it does not take rich (batch: json). A format that has none of the
+    command's `writers` is a usage error that lists those it takes."""
+    on = [n for n, given in flags.items() if given]
+    if len(on) > 1:
+        raise GradcalcError(f"{' and '.join('--' + n for n in on)} cannot be used together",
+                            kind="usage")
+    if name is not None and on and on[0] != name:
+        raise GradcalcError(f"--format {name} and --{on[0]} cannot be used together",
+                            kind="usage")
+    takes = taking(writers)
+    pick = name or (on[0] if on else "rich" if "rich" in takes else takes[0])
+    if pick not in takes:
+        raise GradcalcError(f"--format takes {', '.join(takes)}, not {pick!r}", kind="usage")
+    return FORMATS[pick]
 
 
 def rows_for(view: Format, output: str | None) -> Format:
     """The format a --points table's rows are written in: Parquet for --output
-    FILE.parquet, else the view's."""
+    FILE.parquet, else the view's (a binary one only to a file)."""
     if output is not None and output.lower().endswith(PARQUET_ENDINGS):
         return PARQUET
-    return view.table_rows
+    rows = view.table_rows
+    if rows.binary and output is None:
+        raise GradcalcError(f"--format {rows.name} is written to a file: give --output FILE",
+                            kind="usage")
+    return rows

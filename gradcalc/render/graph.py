@@ -160,3 +160,7 @@ def mermaid(ex: Any, gradients: bool = False, names: str = "gradcalc",
         if label:
             lines.append("  end")
     return "\n".join(lines)
+
+
+#: --graph's notations, each by name: its writer of the graph's text
+NOTATIONS = {"dot": dot, "mermaid": mermaid}

@@ -218,3 +218,14 @@ def show_sheet(sheet: Sheet, answers: bool, console: Any) -> None:
             *([it.answer] if answers else [])]))
     console.print(table)
 
+
+
+#: the files beside the students' pages in sheets' --out folder
+CSV_NAME, TEACHER_NAME = "sheets.csv", "teacher.html"
+
+
+def written_line(count: int, folder: str, names: list[str]) -> str:
+    """What a text view says once the sheets are written to `folder`."""
+    pages = ", ".join(names) if len(names) <= 2 else f"{names[0]} ... {names[-1]}"
+    return (f"{count} sheet{'s' * (count != 1)} written to {folder}: "
+            f"{pages}, {CSV_NAME}, {TEACHER_NAME}")

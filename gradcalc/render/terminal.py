@@ -20,23 +20,23 @@ from gradcalc.render.matrix_rows import labelled_rows
 PROGRESS_MIN_POINTS = 10_000
 
 
-def stdout_console() -> Any:
-    """A rich console on stdout that does not colour numbers by itself."""
+def console_on(out: Any) -> Any:
+    """A rich console writing to `out` that does not colour numbers by itself."""
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(file=out, highlight=False)
 
 
-def draw(render: Any) -> None:
-    """Call `render(console)` on stdout; in a pipe or a file, without the spaces rich pads
+def draw(render: Any, out: Any) -> None:
+    """Call `render(console)` on `out`; in a pipe or a file, without the spaces rich pads
     lines with (a script reading the readable view gets no trailing blanks)."""
-    console = stdout_console()
+    console = console_on(out)
     if console.is_terminal:
         render(console)
         return
     with console.capture() as captured:
         render(console)
-    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    out.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 class Bar:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gradcalc.errors import GradcalcError
@@ -78,31 +79,39 @@ def _readable_twice(file: str, needed: bool) -> Iterator[str]:
 
 def write_class(job: ClassJob, out: Any, err: Any) -> int:
     """The class judged (on `job.jobs` processes, the rows in chunks: the same output in
-    the same order) and written as it is judged; the exit code: 0 only when every row is
-    correct. The file is read a chunk at a time: memory is a chunk's rows and, for the
-    summary and the files, a student's and a problem's totals, never the whole class."""
-    import sys
-
+    the same order) and written as it is judged by the format's class view; the exit
+    code: 0 only when every row is correct. The file is read a chunk at a time: memory is
+    a chunk's rows and, for the summary and the files, a student's and a problem's
+    totals, never the whole class."""
     from gradcalc.grading.key import load_key
 
     _check_outputs(job)
     key = load_key(job.key) if job.key else None
-    bar = job.fmt.person and sys.stderr.isatty()
+    view = _view(job, key, out, err)
     drawn = key is not None and any(p.template for p in key.problems.values())
-    with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1 or drawn
+    count = view.counts_rows  # a progress bar needs the rows counted
+    with _readable_twice(job.file, bool(job.gradescope) or count or job.jobs > 1 or drawn
                          ) as path:
         if drawn:  # every student's variant checked before any answer is judged
             from gradcalc.grading.classfile import check_variants
 
             check_variants(path, key)
         total, students = (classfile_survey(path, key, bool(job.gradescope))
-                           if job.gradescope or bar else (0, []))
+                           if job.gradescope or count else (0, []))
         if job.gradescope and len(students) > 1:
             shown = ", ".join(students[:5]) + (", ..." if len(students) > 5 else "")
             raise GradcalcError(f"--gradescope writes one student's results.json; the "
                                 f"submissions have {len(students)} students ({shown})",
                                 kind="usage")
-        return _judge_and_write(job, path, key, total, out, err)
+        return _judge_and_write(job, path, key, total, view)
+
+
+def _view(job: ClassJob, key: Any, out: Any, err: Any) -> Any:
+    """The format's writer of the class's rows (`render.class_views`)."""
+    from gradcalc.render.class_views import ClassSink
+
+    make = job.fmt.writer("class_view")
+    return make(ClassSink(out, err, key is not None, [], job.chunk_rows or CHUNK_ROWS))
 
 
 def classfile_survey(path: str, key: Any, students: bool) -> tuple[int, list[str]]:
@@ -111,97 +120,71 @@ def classfile_survey(path: str, key: Any, students: bool) -> tuple[int, list[str
     return classfile.survey(path, key, students)
 
 
-def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
-                     err: Any) -> int:
-    from functools import partial
+@dataclass(frozen=True)
+class Judging:
+    """What judging a class's rows takes, the same for every chunk and every worker."""
 
+    path: str
+    table: Any  # the class file's columns (grading.classfile)
+    key: Any
+    settings: Settings
+    limits: Limits
+    fmt: Format
+    keep: bool  # each row's whole Result is needed, not only its line
+
+    @property
+    def keyed(self) -> bool:
+        return self.key is not None
+
+
+def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, view: Any) -> int:
     from gradcalc.grading import classfile
     from gradcalc.grading.gradebook import Gather
-    from gradcalc.render import classview
-    from gradcalc.render.verdicts import Progress
 
     table, rows = classfile.open_class(path, key)
-    tasks = classfile.iter_tasks(table, rows, key, job.settings)
-    summary, students = classfile.Summary(), set()
+    view.sink.extra_names = table.extra_names
     gather = Gather(key) if job.summary or job.grades or job.gradescope or job.report \
         else None
-    keyed = key is not None
-    progress = Progress(total if job.fmt.person else 0)
-    size = job.chunk_rows or CHUNK_ROWS
-    shown: list = []  # the readable view's rows not yet drawn: at most a chunk
-    first = [True]
-
-    def draw_rows(last: bool = False) -> None:
-        from gradcalc.render.terminal import draw
-
-        if not shown and not (last and first[0]):
-            return
-        rows_now, head = list(shown), first[0]
-        shown.clear()
-        first[0] = False
-        if progress.bar is not None:
-            progress.bar.stop()
-        draw(lambda console: classview.show_rows(rows_now, table.extra_names, keyed,
-                                                 console, header=head))
-        if progress.bar is not None and not last:
-            progress.bar.start()
-
-    keep = gather is not None or job.fmt.person
+    how = Judging(path, table, key, job.settings, job.limits, job.fmt,
+                  keep=gather is not None or view.keeps_rows)
     if job.jobs > 1:  # each worker reads its own span of the file: no rows sent to it
         rows.close()
-        judge: Any = partial(judge_span, path=path, table=table, key=key,
-                             settings=job.settings, limits=job.limits, fmt=job.fmt,
-                             keyed=keyed, keep=keep)
         work: Any = classfile.spans(path, job.chunk_rows or span_rows(path, job.jobs))
-        warm = partial(warm_span, path=path, table=table, key=key, settings=job.settings,
-                       limits=job.limits)
-        chunks_out: Any = _warm_then_fork(judge, work, job.jobs, warm)
+        judged: Any = _warm_then_fork(partial(judge_span, how=how), work, job.jobs,
+                                      partial(warm_span, path=path, table=table, key=key,
+                                              settings=job.settings, limits=job.limits))
     else:  # rows written as they are judged, in batches at least every 50 ms
-        chunks_out = judged_in_time(tasks, size, job.limits, job.fmt, keyed, keep)
+        judged = judged_in_time(classfile.iter_tasks(table, rows, key, job.settings),
+                                job.chunk_rows or CHUNK_ROWS, job.limits, job.fmt,
+                                how.keyed, how.keep)
+    summary, students = classfile.Summary(), set()
+    view.start(total)
     try:
-        for chunk in chunks_out:
-            if isinstance(chunk, Written):  # nothing needs the rows' whole Results
-                summary.merge(chunk.counts, chunk.earned, chunk.possible)
-                students.update(chunk.students)
-                progress.advance(len(chunk.earned))
-                out.write(chunk.text)
-                out.flush()
-                continue
-            for text, result in chunk:
-                summary.add(result)
-                students.add(result.task.student)
-                progress.advance()
-                if gather is not None:
-                    gather.add(result)
-                if job.fmt.person:
-                    shown.append(result)
-                    if len(shown) >= (job.chunk_rows or CHUNK_ROWS):
-                        draw_rows()
-                else:
-                    out.write(text)
-            out.flush()
+        for chunk in judged:
+            _take(chunk, view, summary, students, gather)
     finally:
-        progress.close()
+        view.close()
     _write_files(job, gather)
-    if job.fmt.person:
-        from gradcalc.render.terminal import draw
-
-        draw_rows(last=True)
-
-        def show(console: Any) -> None:
-            console.print(classview.summary_line(summary))
-            if job.summary and gather is not None:
-                _show_picture(gather, console)
-
-        draw(show)
-    else:
-        assert job.fmt.class_end is not None
-        job.fmt.class_end(summary, len(students), out, err)
-        if job.summary and gather is not None:
-            from gradcalc.render.summary import draw_to
-
-            draw_to(err, lambda console: _show_picture(gather, console))
+    picture = (lambda console: _show_picture(gather, console)) \
+        if job.summary and gather is not None else None
+    view.end(summary, len(students), picture)
     return 0 if summary.all_correct else 1
+
+
+def _take(chunk: Any, view: Any, summary: Any, students: set, gather: Any) -> None:
+    """A judged chunk counted (and gathered) and handed to the view."""
+    if isinstance(chunk, Written):  # nothing needs the rows' whole Results
+        summary.merge(chunk.counts, chunk.earned, chunk.possible)
+        students.update(chunk.students)
+        view.text(chunk.text, len(chunk.earned))
+    else:
+        for text, result in chunk:
+            summary.add(result)
+            students.add(result.task.student)
+            if gather is not None:
+                gather.add(result)
+            view.row(text, result)
+    view.flush()
 
 
 def span_rows(path: str, jobs: int) -> int:
@@ -301,14 +284,13 @@ def _lines(results: list, fmt: Format, keyed: bool, keep: bool) -> Any:
                    [r.task.student for r in results])
 
 
-def judge_span(span: Any, path: str, table: Any, key: Any, settings: Settings,
-               limits: Limits, fmt: Format, keyed: bool, keep: bool) -> list:
+def judge_span(span: Any, how: Judging) -> list:
     """A span of the class file read, judged and written as lines, in a --jobs worker."""
     from gradcalc.grading import classfile
 
-    rows = classfile.span_rows(path, span, table)
-    return judge_rows(list(classfile.iter_tasks(table, rows, key, settings)), limits, fmt,
-                      keyed, keep)
+    rows = classfile.span_rows(how.path, span, how.table)
+    tasks = list(classfile.iter_tasks(how.table, rows, how.key, how.settings))
+    return judge_rows(tasks, how.limits, how.fmt, how.keyed, how.keep)
 
 
 def _show_picture(gather: Any, console: Any) -> None:
@@ -320,15 +302,15 @@ def _show_picture(gather: Any, console: Any) -> None:
 def _write_files(job: ClassJob, gather: Any) -> None:
     if not (job.grades or job.gradescope or job.report) or gather is None:
         return
-    from gradcalc.render import lms as grades
+    from gradcalc.render import lms
     from gradcalc.render.files import write_all
 
     files: dict[str, str] = {}
     book = gather.book
     if job.grades:
-        files[job.grades] = grades.gradebook_csv(book)
+        files[job.grades] = lms.gradebook_csv(book)
     if job.gradescope:
-        files[job.gradescope] = grades.gradescope_json(list(gather.last.values()), book)
+        files[job.gradescope] = lms.gradescope_json(list(gather.last.values()), book)
     if job.report:
         from gradcalc.render.report import report_html
 

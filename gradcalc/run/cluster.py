@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gradcalc.commands import chunks as chunking
+from gradcalc.commands import chunks
 from gradcalc.commands.jobs import Job
 from gradcalc.commands.points import program_reads
 from gradcalc.errors import GradcalcError
@@ -41,7 +41,7 @@ class Part:
     """A partition's answer: its rows and stats, and its text (when not written)."""
 
     rows: int
-    totals: chunking.Totals
+    totals: chunks.Totals
     of: str
     header: list[str]
     text: str | bytes | None = None
@@ -60,7 +60,7 @@ def scan_partition(path: str, header: Any, chunk_rows: int) -> tuple[int, int, b
     return rows, bad, plain
 
 
-def answer_partition(plan: chunking.Plan, fmt: stream.Writing, path: str, offset: int,
+def answer_partition(plan: chunks.Plan, fmt: stream.Writing, path: str, offset: int,
                      plain: bool, target: str | None) -> Part:
     """One partition answered chunk by chunk, written to `target` (renamed into place
     when whole) or returned as text."""
@@ -74,7 +74,7 @@ def answer_partition(plan: chunking.Plan, fmt: stream.Writing, path: str, offset
         pieces = tabular.csv_pieces([path], plan.header, plan.chunk_rows)
     else:
         pieces = scan.csv_pieces([path], plan.header, plan.chunk_rows, several=True)
-    totals, of, header = chunking.Totals(), "", []
+    totals, of, header = chunks.Totals(), "", []
     texts: list[Any] = []
     sink = None if target is None else stream.Target(target + ".tmp", fmt.rows.binary)
     try:
@@ -122,7 +122,7 @@ def client_for(scheduler: str | None) -> tuple[Any, Any]:
 
 
 def run_points(job: Job, source: str, view: Format | str = CSV, output: str | None = None,
-               chunk_rows: int = chunking.DEFAULT_CHUNK_ROWS, scheduler: str | None = None,
+               chunk_rows: int = chunks.DEFAULT_CHUNK_ROWS, scheduler: str | None = None,
                progress: Callable[[str, int, int], None] | None = None,
                stdout: Any = None) -> stream.Outcome:
     """--points over the partitions of `source` on a Dask cluster; see the module."""
@@ -142,20 +142,21 @@ def run_points(job: Job, source: str, view: Format | str = CSV, output: str | No
         rows_for(named(view), output)
     client, cluster = client_for(scheduler)
     try:
-        return _run(client, job, files, header, rows, output, chunk_rows, progress,
-                    stdout or sys.stdout)
+        return _run(client, stream.Pass(job, files, rows, output, chunk_rows, 1, progress,
+                                        stdout or sys.stdout), header)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
 
 
-def _run(client: Any, job: Job, files: list[str], header: Any, rows: Format,
-         output: str | None, chunk_rows: int, progress: Any, stdout: Any) -> stream.Outcome:
+def _run(client: Any, p: stream.Pass, header: Any) -> stream.Outcome:
+    """The partitions scanned, then answered, in order, on the cluster."""
+    job, files, rows, output, chunk_rows = p.job, p.files, p.rows, p.output, p.chunk_rows
     scans = client.gather(client.map(scan_partition, files, header=header,
                                      chunk_rows=chunk_rows, pure=False))
     total = sum(rows for rows, _, _ in scans)
-    plan = chunking.plan(job, header, total, any(bad for _, bad, _ in scans), chunk_rows)
+    plan = chunks.plan(job, header, total, any(bad for _, bad, _ in scans), chunk_rows)
     fmt = stream.Writing(rows, fast=rows.fast and stream.fast_available())
     offsets = [sum(rows for rows, _, _ in scans[:k]) for k in range(len(files))]
     workdir = None
@@ -168,7 +169,7 @@ def _run(client: Any, job: Job, files: list[str], header: Any, rows: Format,
     futures = [client.submit(answer_partition, plan, fmt, path, offset, scan[2], target,
                              pure=False)
                for path, offset, scan, target in zip(files, offsets, scans, targets)]
-    totals = chunking.Totals()
+    totals = chunks.Totals()
     header_row: list[str] | None = None
     of = ""
     try:
@@ -186,10 +187,10 @@ def _run(client: Any, job: Job, files: list[str], header: Any, rows: Format,
                                     f"{files[k]} has the columns {','.join(part.header)}",
                                     kind="shape")
             if part.text is not None:
-                stream.emit(stdout, part.text)
+                stream.emit(p.stdout, part.text)
             totals.merge(part.totals)
-            if progress is not None:
-                progress("answering", totals.count, total)
+            if p.progress is not None:
+                p.progress("answering", totals.count, total)
         if workdir is not None:
             _commit(workdir, targets, output or "", rows.binary)
             workdir = None

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.commands import chunks as chunking
+from gradcalc.commands import chunks
 from gradcalc.errors import GradcalcError
 from gradcalc.tables import scan
 from gradcalc.tables.point_table import Header
@@ -104,7 +104,7 @@ def piece_of(r: Range, header: Header, fast: bool, verify: bool = False) -> scan
                           source=r.path if r.several else "")
 
 
-def answer_range(answer: Any, plan: chunking.Plan, fmt: Any, fast: bool, folder: str,
+def answer_range(answer: Any, plan: chunks.Plan, fmt: Any, fast: bool, folder: str,
                  r: Range, verify: bool = False, place: Place | None = None) -> Any:
     """One range answered by `answer` (run.stream's, passed in: stream imports this
     module), in a worker, and written: into the output file at its place (`place`), or

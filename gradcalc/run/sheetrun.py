@@ -13,9 +13,7 @@ from typing import Any
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.render.formats import Format, named
-
-#: the files beside the students' pages
-CSV_NAME, TEACHER_NAME = "sheets.csv", "teacher.html"
+from gradcalc.render.sheets import CSV_NAME, TEACHER_NAME
 
 
 @dataclass
@@ -49,20 +47,12 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
                  if s.strip() and s.strip() not in named_already]
     sheets = worksheets.sheets(key, students, job.limits)
     if folder is None:
-        assert job.fmt.sheet is not None
+        write = job.fmt.writer("sheet")
         for sheet in sheets:
-            job.fmt.sheet(sheet, job.answers, out)
+            write(sheet, job.answers, out)
         return 0
     names = _write(folder, sheets, key, job.title)
-    if job.fmt.structured:
-        import json
-
-        out.write(json.dumps({"sheets": len(sheets), "folder": str(folder),
-                              "files": names}) + "\n")
-    else:
-        pages = ", ".join(names) if len(names) <= 2 else f"{names[0]} ... {names[-1]}"
-        out.write(f"{len(sheets)} sheet{'s' * (len(sheets) != 1)} written to {folder}: "
-                  f"{pages}, {CSV_NAME}, {TEACHER_NAME}\n")
+    job.fmt.writer("sheets_written")(len(sheets), str(folder), names, out)
     return 0
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from gradcalc.commands import chunks as stream
+from gradcalc.commands import chunks
 from gradcalc.commands.jobs import Job
 from gradcalc.commands.points import program_reads
 from gradcalc.errors import GradcalcError
@@ -49,7 +49,7 @@ class Answered:
     rows: int
     out: Any  # text, or an arrow table for Parquet
     header: list[str]
-    stats: stream.Stats
+    stats: chunks.Stats
     checks: list = field(default_factory=list)  # (row of the table, CheckResult)
     of: str = ""  # the output's name
     part: str | None = None  # a worker's part file holding `out` (run.ranges)
@@ -60,7 +60,7 @@ class Answered:
 class Outcome:
     """The run, for the command line: warnings, the check's note, the bad rows' error."""
 
-    totals: stream.Totals
+    totals: chunks.Totals
     warnings: list[str]
     note: str | None
     error: str | None
@@ -70,14 +70,14 @@ class Outcome:
         return any(c.status == "fail" for _, c in self.totals.checks)
 
 
-def answer(plan: stream.Plan, fmt: Writing, piece: scan.Piece) -> Answered:
+def answer(plan: chunks.Plan, fmt: Writing, piece: scan.Piece) -> Answered:
     """One chunk computed and written: the function --jobs workers run."""
-    result = stream.compute(plan, piece, defer=fmt.defer)
+    result = chunks.compute(plan, piece, defer=fmt.defer)
     assert fmt.rows.chunk is not None
     out = fmt.rows.chunk(result, piece.offset == 0, fmt.fast)
     checks = [(piece.offset + k, c) for k, c in result.checks]
     return Answered(piece.offset, result.count, out, write.header(result),
-                    stream.stats(result), checks, result.output_name)
+                    chunks.stats(result), checks, result.output_name)
 
 
 def fast_available() -> bool:
@@ -87,11 +87,28 @@ def fast_available() -> bool:
     return importlib.util.find_spec("pyarrow") is not None
 
 
+@dataclass
+class Pass:
+    """A --points run under way: what each of its steps shares."""
+
+    job: Job
+    files: list[str]
+    rows: Format  # the format the rows are written in
+    output: str | None  # the output file (standard output: None)
+    chunk_rows: int
+    jobs: int
+    progress: Any  # progress(stage, done, total), or None
+    stdout: Any
+    #: chunks gone to standard output (they cannot be taken back)
+    written: list[int] = field(default_factory=lambda: [0])
+    workers: parallel.Workers | None = None
+
+
 def run(job: Job, source: str, view: Format | str, output: str | None = None,
-        chunk_rows: int = stream.DEFAULT_CHUNK_ROWS, jobs: int = 1,
+        chunk_rows: int = chunks.DEFAULT_CHUNK_ROWS, jobs: int = 1,
         progress: Any = None, stdout: Any = None) -> Outcome:
     """--points over the table at `source` (a file, '-', a glob or a directory), written
-    to `output` or standard output, its rows in the format of `view` (or Parquet, for
+    to `output` or `stdout`, its rows in the format of `view` (or Parquet, for
     --output FILE.parquet)."""
     if chunk_rows < 1:
         raise GradcalcError("--chunk-rows takes a number of rows of at least 1", kind="usage")
@@ -102,76 +119,73 @@ def run(job: Job, source: str, view: Format | str, output: str | None = None,
             shutil.copyfileobj(sys.stdin.buffer, spooled, 1 << 20)
         source = spooled.name
     try:
-        files = scan.sources(source)
-        return _run(job, files, rows_for(named(view), output), output, chunk_rows, jobs, progress,
-                    stdout)
+        rows = rows_for(named(view), output)
+        return _run(Pass(job, scan.sources(source), rows, output, chunk_rows, jobs, progress,
+                         stdout or sys.stdout))
     finally:
         checker.stop()
         if spooled is not None:
             os.unlink(spooled.name)
 
 
-def _run(job: Job, files: list[str], rows: Format, output: str | None, chunk_rows: int,
-         jobs: int, progress: Any, stdout: Any) -> Outcome:
-    checker.start(job, rows, jobs)  # first: a fork is safe only before polars is imported
-    reads = program_reads(job)
+def _run(p: Pass) -> Outcome:
+    checker.start(p.job, p.rows, p.jobs)  # first: a fork is safe only before polars is imported
     fast = fast_available()
-    if rows.binary and not fast:
+    if p.rows.binary and not fast:
         raise GradcalcError("--output FILE.parquet needs the fast extra: "
                             "pip install 'gradcalc[fast]'", kind="usage")
-    if scan.is_parquet(files):
+    if scan.is_parquet(p.files):
         if not fast:
             raise GradcalcError("reading Parquet needs the fast extra: "
                                 "pip install 'gradcalc[fast]'", kind="usage")
         from gradcalc.tables import columnar as tabular
 
-        header, total = tabular.parquet_header(files, reads)
-        plan = stream.plan(job, header, total, False, chunk_rows)
-        pieces: Iterator[scan.Piece] = tabular.parquet_pieces(files, header, chunk_rows)
-        return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress, stdout)
-    else:
-        header = scan.csv_header(files, reads)
-        columnar = fast and not rows.inline and not _spaced(files)
-        with _workers(jobs, fast and not rows.inline) as workers:
-            # an output file is written under a temporary name, so a table its reader
-            # finds is not plain numbers can still be read again as text: no byte scan
-            # first, each block checked as it is read (for standard output, rows once
-            # written cannot be taken back, and the scan decides before the first)
-            ranged = jobs > 1 and not rows.binary  # workers on byte ranges (run.ranges)
-            verify = output is not None and len(header.inputs) == len(header.columns) \
-                and (columnar or ranged)
-            cuts = None
-            if verify and ranged:  # the rows counted as they are cut
-                from gradcalc.run.ranges import ranges
+        header, total = tabular.parquet_header(p.files, program_reads(p.job))
+        plan = chunks.plan(p.job, header, total, False, p.chunk_rows)
+        return _answer(p, plan, tabular.parquet_pieces(p.files, header, p.chunk_rows))
+    with _workers(p.jobs, fast and not p.rows.inline) as p.workers:
+        return _run_csv(p, fast)
 
-                cuts = list(ranges(files, header, chunk_rows))
-                total, plain = sum(r.rows for r in cuts), True
-            elif verify:
-                total, plain = scan.count_lines(files, header), True
-            else:
-                total, plain = scan.scan(files, header)  # while the workers start
-            if plain:
-                written = [0]
-                try:
-                    return _run_plain(job, files, header, total, rows, output, chunk_rows,
-                                      jobs, progress, stdout, written, workers, verify,
-                                      columnar, cuts)
-                except GradcalcError as exc:
-                    if exc.kind != scan.NOT_PLAIN:
-                        raise
-                    if written[0] and output is None:
-                        raise GradcalcError(
-                            "--points: a cell looks like a number but is not one (such as "
-                            "1e); the rows before its chunk are written: give --output FILE "
-                            "(or --jobs 1 --chunk-rows larger) to have it answered in its "
-                            "place, or correct it", kind="value") from None
-            # not plain numbers (or a cell that only looked like one): read as text
-            total, bad = scan.count_bad(files, header, chunk_rows)
-            plan = stream.plan(job, header, total, bad > 0, chunk_rows)
-            pieces = scan.csv_pieces(files, header, chunk_rows)
-            return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress,
-                           stdout, workers=workers)
-    return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress, stdout)
+
+def _run_csv(p: Pass, fast: bool) -> Outcome:
+    """A CSV table: by its plain-number readers where the byte scan (or, for an output
+    file, the reader as it reads) finds plain numbers, else read as text."""
+    header = scan.csv_header(p.files, program_reads(p.job))
+    columnar = fast and not p.rows.inline and not _spaced(p.files)
+    # an output file is written under a temporary name, so a table its reader finds is
+    # not plain numbers can still be read again as text: no byte scan first, each block
+    # checked as it is read (for standard output, rows once written cannot be taken
+    # back, and the scan decides before the first)
+    ranged = p.jobs > 1 and not p.rows.binary  # workers on byte ranges (run.ranges)
+    verify = p.output is not None and len(header.inputs) == len(header.columns) \
+        and (columnar or ranged)
+    cuts = None
+    if verify and ranged:  # the rows counted as they are cut
+        from gradcalc.run.ranges import ranges
+
+        cuts = list(ranges(p.files, header, p.chunk_rows))
+        total, plain = sum(r.rows for r in cuts), True
+    elif verify:
+        total, plain = scan.count_lines(p.files, header), True
+    else:
+        total, plain = scan.scan(p.files, header)  # while the workers start
+    if plain:
+        try:
+            plan = chunks.plan(p.job, header, total, False, p.chunk_rows)
+            return _run_plain(p, Cut(header, plan, verify, columnar, cuts))
+        except GradcalcError as exc:
+            if exc.kind != scan.NOT_PLAIN:
+                raise
+            if p.written[0] and p.output is None:
+                raise GradcalcError(
+                    "--points: a cell looks like a number but is not one (such as 1e); "
+                    "the rows before its chunk are written: give --output FILE (or --jobs "
+                    "1 --chunk-rows larger) to have it answered in its place, or correct "
+                    "it", kind="value") from None
+    # not plain numbers (or a cell that only looked like one): read as text
+    total, bad = scan.count_bad(p.files, header, p.chunk_rows)
+    plan = chunks.plan(p.job, header, total, bad > 0, p.chunk_rows)
+    return _answer(p, plan, scan.csv_pieces(p.files, header, p.chunk_rows))
 
 
 def _workers(jobs: int, columnar: bool) -> Any:
@@ -186,41 +200,42 @@ def _workers(jobs: int, columnar: bool) -> Any:
     return parallel.Workers(jobs, warm=warm)
 
 
-def _run_plain(job: Job, files: list[str], header: Any, total: int, rows: Format,
-               output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-               written: list[int], workers: parallel.Workers | None = None,
-               verify: bool = False, columnar: bool = False, cuts: list | None = None
-               ) -> Outcome:
+@dataclass(frozen=True)
+class Cut:
+    """How a table of plain numbers is read: its header and plan; whether its reader
+    checks the cells as it reads (`verify`), whether through polars (`columnar`: the
+    fast extra, bare cells), and its byte ranges when already found (`cuts`)."""
+
+    header: Any
+    plan: chunks.Plan
+    verify: bool = False
+    columnar: bool = False
+    cuts: list | None = None
+
+
+def _run_plain(p: Pass, cut: Cut) -> Outcome:
     """A table the byte scan found to be plain numbers (or, with `verify`, that its reader
-    checks as it reads): by byte ranges on --jobs workers (`cuts`, when already found),
-    or through polars' reader (`columnar`: the fast extra, bare cells); `written` counts
-    chunks already out."""
-    plan = stream.plan(job, header, total, False, chunk_rows)
-    if jobs > 1 and not rows.binary:
-        return _run_ranges(job, files, header, plan, rows, output, chunk_rows, jobs,
-                           progress, stdout, columnar, written, workers, verify, cuts)
-    if columnar:
+    checks as it reads): by byte ranges on --jobs workers, or through polars' reader, or
+    the byte reader."""
+    if p.jobs > 1 and not p.rows.binary:
+        return _run_ranges(p, cut)
+    if cut.columnar:
         from gradcalc.tables import columnar as tabular
 
-        pieces: Iterator[scan.Piece] = tabular.csv_pieces(files, header, chunk_rows,
-                                                            verify)
-        if jobs <= 1:  # polars parses the next chunk while this one is answered
+        pieces: Iterator[scan.Piece] = tabular.csv_pieces(p.files, cut.header, p.chunk_rows,
+                                                            cut.verify)
+        if p.jobs <= 1:  # polars parses the next chunk while this one is answered
             pieces = parallel.read_ahead(pieces)
     else:
-        pieces = scan.csv_pieces(files, header, chunk_rows)
-    return _answer(job, plan, pieces, rows, output, chunk_rows, jobs, progress, stdout,
-                   written, workers)
+        pieces = scan.csv_pieces(p.files, cut.header, p.chunk_rows)
+    return _answer(p, cut.plan, pieces)
 
 
-def _answer(job: Job, plan: stream.Plan, pieces: Iterator[scan.Piece], rows: Format,
-            output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-            written: list[int] | None = None, workers: parallel.Workers | None = None
-            ) -> Outcome:
-    fmt = _format(job, rows)
-    answers = checker.feed(parallel.ordered_map(partial(answer, plan, fmt), pieces, jobs,
-                                                workers=workers))
-    return _outcome(job, *_write(answers, output, fmt, plan, progress, stdout or sys.stdout,
-                                 written), chunk_rows)
+def _answer(p: Pass, plan: chunks.Plan, pieces: Iterator[scan.Piece]) -> Outcome:
+    fmt = _format(p.job, p.rows)
+    answers = checker.feed(parallel.ordered_map(partial(answer, plan, fmt), pieces, p.jobs,
+                                                workers=p.workers))
+    return _outcome(p.job, *_write(p, answers, fmt, plan), p.chunk_rows)
 
 
 def _format(job: Job, rows: Format) -> Writing:
@@ -231,7 +246,7 @@ def _format(job: Job, rows: Format) -> Writing:
                    defer=job.check and not rows.inline)
 
 
-def _outcome(job: Job, totals: stream.Totals, of: str, chunk_rows: int) -> Outcome:
+def _outcome(job: Job, totals: chunks.Totals, of: str, chunk_rows: int) -> Outcome:
     """The run's outcome once every chunk is written: the sampled rows' checks resolved."""
     totals.checks = checker.resolve(totals.checks)
     return Outcome(totals, totals.warnings(of, chunk_rows),
@@ -239,34 +254,30 @@ def _outcome(job: Job, totals: stream.Totals, of: str, chunk_rows: int) -> Outco
                    totals.error())
 
 
-def _run_ranges(job: Job, files: list[str], header: Any, plan: stream.Plan, rows: Format,
-                output: str | None, chunk_rows: int, jobs: int, progress: Any, stdout: Any,
-                fast_read: bool, written: list[int] | None = None,
-                workers: parallel.Workers | None = None, verify: bool = False,
-                cuts: list | None = None) -> Outcome:
-    """A plain table on --jobs workers that read their own byte ranges (`cuts`, when
+def _run_ranges(p: Pass, cut: Cut) -> Outcome:
+    """A plain table on --jobs workers that read their own byte ranges (`cut.cuts`, when
     already found) and write their text straight into the output file at its place, or,
     for standard output, to part files joined here in order (`run.ranges`)."""
     from gradcalc.run import ranges
 
-    fmt = _format(job, rows)
+    fmt = _format(p.job, p.rows)
+    output = p.output
     folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)
     target = _target(output, fmt) if output is not None else None
     place = ranges.Place(target.temp, ranges.Chain.create(folder)) if target else None
     try:
         answers = checker.feed(parallel.ordered_map(
-            partial(ranges.answer_range, answer, plan, fmt, fast_read, folder,
-                    verify=verify, place=place),
-            cuts if cuts is not None else ranges.ranges(files, header, chunk_rows), jobs,
-            workers=workers))
-        totals, of = _write(answers, output, fmt, plan, progress, stdout or sys.stdout,
-                            written, target)
+            partial(ranges.answer_range, answer, cut.plan, fmt, cut.columnar, folder,
+                    verify=cut.verify, place=place),
+            cut.cuts if cut.cuts is not None else
+            ranges.ranges(p.files, cut.header, p.chunk_rows), p.jobs, workers=p.workers))
+        totals, of = _write(p, answers, fmt, cut.plan, target)
     finally:
         if target is not None:
             target.abandon()  # nothing left after a commit; the temporary file otherwise
         shutil.rmtree(folder, ignore_errors=True)
-    return _outcome(job, totals, of, chunk_rows)
+    return _outcome(p.job, totals, of, p.chunk_rows)
 
 
 def _spaced(files: list[str]) -> bool:
@@ -284,19 +295,17 @@ def _target(output: str, fmt: Writing) -> Target:
     return Target(temp, fmt.rows.binary)
 
 
-def _write(answers: Iterator[Answered], output: str | None, fmt: Writing, plan: stream.Plan,
-           progress: Any, stdout: Any, written: list[int] | None = None,
-           target: Target | None = None) -> tuple[stream.Totals, str]:
+def _write(p: Pass, answers: Iterator[Answered], fmt: Writing, plan: chunks.Plan,
+           target: Target | None = None) -> tuple[chunks.Totals, str]:
     """The answers in order to the output (`target`, when it is already open); the run's
-    totals and the output's name; `written` counts the chunks gone to standard output
+    totals and the output's name; `p.written` counts the chunks gone to standard output
     (they cannot be taken back)."""
-    written = [0] if written is None else written
-    totals = stream.Totals()
+    totals = chunks.Totals()
     header: list[str] | None = None
     of = ""
     placed = 0  # bytes the workers wrote into the output file themselves
-    if output is not None and target is None:
-        target = _target(output, fmt)
+    if p.output is not None and target is None:
+        target = _target(p.output, fmt)
     try:
         for done in answers:
             if header is None:
@@ -306,35 +315,42 @@ def _write(answers: Iterator[Answered], output: str | None, fmt: Writing, plan: 
                     f"--points: the points' outputs have different shapes: row "
                     f"{done.offset + 1} has the columns {','.join(done.header)}, row 1 has "
                     f"{','.join(header)}", kind="shape")
-            if done.placed is not None:
-                placed += done.placed
-            elif done.part is not None:  # a worker's part file
-                from gradcalc.run.ranges import copy_part
-
-                if target is not None:
-                    copy_part(done.part, target.fh)
-                else:
-                    stdout.flush()
-                    copy_part(done.part, stdout.buffer if hasattr(stdout, "buffer")
-                              else _TextSink(stdout))
-            elif target is not None:
-                target.write(done.out)
-            elif done.out is not None and not fmt.rows.binary:
-                emit(stdout, done.out)
-            written[0] += target is None
+            placed += _put(done, fmt, target, p.stdout)
+            p.written[0] += target is None
             totals.add(done.rows, done.stats, done.checks)
-            if progress is not None:
-                progress("answering", totals.count, plan.total)
+            if p.progress is not None:
+                p.progress("answering", totals.count, plan.total)
         if target is not None:
             if placed and os.path.getsize(target.temp) != placed:
                 raise GradcalcError(f"--points: the workers wrote {os.path.getsize(target.temp)}"
                                     f" bytes of the {placed} they answered", kind="internal")
-            target.commit(output or "")
+            target.commit(p.output or "")
             target = None
     finally:
         if target is not None:
             target.abandon()
     return totals, of
+
+
+def _put(done: Answered, fmt: Writing, target: Target | None, stdout: Any) -> int:
+    """One chunk's answer to the output file (`target`) or `stdout`; the bytes a worker
+    wrote into the output file itself."""
+    if done.placed is not None:
+        return done.placed
+    if done.part is not None:  # a worker's part file
+        from gradcalc.run.ranges import copy_part
+
+        if target is not None:
+            copy_part(done.part, target.fh)
+        else:
+            stdout.flush()
+            copy_part(done.part, stdout.buffer if hasattr(stdout, "buffer")
+                      else _TextSink(stdout))
+    elif target is not None:
+        target.write(done.out)
+    elif done.out is not None and not fmt.rows.binary:
+        emit(stdout, done.out)
+    return 0
 
 
 def emit(stdout: Any, text: Any) -> None:
