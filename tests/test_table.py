@@ -157,3 +157,10 @@ def test_no_module_outside_the_table_names_softplus():
     found = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "gradcalc").rglob("*.py")
                    if re.search("softplus", p.read_text(encoding="utf-8"), re.I))
     assert [p for p in found if p not in allowed and not p.startswith("gradcalc/nn/")] == []
+
+
+def test_a_worked_solution_writes_tan_prime_as_sec_squared(capsys):
+    out = run(capsys, "derive", "tan(x^2)", "--plain")
+    assert "1. chain rule (outer tan, inner x^2: tan' = sec²): " \
+        "d/dx(tan(x^2)) = sec(x^2)^2·d/dx(x^2)" in out
+    assert "answer: f'(x) = 2x·sec(x^2)^2" in out and "simplify" not in out
