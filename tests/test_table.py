@@ -164,3 +164,10 @@ def test_a_worked_solution_writes_tan_prime_as_sec_squared(capsys):
     assert "1. chain rule (outer tan, inner x^2: tan' = sec²): " \
         "d/dx(tan(x^2)) = sec(x^2)^2·d/dx(x^2)" in out
     assert "answer: f'(x) = 2x·sec(x^2)^2" in out and "simplify" not in out
+
+
+def test_a_sheet_writes_a_function_by_its_name_in_a_book():
+    from gradcalc.render.sheets import mathml
+
+    markup = mathml(sp.log(sp.Symbol("x")) + sp.exp(sp.Symbol("x")))
+    assert "<mi>ln</mi>" in markup and "<mi>log</mi>" not in markup
