@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from gradcalc.engine.primitive import derived, named
+from gradcalc.engine.primitive import by_name, derived, named
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.judge import Verdict
 from gradcalc.homework.problem import (
@@ -157,7 +157,7 @@ def traps(text: str) -> Iterator[Trap]:
     for m in known.inverse.finditer(text):
         f, x = m["f"], m["x"]
         arg = x if x.startswith("(") else f"({x})"
-        yield Trap(_splice(text, m.start(), m.end(), f"a{f}{arg}"),
+        yield Trap(_splice(text, m.start(), m.end(), f"{by_name()[f].facts.inverse}{arg}"),
                    _splice(text, m.start(), m.end(), f"(1/{f}{arg})"))
 
 
