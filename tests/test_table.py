@@ -19,10 +19,10 @@ from gradcalc.engine import table
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Facts, Prim, fn
 from gradcalc.engine.tensor import Tensor
-from gradcalc.homework import dispatch, points, problem, proof, read_as
+from gradcalc.homework import dispatch, points, problem, proof, read_as, sample
 from gradcalc.homework.feedback import misconceptions
 from gradcalc.homework.solutions.derivative_rules import derivatives
-from gradcalc.language import glued, latex, names, values
+from gradcalc.language import applying, glued, latex, names, values
 from gradcalc.language.parse import parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +54,7 @@ def _derived() -> dict[str, object]:
             "total": points.total(), "gluable": glued.gluable(),
             "applied": names.applied_names(), "tex": latex._functions(),
             "values": sorted(values._functions()), "rules": sorted(derivatives()),
+            "kinked": sample.kinked_functions(), "inverses": applying.inverses(),
             "method": hasattr(Tensor, "versin"), "fn": hasattr(fn, "versin")}
 
 

@@ -65,7 +65,8 @@ class Facts:
     against a one-letter argument too (`sint`), and without parentheses (`sin x^2`,
     a notation trap). `spellings`: other names the language reads as it (ln).
     `misapplied`: the catalogue's per-function misapplications (their ids).
-    `inverse`: the function `f^-1` means.
+    `inverse`: the function `f^-1` means. `kinked`: its derivative jumps somewhere
+    (|x| at 0), so a point there is not judged.
     """
 
     defined: str = ""
@@ -80,6 +81,7 @@ class Facts:
     spellings: tuple[str, ...] = ()
     misapplied: tuple[str, ...] = ()
     inverse: str = ""
+    kinked: bool = False
 
 
 #: where a function is a real number: everywhere; everywhere but isolated points (tan's

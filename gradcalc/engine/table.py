@@ -143,7 +143,7 @@ def binary(name: str, op: Any, ufunc: Any, dx: Any, dy: Any, sym: Any, **kw: Any
 
 def _entries() -> list[Prim]:
     P, U, B, el, F = Prim, unary, binary, tw.elementwise, Facts
-    everywhere = F(defined="everywhere")
+    everywhere, kinked = F(defined="everywhere"), F(defined="everywhere", kinked=True)
     return [
         P("neg", fw.neg, (lambda g, ans, x: -g,), lambda x: -x, "NegBackward0",
           elementwise=True, saves=False, rule="−g"),
@@ -243,7 +243,7 @@ def _entries() -> list[Prim]:
           kink=tw.ABS_KINK, rule="g·sign(x)",
           facts=F("everywhere", "abs", lambda s, u: s.sign(u),
                   "|u|' = sign(u) for u ≠ 0 (0 at u = 0, PyTorch's convention)",
-                  outer="| |", glued=True)),
+                  outer="| |", glued=True, kinked=True)),
         # the sign inside |x|'s gradient: PyTorch's sgn, whose derivative is its zero tensor
         P("sgn", fw.sign, (lambda g, ans, x: Zero(shape(g)),), tw.piecewise(tw.sign),
           "SgnBackward0", kinks="sgn' = 0", elementwise=True, library=False,
@@ -251,9 +251,9 @@ def _entries() -> list[Prim]:
         U("sign", fw.sign, lambda g, ans, x: np.zeros(shape(g)), tw.piecewise(tw.sign),
           kinks="sign' = 0", saves=False, rule="0",
           facts=F("everywhere", "function", lambda s, u: 0,
-                  "sign' = 0, at 0 too: PyTorch's convention")),
+                  "sign' = 0, at 0 too: PyTorch's convention", kinked=True)),
         U("relu", fw.relu, rules.relu_vjp, tw.piecewise(tw.relu), kinks="relu'(0) = 0",
-          rule="g where x > 0, else 0", facts=everywhere),
+          rule="g where x > 0, else 0", facts=kinked),
         # relu's gradient as one node on its result (PyTorch's threshold_backward): internal
         P("threshold_backward", fw.threshold_backward, (rules.threshold_dg,
           rules.threshold_dresult), tw.piecewise(tw.threshold_backward),
@@ -267,15 +267,15 @@ def _entries() -> list[Prim]:
         P("maximum", np.maximum, (rules.ext_dx(+1), rules.ext_dy(+1)),
           tw.piecewise(tw.maximum), kinks="a tie splits the gradient in halves",
           elementwise=True, arity=(2, 2), methods=("maximum",), rule="g to the larger",
-          facts=everywhere),
+          facts=kinked),
         P("minimum", np.minimum, (rules.ext_dx(-1), rules.ext_dy(-1)),
           tw.piecewise(tw.minimum), kinks="a tie splits the gradient in halves",
           elementwise=True, arity=(2, 2), methods=("minimum",), rule="g to the smaller",
-          facts=everywhere),
+          facts=kinked),
         P("clamp", fw.clamp, (rules.clamp_dx, rules.clamp_dlo, rules.clamp_dhi),
           tw.piecewise(tw.clamp), kinks="the gradient passes at the bounds (PyTorch)",
           kink=tw.CLAMP_KINK, elementwise=True, arity=(3, 3), methods=("clamp", "clip"),
-          call=_clamp, rule="g inside the bounds", facts=everywhere),
+          call=_clamp, rule="g inside the bounds", facts=kinked),
         P("where", fw.where, (rules.where_da, rules.where_db),
           lambda a, b, cond: np.where(cond, a, b), "WhereBackward0", elementwise=True,
           arity=(3, 3), call=_where, rule=("g where the condition holds", "g where it does not"),
