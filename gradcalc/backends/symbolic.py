@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.engine import ops
+from gradcalc.engine.primitive import derived
 from gradcalc.errors import EvalError
 from gradcalc.language.program import Decisions, Interpreter, Pos, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -422,15 +423,14 @@ def _twin(prim: ops.Prim, elems: list[Any]) -> Any:
     return r.item() if isinstance(r, np.ndarray) else r
 
 
-_TEMPLATES: dict[str, tuple[tuple[sp.Dummy, ...], Any]] = {}
-
-
 def _template(prim: ops.Prim, arity: int) -> tuple[tuple[sp.Dummy, ...], Any]:
-    """The twin on placeholder symbols, built once per primitive."""
-    if prim.name not in _TEMPLATES:
+    """The twin on placeholder symbols, built once per primitive (and again when the
+    registry changes: a primitive registered later may reuse a name)."""
+    templates = derived("symbolic templates", dict)
+    if prim.name not in templates:
         dummies = tuple(sp.Dummy(f"a{i}", real=True) for i in range(arity))
-        _TEMPLATES[prim.name] = (dummies, _twin(prim, list(dummies)))
-    return _TEMPLATES[prim.name]
+        templates[prim.name] = (dummies, _twin(prim, list(dummies)))
+    return templates[prim.name]
 
 
 def _branch(prim: ops.Prim, elems: list[Any], at: list[float]) -> Any:

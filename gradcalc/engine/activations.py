@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import twins as tw
-from gradcalc.engine.primitive import PRIMITIVES, Prim, apply, fn
+from gradcalc.engine.primitive import PRIMITIVES, Facts, Prim, apply, fn
 from gradcalc.engine.reductions import _shifted, logsumexp_forward
 from gradcalc.engine.rules import masked
 from gradcalc.engine.shapes import ndim, normalize_axis, shape, value
@@ -204,9 +204,10 @@ def entries() -> list[Prim]:
         P("erf", erf, (lambda g, ans, x: g * (2.0 / math.sqrt(math.pi)) * fn.exp(-x * x),),
           tw.elementwise("erf"), methods=("erf",), rule="g·2/sqrt(pi)·exp(−x²)", **el),
         P("gelu", _gelu, (_gelu_vjp,), _gelu_twin, arity=(1, 1), call=_gelu_call,
-          methods=("gelu",), rule="g·(Phi(x) + x·phi(x))", **el),
+          methods=("gelu",), rule="g·(Phi(x) + x·phi(x))", facts=Facts("everywhere"), **el),
         P("silu", _silu, (_silu_vjp,), tw.piecewise(lambda s, v: v / (1 + s.exp(-v))),
-          arity=(1, 1), methods=("silu",), rule="g·s·(1 + x·(1 − s)), s = sigmoid(x)", **el),
+          arity=(1, 1), methods=("silu",), rule="g·s·(1 + x·(1 − s)), s = sigmoid(x)",
+          facts=Facts("everywhere"), **el),
         P("elu", _elu, (_elu_vjp,), lambda x, alpha=1.0: tw.piecewise(
             lambda s, v: s.Piecewise((v, v > 0), (alpha * (s.exp(v) - 1), True)))(x),
           kinks="the left branch's slope alpha at 0 (PyTorch)", call=_elu_call,

@@ -49,6 +49,47 @@ class Kink:
     where: Callable[[list[float], list[bool]], bool]
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What a calculus course knows of a primitive, beside what the tape needs: each is
+    read from here by the homework, the language and the worked solutions.
+
+    `defined`: where it is a real number (`DEFINED`'s words). `rule`: the derivative
+    rule's id in a worked solution (trig, inverse-trig, hyperbolic, exponential,
+    logarithm, power, abs); `derivative(sympy, u)`: f'(u) as a textbook writes it
+    (tan' = sec²) and `says`: that rule in words. `tex`: the LaTeX commands that read
+    as it, without the backslash (sin for \\sin; `\\operatorname{name}` always does).
+    `written`: its name in a book (ln for log), which the LaTeX and MathML print;
+    `outer`: how the chain rule names it as an outer function (√( ) for sqrt).
+    `glued`: a student writes it against what follows (`sinx`, `xln(x)`); `applied`:
+    against a one-letter argument too (`sint`), and without parentheses (`sin x^2`,
+    a notation trap). `spellings`: other names the language reads as it (ln).
+    `misapplied`: the catalogue's per-function misapplications (their ids).
+    `inverse`: the function `f^-1` means. `kinked`: its derivative jumps somewhere
+    (|x| at 0), so a point there is not judged.
+    """
+
+    defined: str = ""
+    rule: str = ""
+    derivative: Callable[[Any, Any], Any] | None = field(default=None, repr=False)
+    says: str = ""
+    tex: tuple[str, ...] = ()
+    written: str = ""
+    outer: str = ""
+    glued: bool = False
+    applied: bool = False
+    spellings: tuple[str, ...] = ()
+    misapplied: tuple[str, ...] = ()
+    inverse: str = ""
+    kinked: bool = False
+
+
+#: where a function is a real number: everywhere; everywhere but isolated points (tan's
+#: poles); or where its argument is positive, nonnegative, in [-1, 1] ("unit"), >= 1
+#: ("one") or in (-1, 1) ("open unit"). "": not said (a part may be undefined).
+DEFINED = ("everywhere", "isolated", "positive", "nonnegative", "unit", "one", "open unit")
+
+
 @dataclass(eq=False)
 class Prim:
     """One primitive: forward on NumPy values, a VJP rule per argument, a sympy twin.
@@ -64,6 +105,7 @@ class Prim:
     `rule`: the VJP rule in words for `--explain`, one per argument where they differ.
     `passes_zero`: a zero cotangent (tape.Zero) passes through a plain sweep without
     running the rules (False for custom Functions, whose backward gets zeros).
+    `facts`: what a calculus course knows of it (`Facts`).
     """
 
     name: str
@@ -87,6 +129,7 @@ class Prim:
     passes_zero: bool = True
     doc: str = ""
     saves: bool | Callable[[dict], bool] = True
+    facts: Facts = field(default_factory=Facts, repr=False)
 
     def __post_init__(self) -> None:
         if not self.grad_fn:
@@ -199,6 +242,37 @@ PRIMITIVES: dict[str, Prim] = {}
 
 #: the language's functions: name -> (function, (least, most) positional arguments)
 FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int]]] = {}
+
+#: lists computed from the registry (`derived`), emptied when an entry comes or goes
+_DERIVED: dict[str, Any] = {}
+
+
+def derived(name: str, build: Callable[[], Any]) -> Any:
+    """`build()`'s list from the registry, built once per state of the registry: the
+    homework's and the language's lists of functions are computed here from the entries,
+    and a primitive registered later (a test's toy) is in them too."""
+    try:
+        return _DERIVED[name]
+    except KeyError:
+        made = _DERIVED[name] = build()
+        return made
+
+
+def forget_derived() -> None:
+    """Empty the derived lists (`table.register` and `unregister` call it)."""
+    _DERIVED.clear()
+
+
+def named(which: Callable[[Prim], bool]) -> frozenset[str]:
+    """Every name (its own, aliases and spellings) of the entries `which` picks."""
+    return frozenset(n for p in PRIMITIVES.values() if which(p)
+                     for n in (*p.names, *p.facts.spellings))
+
+
+def by_name() -> dict[str, Prim]:
+    """Every entry by each of its names (aliases and spellings too)."""
+    return derived("by name", lambda: {n: p for p in PRIMITIVES.values()
+                                       for n in (*p.names, *p.facts.spellings)})
 
 
 def public_function(prim: Prim) -> Callable[..., Any]:

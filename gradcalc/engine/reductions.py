@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import twins as tw
-from gradcalc.engine.primitive import Prim, fn
+from gradcalc.engine.primitive import Facts, Prim, fn
 from gradcalc.engine.rules import masked
 from gradcalc.engine.shapes import expand, ndim, value
 
@@ -125,7 +125,8 @@ def entries(reduction: Any, along: Any) -> list[Prim]:
                         x, axis, getattr(tw.sp(), combine), keepdims),
                     grad_fn, kinks=ties, arity=(1, 2), axis=True, call=reduction,
                     methods=(name,), sym_local=lambda nums, x, axis=None, keepdims=False:
-                    _ties(nums, x, axis, keepdims, better), rule=rule)
+                    _ties(nums, x, axis, keepdims, better), rule=rule,
+                    facts=Facts(kinked=True))
 
     return [
         # max/min: PyTorch's max() over everything (a masked fill) and amax along axes;

@@ -35,7 +35,14 @@ def elementwise(fn_name: str) -> Callable[[Any], Any]:
     def sym(x: Any) -> Any:
         return np.vectorize(getattr(sp(), fn_name), otypes=[object])(x)
 
+    sym.sympy_name = fn_name  # type: ignore[attr-defined]
     return sym
+
+
+def sympy_name(prim: Any) -> str:
+    """The name of sympy's function for an entry: its twin's when the twin is one of
+    sympy's functions (Abs for abs), else the entry's own."""
+    return getattr(prim.sym, "sympy_name", prim.name)
 
 
 def piecewise(build: Callable[..., Any]) -> Callable[..., Any]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gradcalc.engine.primitive import derived, named
 from gradcalc.homework import higher
 from gradcalc.homework.domain import Bound, inside, probes
 from gradcalc.homework.feedback.recognise import Evidence
@@ -101,13 +102,15 @@ def sample(problem: Problem, samples: int, seed: int, limits: Limits,
     return found
 
 
-#: functions defined on all the reals but isolated points (tan's poles, csc's zeros): a
-#: formula made of these, + - * / and whole powers is never undefined on a whole part
-TOTAL = frozenset({"sin", "cos", "tan", "sec", "csc", "cot", "exp", "sinh", "cosh", "tanh",
-                   "sech", "csch", "coth", "atan", "arctan", "acot", "arccot", "asinh",
-                   "arcsinh", "acsch", "arccsch", "abs", "sign", "relu", "sigmoid",
-                   "softplus", "gelu", "silu", "maximum", "minimum", "clamp", "cbrt",
-                   "atan2", "arctan2", "where"})
+def total() -> frozenset[str]:
+    """The functions defined on all the reals but isolated points (tan's poles, csc's
+    zeros), from the table's entries: a formula made of these, + - * / and whole powers
+    is never undefined on a whole part."""
+    return derived("total", lambda: named(lambda p: p.facts.defined in TOTAL_DOMAINS))
+
+
+#: where a total function is defined (gradcalc.engine.primitive.DEFINED)
+TOTAL_DOMAINS = ("everywhere", "isolated")
 
 
 def restricted(side: Side) -> bool:
@@ -117,12 +120,13 @@ def restricted(side: Side) -> bool:
     if not side.straight or len(side.program.body) > 1:
         return True
     stack: list[object] = [e.expr for e in side.entries]
+    everywhere = total()
     while stack:
         node = stack.pop()
         if node is None:
             return True
         if isinstance(node, Call):
-            if node.func not in TOTAL:
+            if node.func not in everywhere:
                 return True
             stack.extend(node.args)
         elif isinstance(node, Binary):

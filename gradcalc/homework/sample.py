@@ -18,6 +18,7 @@ import numpy as np
 from gradcalc.backends.numeric import as_function, run_numeric
 from gradcalc.engine import ops
 from gradcalc.engine.functional import pullback
+from gradcalc.engine.primitive import derived, named
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import domain
 from gradcalc.homework.domain import Bound
@@ -38,8 +39,6 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 #: candidates drawn per round, and rounds at most (each round after the first also draws
 #: near the valid points found so far)
 ROUND, ROUNDS = 48, 5
-#: functions whose derivative jumps somewhere (a point there is not judged)
-KINKED = frozenset({"abs", "sign", "relu", "maximum", "minimum", "clamp", "max", "min"})
 #: relative step of the kink test, and the jump in the derivative that counts as a kink
 KINK_STEP, KINK_JUMP = 1e-7, 1e-3
 
@@ -164,9 +163,16 @@ def _per_point(out: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def kinked_functions() -> frozenset[str]:
+    """The functions whose derivative jumps somewhere (a point there is not judged): the
+    table's entries that say so (gradcalc/engine/table.py)."""
+    return derived("kinked", lambda: named(lambda p: p.facts.kinked))
+
+
 def kinked(entries: list[Entry]) -> bool:
     """Whether any entry calls a function with a kink (then points get the kink test)."""
-    return any(f"{name}(" in entry.program.source for entry in entries for name in KINKED)
+    return any(f"{name}(" in entry.program.source for entry in entries
+               for name in kinked_functions())
 
 
 def on_kink(entries: list[Entry], points: dict[str, np.ndarray], wrt: tuple[str, ...],

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
+from gradcalc.engine.primitive import by_name, derived, named
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.judge import Verdict
 from gradcalc.homework.problem import (
@@ -62,25 +63,53 @@ _QUOTIENT = re.compile(rf"/\s*(?P<run>{_FACTOR}(?:{_FACTOR})+)")
 #: a root-like power by a fraction written without parentheses: x^1/2, x^-3/2, x^1/3
 #: (x^2/4 is x²/4 to everyone: only 1 over anything, or odd over 2, is a trap)
 _POWER_FRACTION = re.compile(r"\^(?P<p>-?(?:1/\d+|[3579]/2))(?![\d.])")
-#: a function applied without parentheses to a power: sin x^2
-_BARE_CALL = re.compile(r"\b(?P<f>sin|cos|tan|sec|csc|cot|ln|log|exp|sinh|cosh|tanh)"
-                        r"\s+(?P<x>[A-Za-z0-9]\w*)\^(?P<p>\w+|\([^()]*\))")
-#: a function applied without parentheses, then divided: sin pi/6 (sin(π)/6 or sin(π/6))
-_BARE_QUOTIENT = re.compile(r"\b(?P<f>sin|cos|tan|sec|csc|cot|ln|log|exp|sinh|cosh|tanh)"
-                            r"\s+(?P<x>[^\W_]\w*)\s*/\s*(?P<d>\d+(?:\.\d+)?|[^\W\d_]\w*)")
-#: a number exponent followed at once by a factor: x^2y, x^2(x+1) (not a function's name
-#: or e^, which start a new factor to every reader: x^2e^x, x^3ln x)
-_EXPONENT_RUN = re.compile(r"\^(?P<p>-?\d+(?:\.\d+)?)(?!(?:a|arc)?(?:sin|cos|tan|sec|csc|cot|"
-                           r"ln|log|exp|sqrt)|e\s*\^)(?P<x>[A-Za-z(√]\w*(?:\([^()]*\))?)")
-#: a function's name or e^ after a power: a new factor to every reader (x^2e^x, x^3ln x)
-_NEW_FACTOR = re.compile(r"\*\*[^*]+\*(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)|ln|log|exp|"
-                         r"sqrt|e\*\*)")
-#: a function's name with no parenthesis of its own: its argument follows it (ln|x|, ln x)
-_BARE_NAME = re.compile(r"√?(?:(?:a|arc)?(?:sin|cos|tan|sec|csc|cot)h?|ln|log|exp|sqrt)")
-#: the argument of such a name: |x| or a word after a space
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    """The regular expressions that name functions, made from the table of primitives:
+    `bare_call` a function applied without parentheses to a power (sin x^2);
+    `bare_quotient` one applied without parentheses, then divided (sin pi/6: sin(π)/6 or
+    sin(π/6)); `exponent_run` a number exponent followed at once by a factor (x^2y,
+    x^2(x+1); not a function's name or e^, which start a new factor to every reader:
+    x^2e^x, x^3ln x); `new_factor` a function's name or e^ after a power; `bare_name` a
+    function's name with no parenthesis of its own, whose argument follows it (ln|x|,
+    ln x); `inverse` f^-1 x, the inverse or the reciprocal."""
+
+    bare_call: re.Pattern
+    bare_quotient: re.Pattern
+    exponent_run: re.Pattern
+    new_factor: re.Pattern
+    bare_name: re.Pattern
+    inverse: re.Pattern
+
+
+def _alternation(names: frozenset[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
+
+
+def _built() -> _Patterns:
+    applied = _alternation(named(lambda p: p.facts.applied))
+    glued = _alternation(named(lambda p: p.facts.glued))
+    inverted = _alternation(named(lambda p: bool(p.facts.inverse)))
+    return _Patterns(
+        re.compile(rf"\b(?P<f>{applied})\s+(?P<x>[A-Za-z0-9]\w*)\^(?P<p>\w+|\([^()]*\))"),
+        re.compile(rf"\b(?P<f>{applied})\s+(?P<x>[^\W_]\w*)\s*/\s*"
+                   r"(?P<d>\d+(?:\.\d+)?|[^\W\d_]\w*)"),
+        re.compile(rf"\^(?P<p>-?\d+(?:\.\d+)?)(?!(?:{glued})|e\s*\^)"
+                   r"(?P<x>[A-Za-z(√]\w*(?:\([^()]*\))?)"),
+        re.compile(rf"\*\*[^*]+\*(?:{glued}|e\*\*)"),
+        re.compile(rf"√?(?:{glued})"),
+        re.compile(rf"\b(?P<f>{inverted})\s*\^\s*-\s*1\s*(?P<x>\([^()]*\)|\w+)"))
+
+
+def _patterns() -> _Patterns:
+    return derived("trap patterns", _built)
+
+
+#: the argument of a function's name with no parenthesis of its own: |x| or a word after
+#: a space
 _BARE_ARGUMENT = re.compile(r"\|[^|]*\||\s+[A-Za-z0-9]\w*")
-#: sin^-1 x: the inverse or the reciprocal
-_INVERSE = re.compile(r"\b(?P<f>sin|cos|tan)\s*\^\s*-\s*1\s*(?P<x>\([^()]*\)|\w+)")
 
 
 def _splice(text: str, start: int, end: int, new: str) -> str:
@@ -93,13 +122,14 @@ def _factors(run: str) -> list[str]:
 
 def traps(text: str) -> Iterator[Trap]:
     """Every trap in a side's text, as two texts (the readings in either order)."""
+    known = _patterns()
     for m in _QUOTIENT.finditer(text):
         run = m["run"]
         parts = _factors(run)
         if len(parts) < 2 or "".join(parts) != run:
             continue
         s, e = m.start("run"), m.end("run")
-        bare = [_BARE_NAME.fullmatch(p) is not None for p in parts]
+        bare = [known.bare_name.fullmatch(p) is not None for p in parts]
         if any(bare[:-1]):
             continue
         if bare[-1]:  # 1/3ln|x|: the function goes with its argument (1/(3ln|x|))
@@ -112,22 +142,22 @@ def traps(text: str) -> Iterator[Trap]:
         s, e = m.start(), m.end()
         p, q = m["p"].split("/")
         yield Trap(_splice(text, s, e, f"^({p})/{q}"), _splice(text, s, e, f"^({p}/{q})"))
-    for m in _BARE_CALL.finditer(text):
+    for m in known.bare_call.finditer(text):
         f, x, p = m["f"], m["x"], m["p"]
         yield Trap(_splice(text, m.start(), m.end(), f"{f}({x}^{p})"),
                    _splice(text, m.start(), m.end(), f"{f}({x})^{p}"))
-    for m in _BARE_QUOTIENT.finditer(text):
+    for m in known.bare_quotient.finditer(text):
         f, x, d = m["f"], m["x"], m["d"]
         yield Trap(_splice(text, m.start(), m.end(), f"{f}({x})/{d}"),
                    _splice(text, m.start(), m.end(), f"{f}({x}/{d})"))
-    for m in _EXPONENT_RUN.finditer(text):
+    for m in known.exponent_run.finditer(text):
         s, e = m.start(), m.end()
         yield Trap(_splice(text, s, e, f"^({m['p']}*{m['x']})"),
                    _splice(text, s, e, f"^{m['p']}*{m['x']}"))
-    for m in _INVERSE.finditer(text):
+    for m in known.inverse.finditer(text):
         f, x = m["f"], m["x"]
         arg = x if x.startswith("(") else f"({x})"
-        yield Trap(_splice(text, m.start(), m.end(), f"a{f}{arg}"),
+        yield Trap(_splice(text, m.start(), m.end(), f"{by_name()[f].facts.inverse}{arg}"),
                    _splice(text, m.start(), m.end(), f"(1/{f}{arg})"))
 
 
@@ -210,7 +240,7 @@ def judged(function: str, answer: str, read: Read, decide: Decide) -> Verdict:
         found = list(traps(texts[which]))[:MAX_TRAPS]
         others = [(p, t) for p in reading.pieces(which) for t in p.side.traps
                   if t.other is not None and t.start >= 0 and t.kind in JUDGED
-                  and not (t.kind == "power then factor" and _NEW_FACTOR.search(t.read))]
+                  and not (t.kind == "power then factor" and _patterns().new_factor.search(t.read))]
         if not found and not others:  # most answers: nothing to read another way
             continue
         tried: set[str] = set()

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from gradcalc.engine.primitive import PRIMITIVES, by_name, derived
+from gradcalc.engine.twins import sympy_name
 from gradcalc.homework import points as sampling
 from gradcalc.homework import proof, spans
 from gradcalc.homework.domain import Bound
@@ -36,7 +38,6 @@ from gradcalc.verify.budget import Timeout, time_budget
 MAX_CONFIRM = 4
 #: digits of the arithmetic that confirms a point
 DIGITS = 20
-_LOGS = ("log", "log10", "log2", "logb")
 
 
 def confirmed(problem: Problem, found: sampling.Found, f_exprs: list, d_exprs: list,
@@ -190,7 +191,7 @@ def describe(problem: Problem, point: dict[str, float], found: sampling.Found,
             f"{_condition(node, need, roots, variable, side, problem, limits)}, but {ref} "
             f"is defined {parts}" + (" too" if elsewhere else
                                      ", where the answer is not a real number"))
-    if problem.turned and isinstance(node, Call) and node.func in _LOGS:
+    if problem.turned and isinstance(node, Call) and _logarithm(node.func):
         said += f": write {_absolute(entry, found, side, limits)}"
     return said
 
@@ -231,8 +232,11 @@ def _variable(problem: Problem, node: Any = None, side: Side | None = None,
     return free[0] if len(free) == 1 else None
 
 
-#: functions defined for every real argument: they restrict no domain
-_ENTIRE = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.Abs, sp.sign)
+def _entire() -> frozenset[str]:
+    """sympy's names of the functions defined for every real argument (the table's
+    entries that say so): they restrict no domain."""
+    return derived("entire", lambda: frozenset(
+        sympy_name(p) for p in PRIMITIVES.values() if p.facts.defined == "everywhere"))
 
 
 def _alone(reference: list, name: str, free: list[str]) -> bool:
@@ -241,11 +245,12 @@ def _alone(reference: list, name: str, free: list[str]) -> bool:
     most one free input, or on `name` not at all."""
     symbols = {proof.symbol(n) for n in free}
     x = proof.symbol(name)
+    entire = _entire()
     try:
         with time_budget(1.0):
             for e in reference:
                 for step in sp.preorder_traversal(proof.as_expr(e)):
-                    if isinstance(step, _ENTIRE) or not isinstance(
+                    if type(step).__name__ in entire or not isinstance(
                             step, (sp.Function, sp.Pow)) or isinstance(step, sp.Pow) and \
                             step.exp.is_Integer and step.exp >= 0:
                         continue
@@ -306,11 +311,17 @@ def _culprit(entry: Entry, side: Side, point: dict[str, float], limits: Limits
     return (node, need) if need else None
 
 
+def _logarithm(name: str) -> bool:
+    """Whether the function is a logarithm (ln, log2, log10, log_b), by its entry."""
+    prim = by_name().get(name)
+    return prim is not None and prim.facts.rule == "logarithm"
+
+
 def _need(node: Any) -> str | None:
     if isinstance(node, Call):
-        return {"log": "positive", "log10": "positive", "log2": "positive",
-                "logb": "positive", "sqrt": "nonnegative", "asin": "unit", "acos": "unit",
-                "acosh": "one", "atanh": "open unit"}.get(node.func)
+        prim = by_name().get(node.func)
+        defined = prim.facts.defined if prim is not None else ""
+        return defined if defined in _NEEDS else None
     if isinstance(node, Binary) and node.op == "**":
         p = _number(node.right)
         if p is not None and p != int(p):
@@ -423,7 +434,7 @@ def _absolute(entry: Entry, found: sampling.Found, side: Side, limits: Limits) -
     def fixed(node: Any) -> Any:
         if isinstance(node, Call):
             args = tuple(fixed(a) for a in node.args)
-            if node.func in _LOGS and fails(node):
+            if _logarithm(node.func) and fails(node):
                 return Call(node.func, (Call("abs", (args[0],), node.pos), *args[1:]),
                             node.pos)
             return Call(node.func, args, node.pos)

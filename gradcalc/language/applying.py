@@ -26,14 +26,18 @@ import tokenize
 from dataclasses import replace
 from typing import Any
 
+from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.language.forms import Trap
 from gradcalc.language.names import SPELLINGS, applied
 
-#: `f^-1` is the inverse function of these
-INVERSES = {"sin": "asin", "cos": "acos", "tan": "atan", "sec": "asec", "csc": "acsc",
-            "cot": "acot", "sinh": "asinh", "cosh": "acosh", "tanh": "atanh",
-            "sech": "asech", "csch": "acsch", "coth": "acoth",
-            "arcsin": "sin", "arccos": "cos", "arctan": "tan"}
+
+def inverses() -> dict[str, str]:
+    """`f^-1` is the inverse function of these (sin^-1 is asin): the table's entries
+    say their inverse (gradcalc/engine/table.py)."""
+    return derived("inverses", lambda: {n: p.facts.inverse for p in PRIMITIVES.values()
+                                        if p.facts.inverse for n in p.names})
+
+
 _LOG_BASE = re.compile(r"log_(\d+|[A-Za-z])")
 
 
@@ -222,9 +226,9 @@ def function_power(p: Any, i: int, word: str) -> bool:
           and p.s(j + 3) == ")"):
         inverse = j + 3
     if inverse is not None:
-        if word not in INVERSES or INVERSES[word] not in p.functions:
+        name = inverses().get(word)
+        if name is None or name not in p.functions:
             raise p.error(i, f"{word}^-1 is ambiguous: write {word}(x)^-1 or 1/{word}(x)")
-        name = INVERSES[word]
         p.no_product.add(inverse)
         if p.s(inverse + 1) == "(":
             p.edit(p.starts[i], p.ends[inverse], name)

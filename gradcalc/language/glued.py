@@ -23,16 +23,19 @@ import re
 import tokenize
 from collections.abc import Callable, Collection
 
+from gradcalc.engine.primitive import derived, named
 from gradcalc.errors import ParseError
 from gradcalc.language.forms import Trap
 from gradcalc.language.program import Pos
 from gradcalc.language.text import LineIndex, quote
 
-#: functions a student writes against what follows (`sinx`, `xln(x)`, `lnabs(x)`)
-GLUABLE = frozenset(
-    "sin cos tan sec csc cot sinh cosh tanh sech csch coth asin acos atan asec acsc acot "
-    "arcsin arccos arctan arcsec arccsc arccot asinh acosh atanh arcsinh arccosh arctanh "
-    "ln log log10 log2 exp sqrt cbrt abs".split())
+
+def gluable() -> frozenset[str]:
+    """The functions a student writes against what follows (`sinx`, `xln(x)`,
+    `lnabs(x)`): the table's entries that say so (gradcalc/engine/table.py)."""
+    return derived("gluable", lambda: named(lambda p: p.facts.glued))
+
+
 #: a function that another may be written against (`lnabs(x)`, `lnsqrt(x)`)
 INNER = frozenset({"abs", "sqrt"})
 #: at most this many readings of one name are looked for (two already make an error)
@@ -48,7 +51,7 @@ def readings(word: str, functions: Collection[str], variables: Collection[str],
     """Every way `word` is written as pieces (see the module's docstring), fewest pieces
     first; `then` is the text after it (a function may end the name only before `(` or
     `**`: `xln(x)`, `xsec^2(x)`)."""
-    funcs = [f for f in GLUABLE if f in functions or f == "ln"]
+    funcs = [f for f in gluable() if f in functions or f == "ln"]
     pieces = sorted({*funcs, *(v for v in variables if v and v != word), PI},
                     key=len, reverse=True)
     found: list[tuple[str, ...]] = []
@@ -98,8 +101,10 @@ def _around_pi(word: str) -> list[tuple[str, ...]]:
 def shown(pieces: tuple[str, ...], functions: Collection[str]) -> str:
     """One reading in the language's text: `x*sin(x)`, `sin(x)*cos(x)`, `cos(2*x)`,
     `ln(abs` (a function that ends the name takes what follows it)."""
+    glue = gluable()
+
     def is_function(piece: str) -> bool:
-        return piece in GLUABLE and (piece in functions or piece == "ln")
+        return piece in glue and (piece in functions or piece == "ln")
 
     out, k, n = "", 0, len(pieces)
     while k < n:

@@ -20,13 +20,19 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
+from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.errors import ParseError
 from gradcalc.language.program import Pos
 from gradcalc.language.text import GREEK_LOOKALIKES, GREEK_NAMES, escape
 
-_FUNCTIONS = frozenset(
-    "sin cos tan sec csc cot sinh cosh tanh coth sech csch arcsin arccos arctan arcsec "
-    "arccsc arccot arcsinh arccosh arctanh ln log exp".split())
+
+def _functions() -> frozenset[str]:
+    """The commands that read as a function (\\sin, \\arcsin, \\ln): the table's entries
+    say theirs (gradcalc/engine/table.py)."""
+    return derived("tex", lambda: frozenset(
+        c for p in PRIMITIVES.values() for c in p.facts.tex))
+
+
 _OPERATORS = {"cdot": "*", "times": "*", "div": "/", "ast": "*"}
 _SPACES = frozenset({",", ";", "!", ":", " ", "quad", "qquad"})
 _DROPPED = frozenset({"left", "right", "displaystyle", "big", "Big", "bigg", "Bigg"})
@@ -48,9 +54,6 @@ def _greek() -> dict[str, str]:
 
 
 _GREEK = _greek()
-#: every command read, for the error that names an unknown one
-KNOWN = sorted(_FUNCTIONS | set(_OPERATORS) | _DROPPED | _WRAPPERS | _FRACTIONS
-               | set(_GREEK) | {"sqrt"})
 
 
 #: what a `{` opens: (text at the open, text at the close, the group that must follow)
@@ -209,8 +212,8 @@ class _Scan:
                 j += 1  # \left. \right.
         elif name in _OPERATORS:
             self.emit(_OPERATORS[name], k)
-        elif name in _FUNCTIONS or name in _GREEK:
-            self.word(name if name in _FUNCTIONS else _GREEK[name], k, j)
+        elif name in _functions() or name in _GREEK:
+            self.word(name if name in _functions() else _GREEK[name], k, j)
         elif name in _WRAPPERS:
             self.pending = ("", " ", None)  # the group's text as it is: \operatorname{sech}
             return self.expect_group(j, f"\\{name} needs {{...}}")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection
 
+from gradcalc.engine.primitive import derived, named
+
 #: names from other books, languages and calculators -> what to write in gradcalc
 SPELLINGS = {
     "arsech": "asech(x)", "arcsch": "acsch(x)", "arcoth": "acoth(x)",
@@ -33,10 +35,10 @@ def instead(name: str, known: Collection[str]) -> str:
     return f"did you mean {close[0]}(...)? " if close else ""
 
 
-#: functions whose name a student writes against a one-letter argument (`sint`, `lnx`)
-APPLIED = frozenset(
-    "sin cos tan sec csc cot sinh cosh tanh sech csch coth asin acos atan arcsin arccos "
-    "arctan ln log exp".split())
+def applied_names() -> frozenset[str]:
+    """The functions whose name a student writes against a one-letter argument (`sint`,
+    `lnx`): the table's entries that say so (gradcalc/engine/table.py)."""
+    return derived("applied", lambda: named(lambda p: p.facts.applied))
 
 
 def applied(name: str) -> tuple[str, str] | None:
@@ -45,7 +47,8 @@ def applied(name: str) -> tuple[str, str] | None:
     function itself (`sinh`) never gets here: the caller decides whether the letter is a
     variable (only then is `sint` sin(t) rather than a name of its own)."""
     head, letter = name[:-1], name[-1:]
-    if head in APPLIED and letter.isalpha() and letter != "e" and name not in APPLIED:
+    known = applied_names()
+    if head in known and letter.isalpha() and letter != "e" and name not in known:
         return head, letter
     return None
 

@@ -2,7 +2,8 @@
 
 A value is a number, `pi`, `E` (or `e`), `nan`, `inf`, a nested list, `ones(n)`,
 `ones(n, m)`, `zeros(...)`, a function of a value (`sqrt exp log sin cos tan`, `abs`,
-the other trig and hyperbolic functions and their inverses, `log(x, b)`), or arithmetic
+the other trig and hyperbolic functions and their inverses: every elementwise function
+of one argument in the table of primitives; and `log(x, b)`), or arithmetic
 `+ - * / **` (and unary minus) of those, computed in float64 with NumPy broadcasting.
 Student notation reads as in programs (`2pi`, `√2`, `π/4`, `e^2`, `|-2|`, `\\frac{\\pi}{4}`,
 `sin 2`); names may be Greek.
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.errors import GradcalcError, LimitError
 from gradcalc.language.forms import prepare
 from gradcalc.language.notation import rewrite
@@ -34,25 +36,17 @@ from gradcalc.limits import DEFAULT_LIMITS, Limits
 _CONSTANTS = {"pi": math.pi, "E": math.e, "e": math.e, "nan": math.nan, "inf": math.inf}
 #: constants that cannot be names (`e` can: a value given to `e` makes it an input)
 _RESERVED = frozenset(_CONSTANTS) - {"e"}
-#: functions of a value, besides ones() and zeros()
-_VALUE_FUNCTIONS = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin,
-                    "cos": np.cos, "tan": np.tan}
-#: the other functions a value may use (`x=|-2|`, `x=\sec(\pi/3)`, `x=arcsin(1/2)`)
-_MORE_FUNCTIONS = {
-    "abs": np.abs, "cbrt": np.cbrt, "log2": np.log2, "log10": np.log10,
-    "sec": lambda x: 1 / np.cos(x), "csc": lambda x: 1 / np.sin(x),
-    "cot": lambda x: 1 / np.tan(x), "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "sech": lambda x: 1 / np.cosh(x), "csch": lambda x: 1 / np.sinh(x),
-    "coth": lambda x: 1 / np.tanh(x), "asinh": np.arcsinh, "acosh": np.arccosh,
-    "atanh": np.arctanh, "asec": lambda x: np.arccos(1 / x),
-    "acsc": lambda x: np.arcsin(1 / x), "acot": lambda x: np.arctan(1 / x),
-    "asech": lambda x: np.arccosh(1 / x), "acsch": lambda x: np.arcsinh(1 / x),
-    "acoth": lambda x: np.arctanh(1 / x),
-    **{name: f for names, f in (("asin arcsin", np.arcsin), ("acos arccos", np.arccos),
-                                ("atan arctan", np.arctan)) for name in names.split()},
-}
-_MORE_FUNCTIONS.update({"arc" + k[1:]: _MORE_FUNCTIONS[k] for k in (
-    "asec", "acsc", "acot", "asinh", "acosh", "atanh", "asech", "acsch", "acoth")})
+
+
+def _functions() -> dict[str, Any]:
+    """The functions a value may use, besides ones() and zeros() (`x=|-2|`,
+    `x=\\sec(\\pi/3)`, `x=arcsin(1/2)`): every elementwise function of one argument in
+    the table of primitives, by each of its names, as its NumPy forward."""
+    return derived("value functions", lambda: {
+        name: p.forward for p in PRIMITIVES.values()
+        if p.elementwise and p.arity == (1, 1) and p.call is None for name in p.names})
+
+
 _GREEK = "".join(sorted(GREEK_NAMES))
 _OPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
         ast.Div: np.divide, ast.Pow: np.power}
@@ -163,7 +157,7 @@ def _normalized(text: str, option: str, limits: Limits) -> str:
 
 def _notation(value: str, option: str, text: str) -> str:
     """A value's student notation (`2pi`, `√2`) rewritten, as in programs."""
-    names = ["ones", "zeros", *_VALUE_FUNCTIONS, *_MORE_FUNCTIONS]
+    names = ["ones", "zeros", *_functions()]
     try:
         value, _ = prepare(value, names, lambda k: Pos(1, k + 1))
         return rewrite(value, names, lambda k: Pos(1, k + 1)).text
@@ -263,10 +257,9 @@ class _Evaluator:
             return self.array(node)
         if isinstance(node, ast.Call):
             name = node.func.id if isinstance(node.func, ast.Name) else None
-            if name in _VALUE_FUNCTIONS and len(node.args) == 1 and not node.keywords:
-                return np.asarray(_VALUE_FUNCTIONS[name](self.evaluate(node.args[0])))
-            if name in _MORE_FUNCTIONS and len(node.args) == 1 and not node.keywords:
-                return np.asarray(_MORE_FUNCTIONS[name](self.evaluate(node.args[0])))
+            functions = _functions()
+            if name in functions and len(node.args) == 1 and not node.keywords:
+                return np.asarray(functions[name](self.evaluate(node.args[0])))
             if name == "log" and len(node.args) == 2 and not node.keywords:  # log(x, base)
                 x, base = (self.evaluate(a) for a in node.args)
                 return np.asarray(np.log(x) / np.log(base))

@@ -18,6 +18,7 @@ from html import escape
 from html.entities import html5
 from typing import Any
 
+from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.grading.params import json_of, shown
 from gradcalc.grading.worksheets import Item, Sheet
 from gradcalc.render.classview import points_text
@@ -43,8 +44,9 @@ th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;
 CSV_COLUMNS = ("student", "problem", "params", "prompt", "function", "latex")
 _ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
 _XML = frozenset({"lt", "gt", "amp", "quot", "apos"})
-#: as a sheet writes them: ln for log (the house's notation), Euler's e as the letter
-_PLAIN = {"<mi>log</mi>": "<mi>ln</mi>", "&ExponentialE;": "e", "&ImaginaryI;": "i"}
+#: as a sheet writes them: Euler's e as the letter, and the functions by their names in
+#: a book (ln for log: the table of primitives says them, `_written`)
+_PLAIN = {"&ExponentialE;": "e", "&ImaginaryI;": "i"}
 _LABEL = re.compile(r"^([^\W\d]\w*)\((.*)\)$")
 
 
@@ -63,6 +65,13 @@ def _numeric(markup: str) -> str:
     return _ENTITY.sub(code, markup)
 
 
+def _written() -> dict[str, str]:
+    """sympy's MathML name of a function -> its name in a book (<mi>ln</mi> for log)."""
+    return derived("mathml names", lambda: {
+        f"<mi>{p.name}</mi>": f"<mi>{p.facts.written}</mi>"
+        for p in PRIMITIVES.values() if p.facts.written})
+
+
 def mathml(formula: Any) -> str:
     """A formula's presentation MathML (without the <math> element)."""
     from sympy.printing.mathml import mathml as printed
@@ -73,7 +82,7 @@ def mathml(formula: Any) -> str:
         inner = "<mo>,</mo>".join(mathml(f) for f in formula)
         return f"<mrow><mo>[</mo>{inner}<mo>]</mo></mrow>"
     markup = printed(formula, printer="presentation")
-    for named, plain in _PLAIN.items():
+    for named, plain in {**_written(), **_PLAIN}.items():
         markup = markup.replace(named, plain)
     return _numeric(markup)
 

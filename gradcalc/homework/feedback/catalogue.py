@@ -1,11 +1,14 @@
 """The catalogue of misapplied rules the step search tries (`misconceptions`), as data:
 each rule's id (JSON's "rule"), its name, the right rule and the misapplied one (the table
-in docs/homework.md), and what the feedback says; and the trig functions whose sign a
-student may lose, with their right rules."""
+in docs/homework.md), and what the feedback says. The misapplications of one function's
+own rule (a trig function's sign) and that rule's text are its entry's in the table of
+primitives (gradcalc/engine/table.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from gradcalc.engine.primitive import by_name
 
 
 @dataclass(frozen=True)
@@ -76,12 +79,13 @@ CATALOGUE = (
 )
 RULES = {r.id: r for r in CATALOGUE}
 
-#: functions whose rule a student may get the sign of wrong
-TRIG = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan", "acot",
-                  "sinh", "cosh"})
-#: the right rule of each, for the feedback
-TRIG_RULES = {"sin": "sin' = cos", "cos": "cos' = −sin", "tan": "tan' = 1/cos²",
-              "cot": "cot' = −1/sin²", "sec": "sec' = sec·tan", "csc": "csc' = −csc·cot",
-              "asin": "asin' = 1/√(1−u²)", "acos": "acos' = −1/√(1−u²)",
-              "atan": "atan' = 1/(1+u²)", "acot": "acot' = −1/(1+u²)",
-              "sinh": "sinh' = cosh", "cosh": "cosh' = sinh"}
+def misapplied(function: str) -> tuple[str, ...]:
+    """The catalogue's misapplications of one function's own rule (its entry's in the
+    table of primitives: `trig-sign` for sin, `exponential-as-power` for exp)."""
+    prim = by_name().get(function)
+    return prim.facts.misapplied if prim is not None else ()
+
+
+def right_rule(function: str) -> str:
+    """The function's rule as the feedback writes it, from its entry (tan' = sec²)."""
+    return by_name()[function].facts.says

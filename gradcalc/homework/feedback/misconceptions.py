@@ -26,7 +26,7 @@ import numpy as np
 
 from gradcalc.engine import ops
 from gradcalc.homework.feedback import misapplications
-from gradcalc.homework.feedback.catalogue import RULES, TRIG, TRIG_RULES
+from gradcalc.homework.feedback.catalogue import RULES, misapplied, right_rule
 from gradcalc.language.program import (
     EULER,
     Assign,
@@ -264,10 +264,7 @@ class FormulaTape:
                 if steps[s.args[0]].op != "leaf":
                     yield k, "chain-inner-factor"
                     yield k, "chain-outer-of-derivative"
-                if s.func in TRIG:
-                    yield k, "trig-sign"
-                if s.func == "exp":
-                    yield k, "exponential-as-power"
+                yield from ((k, r) for r in misapplied(s.func))
             elif s.op in ("*", "/"):
                 a, b = (steps[i].depends for i in s.args)
                 if a and b:
@@ -391,7 +388,7 @@ def message(tape: FormulaTape, k: int, mistake: str) -> str:
         inner = s.args[1] if s.op == "**" and not steps[s.args[0]].depends else s.args[0]
         return at + f"the chain rule's inner factor {_factor(tape, inner)} is missing"
     if mistake == "trig-sign":
-        return at + f"the sign of {s.func}'s derivative is wrong: {TRIG_RULES[s.func]}"
+        return at + f"the sign of {s.func}'s derivative is wrong: {right_rule(s.func)}"
     if mistake == "subtraction-sign":
         return at + ("the minus sign is lost: (−u)' = −u'" if s.op == "neg" else
                      "the sign of the subtracted term's derivative is lost: "

@@ -34,7 +34,7 @@ from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import Side, free_names
 from gradcalc.homework.reading import wording
-from gradcalc.homework.sample import KINKED
+from gradcalc.homework.sample import kinked_functions
 from gradcalc.homework.traps import Piece, Reading, located
 from gradcalc.language.parse import parse, parse_with_traps, quote
 from gradcalc.language.program import EULER, RESULT_NAME, Assign, ExprStmt, Name, Program
@@ -102,7 +102,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
                                 f"have (its inputs: {', '.join(names)})", kind="input")
     fixed = dict(kind.at)
     draws = _draws(names, shapes, fixed, kind.integers, settings)
-    kinky = any(f"{k}(" in function + answer for k in KINKED)
+    kinky = any(f"{k}(" in function + answer for k in kinked_functions())
     want = shapes.get(w, ())
     loss = f_out if f_out != RESULT_NAME else "L"
     base: dict[str, Any] = {"kind": "tensor", "wrt": (w,),

@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from gradcalc.engine import ops
+from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.homework.solutions.states import (
     Term,
     Todo,
@@ -33,33 +34,23 @@ from gradcalc.homework.solutions.states import (
 from gradcalc.homework.solutions.subexpressions import Node, Unsupported
 from gradcalc.homework.true_derivative import torch_convention
 
-#: f -> (its rule, f'(u), the rule in words)
-DERIVATIVES: dict[str, tuple[str, Callable[[Any], Any], str]] = {
-    "sin": ("trig", sp.cos, "sin' = cos"),
-    "cos": ("trig", lambda u: -sp.sin(u), "cos' = −sin"),
-    "tan": ("trig", lambda u: 1 / sp.cos(u) ** 2, "tan' = 1/cos^2"),
-    "sec": ("trig", lambda u: sp.sec(u) * sp.tan(u), "sec' = sec·tan"),
-    "csc": ("trig", lambda u: -sp.csc(u) * sp.cot(u), "csc' = −csc·cot"),
-    "cot": ("trig", lambda u: -1 / sp.sin(u) ** 2, "cot' = −1/sin^2"),
-    "asin": ("inverse-trig", lambda u: 1 / sp.sqrt(1 - u**2), "asin'(u) = 1/√(1 − u^2)"),
-    "acos": ("inverse-trig", lambda u: -1 / sp.sqrt(1 - u**2), "acos'(u) = −1/√(1 − u^2)"),
-    "atan": ("inverse-trig", lambda u: 1 / (1 + u**2), "atan'(u) = 1/(1 + u^2)"),
-    "acot": ("inverse-trig", lambda u: -1 / (1 + u**2), "acot'(u) = −1/(1 + u^2)"),
-    "sinh": ("hyperbolic", sp.cosh, "sinh' = cosh"),
-    "cosh": ("hyperbolic", sp.sinh, "cosh' = sinh"),
-    "tanh": ("hyperbolic", lambda u: 1 - sp.tanh(u) ** 2, "tanh' = 1 − tanh^2"),
-    "asinh": ("hyperbolic", lambda u: 1 / sp.sqrt(u**2 + 1), "asinh'(u) = 1/√(u^2 + 1)"),
-    "acosh": ("hyperbolic", lambda u: 1 / sp.sqrt(u**2 - 1), "acosh'(u) = 1/√(u^2 − 1)"),
-    "atanh": ("hyperbolic", lambda u: 1 / (1 - u**2), "atanh'(u) = 1/(1 − u^2)"),
-    "exp": ("exponential", sp.exp, "(e^u)' = e^u"),
-    "log": ("logarithm", lambda u: 1 / u, "ln'(u) = 1/u"),
-    "log2": ("logarithm", lambda u: 1 / (u * sp.log(2)), "log_2'(u) = 1/(u·ln(2))"),
-    "log10": ("logarithm", lambda u: 1 / (u * sp.log(10)), "log_10'(u) = 1/(u·ln(10))"),
-    "sqrt": ("power", lambda u: 1 / (2 * sp.sqrt(u)), "√u = u^(1/2): (√u)' = 1/(2√u)"),
-    "abs": ("abs", sp.sign, "|u|' = sign(u) for u ≠ 0 (0 at u = 0, PyTorch's convention)"),
-}
-#: how the chain rule names an outer function
-OUTER = {"sqrt": "√( )", "abs": "| |", "log": "ln", "exp": "e^( )"}
+
+def derivatives() -> dict[str, tuple[str, Callable[[Any], Any], str]]:
+    """f -> (its rule, f'(u), the rule in words), for every function of one argument
+    whose entry in the table of primitives has a textbook rule (tan' = sec²)."""
+    return derived("derivative rules", lambda: {
+        p.name: (p.facts.rule, _outer_derivative(p.facts.derivative), p.facts.says)
+        for p in PRIMITIVES.values() if p.facts.derivative is not None})
+
+
+def _outer_derivative(rule: Callable[[Any, Any], Any]) -> Callable[[Any], Any]:
+    return lambda u: rule(sp, u)
+
+
+def outer_name(func: str) -> str:
+    """How the chain rule names an outer function: √( ), | |, ln, e^( ) or its name."""
+    facts = PRIMITIVES[func].facts
+    return facts.outer or facts.written or func
 
 
 @dataclass(frozen=True)
@@ -170,17 +161,19 @@ class Rules:
                        f"y = {n.text}: ln(y) = {exp.text}·ln({base.text})")
 
     def _call(self, n: Node) -> Rewrite:
-        if n.func == "sign":  # a step: sympy's derivative is a DiracDelta, the tape's 0
-            return Rewrite("function", leaf(0), "sign' = 0, at 0 too: PyTorch's convention")
+        rules = derivatives()
+        if n.func in rules and rules[n.func][1](sp.Dummy()) == 0:
+            # a step (sign): sympy's derivative is a DiracDelta, the tape's 0
+            rule, _, said = rules[n.func]
+            return Rewrite(rule, leaf(0), said)
         if n.func == "logb" and len(n.args) == 2 and not self.varies(n.args[1]):
             u, b = n.args
             return self._outer(n, u, "logarithm", 1 / (u.value * sp.log(b.value)),
                                f"log_b'(u) = 1/(u·ln(b)), b = {b.text}", f"log_{b.text}")
-        if len(n.args) == 1 and n.func in DERIVATIVES:
+        if len(n.args) == 1 and n.func in rules:
             (u,) = n.args
-            rule, derivative, said = DERIVATIVES[n.func]
-            return self._outer(n, u, rule, derivative(u.value), said,
-                               OUTER.get(n.func, n.func))
+            rule, derivative, said = rules[n.func]
+            return self._outer(n, u, rule, derivative(u.value), said, outer_name(n.func))
         return self._function(n)
 
     def _outer(self, n: Node, u: Node, rule: str, outer: Any, said: str,

@@ -72,9 +72,11 @@ def rewrites(node: Node, rules: Rules) -> tuple[list[Raw], Term]:
 def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: str,
          final: Any = None) -> Worked:
     """d/dx of `node`, step by step and verified; `final`: the form the result is
-    simplified to (default: the shortest printed form of sympy's derivative)."""
+    simplified to (default: the shortest printed form of sympy's derivative, or the
+    rules' result when that is no longer)."""
     start = pending(states.Todo("d", node.text, node.latex, node.value, rules.x,
                                 payload=node, partial=rules.partial))
+    shortest = final is None
     if final is None:
         final = simplest(_diff(node.value, rules))
     try:
@@ -87,6 +89,9 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
     except (Unsupported, ValueError, TypeError):
         raws, value = [], final
     steps, complete = chain(raws, checker) if raws else ([], False)
+    if complete and shortest and steps and steps[-1].rule == "simplify" and \
+            len(formula(value)) <= len(formula(final)):  # verified, and no longer
+        steps, final = steps[:-1], value  # the rules' own form (tan' = sec²)
     merged = sum(len(s.merged) for s in steps)
     if not complete:  # the part in one step, as sympy differentiates it
         merged = len(raws)

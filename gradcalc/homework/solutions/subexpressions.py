@@ -20,6 +20,7 @@ import sympy as sp
 
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.engine import ops
+from gradcalc.engine.primitive import PRIMITIVES, by_name, derived
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import expression, formula, latex
 from gradcalc.language.program import (
@@ -134,19 +135,15 @@ def from_ir(e: Any, variables: dict[str, Any]) -> Node:
 
 def _name(func: str, prim: Any) -> str:
     """A call's function by the name the rules know (aliases: arcsin is asin)."""
-    for known in (func, getattr(prim, "name", "")):
-        if known in FUNCTION_NAMES:
-            return known
-    aliases = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "ln": "log",
-               "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
-    return aliases.get(func, func)
+    known = by_name().get(func)
+    return known.name if known is not None and known.facts.rule else func
 
 
-#: the functions the derivative rules know by name (others: the generic function rule)
-FUNCTION_NAMES = frozenset({
-    "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "acot", "sinh",
-    "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "log", "log2", "log10", "logb",
-    "sqrt", "abs", "sign"})
+def function_names() -> frozenset[str]:
+    """The functions the derivative rules know by name (others: the generic function
+    rule): the entries of the table of primitives with a rule of their own."""
+    return derived("rule names", lambda: frozenset(
+        p.name for p in PRIMITIVES.values() if p.facts.rule))
 
 
 def _twin(prim: Any, args: list[Any]) -> Any:
@@ -201,7 +198,7 @@ def from_sympy(v: Any, on: tuple[Any, ...]) -> Node:
     if isinstance(v, sp.Abs):
         return _snode("call", v, (from_sympy(v.args[0], on),), func="abs")
     name = type(v).__name__
-    if isinstance(v, sp.Function) and len(v.args) == 1 and name in FUNCTION_NAMES:
+    if isinstance(v, sp.Function) and len(v.args) == 1 and name in function_names():
         return _snode("call", v, (from_sympy(v.args[0], on),), func=name)
     return Node("other", v, formula(v), latex(v))
 
