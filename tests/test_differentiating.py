@@ -21,6 +21,8 @@ from gradcalc.homework.solutions import derivative_rules
 from gradcalc.homework.solutions.differentiating import solve_problem
 from gradcalc.homework.solutions.states import leaf, product
 
+from conftest import examples
+
 UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "atan", "sinh", "cosh", "abs",
          "asin"]
 LEAVES = st.sampled_from(["x", "x", "2", "3", "0.5", "pi"])
@@ -48,7 +50,7 @@ def last_is_the_tape_derivative(function: str, solution) -> None:
     assert np.allclose(got[ok], tape[ok], rtol=1e-7, atol=1e-9), (function, solution.answer)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions(UNARY, LEAVES, max_leaves=5).filter(
     lambda e: re.search(r"(?<![a-z])x(?![a-z])", e)))
 @example("(x)^2*sin((3*x))")

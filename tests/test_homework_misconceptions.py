@@ -20,6 +20,8 @@ from gradcalc.homework.problem import read_problem
 from gradcalc.homework.proof import text
 from gradcalc.language.parse import parse
 
+from conftest import examples
+
 CASES = [
     ("sin(3x)", "cos(3x)", "chain-inner-factor", "sin(3x)"),
     ("cos(x^2)", "-sin(x^2)", "chain-inner-factor", "cos(x^2)"),
@@ -144,7 +146,7 @@ def _numeric(function: str, mistake: str | None, step: int) -> np.ndarray:
                                FRESH.shape)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_expressions(), st.data())
 def test_a_misapplied_rule_is_located_at_its_step(function, data):
     x = sp.Symbol("x", real=True)
