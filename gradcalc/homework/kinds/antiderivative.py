@@ -38,8 +38,9 @@ from gradcalc.homework.problem import answer_variables, free_names, read_problem
 from gradcalc.homework.reading import wording
 from gradcalc.homework.reading.student import expression, formula
 from gradcalc.homework.sample import evaluate
+from gradcalc.language.ir import walk
 from gradcalc.language.parse import quote
-from gradcalc.language.program import EULER, Binary, Call, Num, Unary
+from gradcalc.language.program import EULER, Binary, Num, Unary
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
 
@@ -259,18 +260,8 @@ def _feedback(problem: object, x: str, constants: list[str], f_side: object,
 
 def _has_power(side: object) -> bool:
     """Whether the function has a power with a constant exponent (x^3, (2x+1)^5)."""
-    stack: list[object] = [side.entries[0].expr]  # type: ignore[attr-defined]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Binary) and e.op == "**" and isinstance(e.right, (Num, Unary)):
-            return True
-        if isinstance(e, Binary):
-            stack += [e.left, e.right]
-        elif isinstance(e, Unary):
-            stack.append(e.operand)
-        elif isinstance(e, Call):
-            stack.extend(e.args)
-    return False
+    return any(isinstance(e, Binary) and e.op == "**" and isinstance(e.right, (Num, Unary))
+               for e in walk(side.entries[0].expr))  # type: ignore[attr-defined]
 
 
 def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:
