@@ -118,7 +118,8 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
     from gradcalc.grading import classfile
     from gradcalc.grading.gradebook import Gather
     from gradcalc.render import classview
-    from gradcalc.render.verdicts import Progress
+    from gradcalc.render.terminal import Bar
+    from gradcalc.render.verdicts import PROGRESS_MIN_ROWS
 
     table, rows = classfile.open_class(path, key)
     tasks = classfile.iter_tasks(table, rows, key, job.settings)
@@ -126,7 +127,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
     gather = Gather(key) if job.summary or job.grades or job.gradescope or job.report \
         else None
     keyed = key is not None
-    progress = Progress(total if job.fmt.person else 0)
+    progress = Bar(total if job.fmt.person else 0, "checking", PROGRESS_MIN_ROWS)
     size = job.chunk_rows or CHUNK_ROWS
     shown: list = []  # the readable view's rows not yet drawn: at most a chunk
     first = [True]
