@@ -220,16 +220,6 @@ def text(expr: Any, inputs: tuple[str, ...] = ()) -> str:
     return printer.doprint(expr).replace("**", "^")
 
 
-def grid_text(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...]) -> str:
-    items = [text(e, inputs) for e in exprs]
-    if not shape:
-        return items[0]
-    if len(shape) == 1:
-        return "[" + ", ".join(items) + "]"
-    rows = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
-    return "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
-
-
 # --------------------------------------------------------------------------- proof
 
 
