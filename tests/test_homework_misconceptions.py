@@ -157,6 +157,12 @@ def test_a_misapplied_rule_on_a_zero_or_huge_number_never_raises(function):
         assert m.message(numeric, k, mistake).startswith("at ")
 
 
+def test_a_huge_constant_is_written_short():
+    assert m.exact_text(1e308) == "1e+308"
+    assert m.exact_text(-3.0) == "-3"
+    assert m.exact_text(0.5) == "1/2"
+
+
 @pytest.mark.parametrize("function", EDGES)
 def test_a_misconception_search_on_a_zero_or_huge_number_finds_or_not(function):
     for answer in ("0", "1", "1/x", "x^-2"):

@@ -438,13 +438,12 @@ def _factor(tape: FormulaTape, k: int) -> str:
 def exact_text(v: float) -> str:
     """A constant as the student would write it: 3, 1/2, π, 2π, √2, ln(3); else 6
     digits (the inner factor of sin(πx) is π, not 3.14159)."""
-    if math.isfinite(v) and v == int(v):
+    if not (math.isfinite(v) and abs(v) < 1e15):  # 1e308, not its 309 digits
+        return f"{v:g}"
+    if v == int(v):
         return str(int(v))
-    if math.isfinite(v):
-        from gradcalc.homework.exact import exact_number
-        from gradcalc.homework.reading.student import formula
+    from gradcalc.homework.exact import exact_number
+    from gradcalc.homework.reading.student import formula
 
-        near = exact_number(v)
-        if not near.is_Float:
-            return formula(near)
-    return f"{v:g}"
+    near = exact_number(v)
+    return f"{v:g}" if near.is_Float else formula(near)
