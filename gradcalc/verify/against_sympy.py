@@ -22,6 +22,8 @@ RANGE_EXCUSE = ("float64 range", "an intermediate value underflows or overflows 
                 "there (sympy's numbers have no such limit)")
 UNDEFINED_EXCUSE = ("undefined point", "the output is not finite there, so any derivative "
                     "is a convention")
+INFINITE_EXCUSE = ("infinite input", "the input is ±inf there, where a derivative is a "
+                   "convention (sympy's formula, simplified, may have a finite limit)")
 
 
 class _ShapeFail(Exception):
@@ -102,6 +104,8 @@ class _Comparison:
             excuse = None
             if nan_of(idx):
                 excuse = UNDEFINED_EXCUSE
+            elif any(_infinite(self.subs.get(s)) for s in symbols_of(idx)):
+                excuse = INFINITE_EXCUSE
             elif self.on_kink & symbols_of(idx):
                 excuse = self.kink_excuse
             t, o = float(tape[idx]), float(values[idx])
@@ -186,6 +190,14 @@ class _Comparison:
         if note:
             result.detail = note if result.detail is None else f"{result.detail}; {note}"
         return result
+
+
+def _infinite(value: Any) -> bool:
+    """Whether an input's value at the point is ±inf."""
+    try:
+        return value is not None and math.isinf(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def _forward_note(tape: np.ndarray, sym: np.ndarray) -> str | None:
