@@ -12,13 +12,30 @@ import sys
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-#: under CI (CI=true) every property test draws the same examples on every run, so a
-#: submission is judged on its code, not on the draw; run locally, they explore anew
-settings.register_profile("ci", derandomize=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+#: every property test draws the same examples on every run, on a newcomer's fresh clone as
+#: in CI, so a red run is a verdict on the code, not on the draw; GRADCALC_EXPLORE=1 (or
+#: `--hypothesis-profile explore`) draws new examples on each run, EXPLORE_FACTOR times as
+#: many (GRADCALC_EXPLORE_FACTOR, 10 unless told). No profile has a deadline or a health
+#: check on speed: no test depends on the machine's speed.
+EXPLORE_FACTOR = int(os.environ.get("GRADCALC_EXPLORE_FACTOR", "10"))
+_ANY_SPEED = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fixed", derandomize=True, database=None, **_ANY_SPEED)
+settings.register_profile("explore", derandomize=False, max_examples=100 * EXPLORE_FACTOR,
+                          **_ANY_SPEED)
+settings.load_profile("explore" if os.environ.get("GRADCALC_EXPLORE") else "fixed")
+
+
+def exploring() -> bool:
+    """Whether this run draws new examples (the `explore` profile) rather than fixed ones."""
+    return not settings.default.derandomize
+
+
+def examples(n: int) -> int:
+    """A property test's `max_examples`: n, or EXPLORE_FACTOR times n when exploring."""
+    return n * EXPLORE_FACTOR if exploring() else n
+
 
 #: the only clock in the suite: a generous backstop that tells a hang from an answer on a
 #: busy machine (limits are tested by the work they count, never by the time they take);

@@ -19,7 +19,7 @@ from gradcalc.language.parse import parse
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.check import CheckResult, check_derivative, skipped_check, time_budget
 
-from conftest import BACKSTOP_SECONDS
+from conftest import BACKSTOP_SECONDS, examples
 
 TINY_OPS = replace(DEFAULT_LIMITS, max_symbolic_ops=1)
 
@@ -399,7 +399,7 @@ def expressions(draw, depth: int = 3) -> str:
     return f"({draw(expressions(depth - 1))} {op} {draw(expressions(depth - 1))})"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions(), st.sampled_from([-1.5, -0.5, 0.0, 0.5, 1.0, 2.0]),
        st.sampled_from([-1.0, 0.0, 0.5, 1.0, 3.0]))
 def test_the_tape_never_falsely_fails(expr, x, z):

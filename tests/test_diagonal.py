@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gradcalc.engine import functional
 from gradcalc.engine.diagonal import Diagonal
 
-from conftest import same_ieee
+from conftest import examples, same_ieee
 
 specials = st.sampled_from([0.0, -0.0, 1.0, -2.5, 1e-300, 1e300, np.inf, -np.inf, np.nan])
 vectors = st.integers(1, 6).flatmap(lambda n: st.lists(
@@ -28,7 +28,7 @@ def test_identity_is_the_dense_identity():
 UFUNCS = [np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.power]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(v=vectors, ufunc=st.sampled_from(UFUNCS), left=st.booleans())
 def test_elementwise_operations_stay_diagonal_and_equal_the_dense_ones(v, ufunc, left):
     n = len(v)
@@ -41,7 +41,7 @@ def test_elementwise_operations_stay_diagonal_and_equal_the_dense_ones(v, ufunc,
     assert same_ieee(np.asarray(got), want)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(v=vectors)
 def test_a_dense_square_operand_gives_the_dense_result(v):
     n = len(v)
@@ -54,7 +54,7 @@ def test_a_dense_square_operand_gives_the_dense_result(v):
     assert same_ieee(got, want)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(v=vectors, z=st.sampled_from([0.0, -0.0]))
 def test_row_sums_keep_the_sign_of_zero(v, z):
     seed = Diagonal(v, np.full(len(v), z))
@@ -95,7 +95,7 @@ def test_a_jacobian_through_the_diagonal_seed_equals_the_dense_one(program):
     assert np.count_nonzero(jac - np.diag(np.diag(jac))) == 0  # elementwise: diagonal
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(v=vectors, keep=st.lists(st.booleans(), min_size=6, max_size=6))
 def test_masking_gives_exact_zeros_and_stays_diagonal(v, keep):
     n = len(v)

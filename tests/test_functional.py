@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 import gradcalc
 from gradcalc import Tensor
 
+from conftest import examples
+
 # --------------------------------------------------------------------------- unit tests
 
 
@@ -260,7 +262,7 @@ SYM_ENV = {"x": X, "y": Y, "v": V}
 # prod's other, division-free path and are kept.
 COORDINATE = st.floats(-1.5, 1.5).map(lambda f: 0.0 if abs(f) < 1e-3 else f)
 POINTS = st.tuples(*(COORDINATE for _ in range(5)))
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

@@ -12,6 +12,8 @@ from gradcalc.homework.dispatch import check
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.language.parse import parse
 
+from conftest import examples
+
 
 def verdict(function, answer, wrt, shape, **kind):
     return check(function, answer, [wrt], Kind.read(shape=shape, **kind))
@@ -221,7 +223,7 @@ def test_the_rules_agree_with_the_tape_on_random_losses():
                        _matrices(2).map(lambda m: f"L = sum(({m})[0:2]**2)"))
     derived = []
 
-    @settings(max_examples=25, deadline=None, database=None)
+    @settings(max_examples=examples(25), deadline=None, database=None)
     @given(losses)
     def judged(loss):
         found = backprop.derive_all(parse(loss), "X", {"X": (3, 2)})

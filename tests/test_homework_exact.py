@@ -16,6 +16,8 @@ from gradcalc.homework.dispatch import check
 from gradcalc.homework.judge import Settings, typed_decimals
 from gradcalc.homework.kinds.registry import Kind
 
+from conftest import examples
+
 X = proof.symbol("x")
 #: the issue's first example: its expanded derivative with the constant term off by one
 HUGE = "256*(2*x + 5)^8*(5*x - 1)^6"
@@ -156,7 +158,7 @@ def problems(draw) -> tuple[str, sp.Expr]:
     return text(f), f
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(problems(), TERM, SCALE)
 @example(("1e10*x^2", 10 ** 10 * X ** 2), sp.Integer(1), 0)

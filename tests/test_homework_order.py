@@ -17,6 +17,8 @@ from gradcalc.homework.higher import along
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import read_side
 
+from conftest import examples
+
 
 def verdict(function, answer, wrt=None, **kind):
     return check(function, answer, wrt, Kind.read(**kind))
@@ -249,7 +251,7 @@ def test_no_distribution_is_printed_in_feedback_or_a_worked_solution():
         assert "Dirac" not in printed and "Heaviside" not in printed, printed
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.integers(-4, 4).filter(bool), st.integers(-3, 3), st.integers(2, 3))
 def test_the_expected_text_typed_back_is_judged_correct(a, b, order):
     function = f"({a}x + {b}) abs(x)"

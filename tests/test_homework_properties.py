@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from gradcalc.homework.judge import judge
 from gradcalc.homework.problem import read_problem
 
+from conftest import examples
+
 UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "atan", "sinh", "cosh",
          "sigmoid", "softplus", "abs", "asin", "log2"]
 LEAVES = st.sampled_from(["x", "y", "2", "3", "0.5", "pi"])
@@ -25,7 +27,7 @@ PERTURBATIONS = st.sampled_from(["0.5*x", "x^2/7", "sin(x)/3", "0.001*exp(x/10)"
                                  "-2*cos(x)"])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_expressions().filter(lambda e: re.search(r"(?<![a-z])x(?![a-z])", e)), PERTURBATIONS)
 @example(function="abs((exp(x) * (x)^3))", extra="0.001*exp(x/10)")  # several |x|
 @example(function="((x)^3 / log(2))", extra="0.5*x")  # 3/ln(2) is no float in the answer

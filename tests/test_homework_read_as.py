@@ -10,6 +10,8 @@ from gradcalc.homework.reading.student import expression
 from gradcalc.language.parse import parse
 from gradcalc.language.unparse import unparse
 
+from conftest import examples
+
 UNARY = ["sin", "cos", "tan", "exp", "log", "sqrt", "abs", "atan", "sinh", "sec", "log10"]
 LEAVES = st.sampled_from(["x", "y", "2", "3", "0.5", "pi", "e", "1/2"])
 
@@ -25,7 +27,7 @@ def _programs() -> st.SearchStrategy[str]:
     return st.recursive(LEAVES, extend, max_leaves=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_programs())
 def test_read_as_parses_back_to_the_same_program(text):
     first = parse(text).body[-1].value

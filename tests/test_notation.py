@@ -16,6 +16,8 @@ from gradcalc.language.parse import parse, parse_with_traps
 from gradcalc.language.values import parse_assignments
 from tests.test_parse import FUNCTIONS, sx
 
+from conftest import examples
+
 
 def same(student: str, plain: str) -> None:
     """`student` notation parses to the same IR as the plain `plain`."""
@@ -182,7 +184,7 @@ PLAIN_ALPHABET = st.sampled_from(
      "e", "if ", "else", "while ", "for i in range(2)", " and ", "not "])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(PLAIN_ALPHABET, max_size=30).map("".join))
 @example("xe**x")  # x·e^x as homework, but a program's input xe when it is given a value
 def test_every_valid_plain_program_means_the_same_with_notation(text):

@@ -36,7 +36,7 @@ from gradcalc.language.program import (
 )
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
-from conftest import BACKSTOP_SECONDS
+from conftest import BACKSTOP_SECONDS, examples
 
 FUNCTIONS = (
     "sin cos tan asin acos atan atan2 sinh cosh tanh exp log log2 log10 sqrt abs sign relu "
@@ -602,13 +602,13 @@ PROGRAM_ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text())
 def test_arbitrary_text_parses_or_raises_gradcalc_error(text):
     _parses_or_refuses(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(PROGRAM_ALPHABET, max_size=40).map("".join))
 def test_program_like_text_parses_or_raises_gradcalc_error(text):
     _parses_or_refuses(text)

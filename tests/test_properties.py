@@ -11,6 +11,8 @@ from gradcalc.commands import derivatives as commands
 from gradcalc.engine.ops import value
 from gradcalc.language.parse import parse
 
+from conftest import examples
+
 UNARY = ["sin({})", "cos({})", "tanh({})", "sigmoid({})", "softplus({})", "atan({})",
          "exp(0.3*{})", "sqrt(1 + ({})**2)", "log(1 + ({})**2)", "-({})", "({})**2", "({})**3"]
 BINARY = ["({}) + ({})", "({}) - ({})", "({}) * ({})", "({}) / (1.5 + ({})**2)",
@@ -73,7 +75,7 @@ def finite_differences(text: str, values: dict[str, np.ndarray], h: float = 1e-6
     return grads
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), POINT)
 def test_tape_equals_sympy_equals_finite_differences(text, point):
     x, y, *v = point
@@ -88,7 +90,7 @@ def test_tape_equals_sympy_equals_finite_differences(text, point):
         np.testing.assert_allclose(g, numeric[name], rtol=1e-4, atol=1e-5, err_msg=text)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), POINT)
 def test_hessian_is_symmetric_and_checked(text, point):
     x, y, *v = point

@@ -19,6 +19,8 @@ from gradcalc.language.unparse import unparse
 from gradcalc.language.values import parse_assignments
 from tests.test_parse import sx
 
+from conftest import examples
+
 
 def ir(text: str):
     return sx(parse(text).body)
@@ -343,7 +345,7 @@ def _expressions():
     return st.recursive(leaves, extend, max_leaves=8)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_expressions())
 def test_a_random_program_printed_back_parses_to_the_same_ir(text):
     program = parse(text)
@@ -359,7 +361,7 @@ def _student(text: str) -> str:
     return "  " + out.replace("abs(", "abs (") + " "
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_expressions())
 def test_student_spellings_of_a_program_parse_to_the_same_ir(text):
     expected = ir(text)

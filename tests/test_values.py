@@ -14,7 +14,7 @@ from gradcalc.errors import GradcalcError, LimitError
 from gradcalc.language.values import parse_assignments, parse_value, value_from_data
 from gradcalc.limits import Limits
 
-from conftest import BACKSTOP_SECONDS
+from conftest import BACKSTOP_SECONDS, examples
 
 
 def at(*texts: str, **kw) -> dict:
@@ -170,7 +170,7 @@ def test_value_from_data():
         value_from_data(deep)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text())
 def test_arbitrary_text_gives_values_or_gradcalc_error(text):
     for parse in (lambda t: parse_assignments([t]), parse_value):

@@ -235,16 +235,6 @@ def recording(onto: Tape | None = None):
         state.tape = previous
 
 
-@contextmanager
-def spanned(span: Span | None):
-    """New nodes inside the block carry `span`; the previous span comes back after."""
-    previous, state.span = state.span, span
-    try:
-        yield
-    finally:
-        state.span = previous
-
-
 # --------------------------------------------------------------------------- the sweep
 
 

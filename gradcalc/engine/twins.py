@@ -23,12 +23,6 @@ def sp():
     return sympy
 
 
-def scalar_obj(e: Any) -> np.ndarray:
-    out = np.empty((), dtype=object)
-    out[()] = e
-    return out
-
-
 def elementwise(fn_name: str) -> Callable[[Any], Any]:
     """The twin of an elementwise function that sympy has under `fn_name`."""
 

@@ -20,6 +20,7 @@ from gradcalc.homework.domain import Bound, inside, probes
 from gradcalc.homework.feedback.recognise import Evidence
 from gradcalc.homework.problem import Problem, Side
 from gradcalc.homework.sample import ROUNDS, Values, candidates, evaluate, kinked, on_kink
+from gradcalc.language.ir import walk
 from gradcalc.language.program import Binary, Call, Name, Num, Unary
 from gradcalc.limits import Limits
 
@@ -119,27 +120,19 @@ def restricted(side: Side) -> bool:
     probes worth their evaluation."""
     if not side.straight or len(side.program.body) > 1:
         return True
-    stack: list[object] = [e.expr for e in side.entries]
-    everywhere = total()
-    while stack:
-        node = stack.pop()
-        if node is None:
-            return True
-        if isinstance(node, Call):
-            if node.func not in everywhere:
-                return True
-            stack.extend(node.args)
-        elif isinstance(node, Binary):
-            exponent = node.right.operand if isinstance(node.right, Unary) else node.right
-            if node.op == "**" and not (isinstance(exponent, Num) and
-                                        float(exponent.value).is_integer()):
-                return True
-            stack += [node.left, node.right]
-        elif isinstance(node, Unary):
-            stack.append(node.operand)
-        elif not isinstance(node, (Name, Num)):
-            return True
-    return False
+    exprs = [e.expr for e in side.entries]
+    return any(e is None for e in exprs) or not all(_total(n) for n in walk(*exprs))
+
+
+def _total(node: object) -> bool:
+    """Whether a node is defined wherever its parts are."""
+    if isinstance(node, Call):
+        return node.func in total()
+    if isinstance(node, Binary):
+        exponent = node.right.operand if isinstance(node.right, Unary) else node.right
+        return node.op != "**" or (isinstance(exponent, Num) and
+                                   float(exponent.value).is_integer())
+    return isinstance(node, (Unary, Name, Num))
 
 
 def _probe(problem: Problem, found: Found, limits: Limits, bounds: tuple[Bound, ...]

@@ -20,6 +20,7 @@ from gradcalc.homework.reading import claims as forms
 from gradcalc.homework.reading import wording
 from gradcalc.language.forms import Trap
 from gradcalc.language.glued import variables_in
+from gradcalc.language.ir import walk
 from gradcalc.language.names import applied, split_name
 from gradcalc.language.parse import parse_with_traps, quote
 from gradcalc.language.program import (
@@ -202,18 +203,10 @@ def _block(body: tuple[Stmt, ...], assigned: set[str], out: list[str]) -> None:
             _block(s.body, assigned, out)
 
 
-def _reads(e: object, assigned: set[str], out: list[str]) -> None:
-    if isinstance(e, Name):
-        if e.id not in assigned and e.id not in out:
-            out.append(e.id)
-        return
-    for value in vars(e).values() if hasattr(e, "__dataclass_fields__") else ():
-        if isinstance(value, tuple):
-            for v in value:
-                if hasattr(v, "pos"):
-                    _reads(v, assigned, out)
-        elif hasattr(value, "pos"):
-            _reads(value, assigned, out)
+def _reads(e: Expr, assigned: set[str], out: list[str]) -> None:
+    for n in walk(e):
+        if isinstance(n, Name) and n.id not in assigned and n.id not in out:
+            out.append(n.id)
 
 
 def read_problem(function: str, answer: str, wrt: list[str] | None = None,

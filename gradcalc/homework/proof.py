@@ -29,6 +29,7 @@ from gradcalc.backends.symbolic import PathDecisions, as_expr, symbolic_output
 from gradcalc.engine import ops
 from gradcalc.homework.exact import exact_number
 from gradcalc.homework.problem import Side
+from gradcalc.language.ir import walk
 from gradcalc.language.program import (
     EULER,
     RESULT_NAME,
@@ -130,9 +131,7 @@ def _folds(program: Program) -> bool:
     (1/10^15), or a function of numbers (ln(2) is the float 0.693…, and 3/ln(2) a float
     no exact number is read back from); whole numbers added and multiplied stay exact as
     they are."""
-    stack: list[object] = list(program.body)
-    while stack:
-        node = stack.pop()
+    for node in walk(program):
         if isinstance(node, Num):
             if not (node.value == int(node.value) and abs(node.value) <= 10**6):
                 return True
@@ -140,31 +139,12 @@ def _folds(program: Program) -> bool:
             return True
         elif isinstance(node, Call) and node.args and _numbers(node):
             return True
-        elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Name):
-            for f in fields(node):  # type: ignore[arg-type]
-                v = getattr(node, f.name)
-                stack.extend(v if isinstance(v, tuple) else [v])
     return False
 
 
 def _numbers(node: Any) -> bool:
     """Whether an expression is made of numbers only (no name)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Name):
-            return False
-        if isinstance(n, (Binary, Unary, Call)):
-            stack.extend(_children(n))
-        elif not isinstance(n, Num):
-            return False
-    return True
-
-
-def _children(n: Any) -> list[Any]:
-    if isinstance(n, Binary):
-        return [n.left, n.right]
-    return [n.operand] if isinstance(n, Unary) else list(n.args)
+    return all(isinstance(n, (Num, Binary, Unary, Call)) for n in walk(node))
 
 
 def _put(expr: Any, literals: tuple[tuple[str, float], ...]) -> Any:
@@ -191,20 +171,8 @@ def _decides(program: Program) -> bool:
     """Whether running the program may take a value-dependent decision (a branch, a loop,
     a comparison or an index: the symbolic run replays those from a numeric one). Only
     assignments, arithmetic, calls, lists, names and numbers decide nothing."""
-    stack: list[object] = list(program.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (Assign, ExprStmt)):
-            stack.append(node.value)
-        elif isinstance(node, Binary):
-            stack += [node.left, node.right]
-        elif isinstance(node, Unary):
-            stack.append(node.operand)
-        elif isinstance(node, (Call, ListLit)):
-            stack.extend(node.args if isinstance(node, Call) else node.items)
-        elif not isinstance(node, (Name, Num)):
-            return True
-    return False
+    return not all(isinstance(node, (Assign, ExprStmt, Binary, Unary, Call, ListLit, Name,
+                                     Num)) for node in walk(program))
 
 
 def one_formula(*sides: Side) -> bool:
@@ -250,16 +218,6 @@ def text(expr: Any, inputs: tuple[str, ...] = ()) -> str:
     """A readable text of an expression, in the language (powers as ^)."""
     printer = _Printer("E" if EULER in inputs else "e")
     return printer.doprint(expr).replace("**", "^")
-
-
-def grid_text(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...]) -> str:
-    items = [text(e, inputs) for e in exprs]
-    if not shape:
-        return items[0]
-    if len(shape) == 1:
-        return "[" + ", ".join(items) + "]"
-    rows = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
-    return "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
 
 
 # --------------------------------------------------------------------------- proof

@@ -23,6 +23,7 @@ from gradcalc.errors import GradcalcError
 from gradcalc.homework import domain
 from gradcalc.homework.domain import Bound
 from gradcalc.homework.problem import Entry
+from gradcalc.language.ir import walk
 from gradcalc.language.program import (
     RESULT_NAME,
     Assign,
@@ -96,24 +97,15 @@ def candidates(rng: np.random.Generator, names: tuple[str, ...], round_no: int,
 
 def vectorisable(program: Program) -> bool:
     """Straight-line arithmetic and elementwise calls only: all points at once."""
-    stack: list[object] = list(program.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (Assign, ExprStmt)):
-            stack.append(node.value)
-        elif isinstance(node, Binary):
-            if node.op == "@":
-                return False
-            stack += [node.left, node.right]
-        elif isinstance(node, Unary):
-            stack.append(node.operand)
-        elif isinstance(node, Call):
-            if not ops.elementwise(node.func):
-                return False
-            stack.extend(node.args)
-        elif not isinstance(node, (Name, Num)):
-            return False
-    return True
+    return all(_pointwise(node) for node in walk(program))
+
+
+def _pointwise(node: object) -> bool:
+    if isinstance(node, Binary):
+        return node.op != "@"
+    if isinstance(node, Call):
+        return ops.elementwise(node.func)
+    return isinstance(node, (Assign, ExprStmt, Unary, Name, Num))
 
 
 @dataclass

@@ -30,6 +30,7 @@ from gradcalc.homework.problem import Entry, Problem, Side
 from gradcalc.homework.read_as import side_text
 from gradcalc.homework.reading.student import expression
 from gradcalc.homework.sample import evaluate
+from gradcalc.language.ir import walk
 from gradcalc.language.program import Binary, Call, ExprStmt, Name, Num, Program, Unary
 from gradcalc.limits import Limits
 from gradcalc.verify.budget import Timeout, time_budget
@@ -264,12 +265,7 @@ def _alone(reference: list, name: str, free: list[str]) -> bool:
 
 def _names(node: Any) -> set[str]:
     """The names a subexpression uses."""
-    names, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        names |= {n.id} if isinstance(n, Name) else set()
-        stack.extend(_children(n))
-    return names
+    return {n.id for n in walk(node) if isinstance(n, Name)}
 
 
 def _entry(node: Any, side: Side) -> Entry:

@@ -1,13 +1,14 @@
 """gradcalc's own program objects, the parser's output: positions, expressions,
-statements and `Program`. Plain data with no behaviour beyond walking itself, below every
-other module of the language: the parser builds it, the interpreter (program.py) runs it,
-unparse.py prints it.
+statements and `Program`. Plain data with no behaviour beyond walking itself (`walk`, the
+one walk over a program's nodes, and `children`), below every other module of the
+language: the parser builds it, the interpreter (program.py) runs it, unparse.py prints
+it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from gradcalc.errors import EvalError
 
@@ -156,12 +157,12 @@ class Program:
 
     def names_used(self) -> set[str]:
         """Every name read anywhere in the program (candidates for inputs)."""
-        return {n.id for n in _walk(self.body) if isinstance(n, Name)}
+        return {n.id for n in walk(self) if isinstance(n, Name)}
 
     def assigned(self) -> list[str]:
         """Assigned names in order of first appearance (loop variables excluded)."""
         out: list[str] = []
-        for n in _walk(self.body):
+        for n in walk(self):
             if isinstance(n, Assign) and n.target not in out:
                 out.append(n.target)
         return out
@@ -190,14 +191,37 @@ def _last_assigned(body: tuple[Stmt, ...]) -> str | None:
     return None
 
 
-def _walk(body: tuple[Stmt, ...]):
-    """Every IR node below `body`, iteratively (programs can be long)."""
-    stack: list[Any] = list(body)
+Node = Expr | Stmt | Slice
+
+#: the fields of each node that hold nodes, in the order they are written
+_PARTS: dict[type, tuple[str, ...]] = {
+    Num: (), Name: (), Unary: ("operand",), Binary: ("left", "right"), Call: ("args",),
+    ListLit: ("items",), Slice: ("start", "stop", "step"), Index: ("target", "items"),
+    Compare: ("operands",), BoolOp: ("values",), Not: ("operand",), Assign: ("value",),
+    ExprStmt: ("value",), If: ("test", "body", "orelse"), While: ("test", "body"),
+    For: ("start", "stop", "step", "body"),
+}
+
+
+def children(node: Node) -> list[Node]:
+    """A node's own sub-nodes (expressions, statements, slices) in the order written."""
+    out: list[Node] = []
+    for part in _PARTS[type(node)]:
+        value = getattr(node, part)
+        if isinstance(value, tuple):
+            out.extend(value)
+        elif value is not None:
+            out.append(value)
+    return out
+
+
+def walk(*roots: Node | Program) -> Iterator[Node]:
+    """Every node at and below the roots (a program: its statements), each before its
+    parts and left to right; iterative, so a long program needs no deep recursion."""
+    stack: list[Node] = []
+    for root in reversed(roots):
+        stack.extend(reversed(root.body) if isinstance(root, Program) else [root])
     while stack:
         node = stack.pop()
         yield node
-        for value in vars(node).values():
-            if isinstance(value, tuple):
-                stack.extend(v for v in value if hasattr(v, "pos"))
-            elif hasattr(value, "pos"):
-                stack.append(value)
+        stack.extend(reversed(children(node)))

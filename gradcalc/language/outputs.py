@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from gradcalc.errors import EvalError, GradcalcError
+from gradcalc.language.ir import walk
 from gradcalc.language.program import (
     RESULT_NAME,
     Assign,
@@ -27,7 +28,6 @@ from gradcalc.language.program import (
     Program,
     Stmt,
     While,
-    _walk,
 )
 
 
@@ -43,7 +43,7 @@ class Output:
 def _reads(node: Expr | Stmt | None) -> set[str]:
     if node is None:
         return set()
-    return {n.id for n in _walk((node,)) if isinstance(n, Name)}
+    return {n.id for n in walk(node) if isinstance(n, Name)}
 
 
 def dependents(program: Program, inputs: Iterable[str]) -> set[str]:
@@ -51,7 +51,7 @@ def dependents(program: Program, inputs: Iterable[str]) -> set[str]:
     from, not through control flow): everything reachable from the inputs along
     "is read by the assignment to", in one pass over the program."""
     readers: dict[str, set[str]] = {}
-    for node in _walk(program.body):
+    for node in walk(program):
         if isinstance(node, (Assign, ExprStmt)):
             target = RESULT_NAME if isinstance(node, ExprStmt) else node.target
             for name in _reads(node.value):
@@ -126,12 +126,12 @@ def _check_assigned(program: Program, of: str, inputs: list[str]) -> None:
 
 
 def _loop_variables(program: Program) -> set[str]:
-    return {n.var for n in _walk(program.body) if isinstance(n, For)}
+    return {n.var for n in walk(program) if isinstance(n, For)}
 
 
 def _check_not_comparison(program: Program, of: str) -> None:
     """A comparison is true or false: it has no derivative, so it cannot be the output."""
-    for node in _walk(program.body):
+    for node in walk(program):
         target = RESULT_NAME if isinstance(node, ExprStmt) else getattr(node, "target", None)
         if target == of and isinstance(node.value, (Compare, BoolOp, Not)):
             where = node.value.pos
@@ -160,4 +160,4 @@ def check_given(program: Program, given: Iterable[str], option: str = "--at") ->
             read.add(stmt.target)
         else:
             read |= _reads(stmt)
-            read |= {n.target for n in _walk((stmt,)) if isinstance(n, Assign)}
+            read |= {n.target for n in walk(stmt) if isinstance(n, Assign)}

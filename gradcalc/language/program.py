@@ -40,7 +40,6 @@ from gradcalc.language.ir import (  # noqa: F401 - the IR, re-exported where it 
     Unary,
     While,
     _last_assigned,
-    _walk,
 )
 from gradcalc.language.names import applied, split_name
 from gradcalc.language.unparse import unparse

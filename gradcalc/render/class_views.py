@@ -83,9 +83,10 @@ class ClassTable:
         return sys.stderr.isatty()
 
     def start(self, total: int) -> None:
-        from gradcalc.render.verdicts import Progress
+        from gradcalc.render.terminal import Bar
+        from gradcalc.render.verdicts import PROGRESS_MIN_ROWS
 
-        self.progress = Progress(total)
+        self.progress = Bar(total, "checking", PROGRESS_MIN_ROWS)
 
     def text(self, text: str, rows: int) -> None:
         self._advance(rows)

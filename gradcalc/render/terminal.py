@@ -40,22 +40,29 @@ def draw(render: Any, out: Any) -> None:
 
 
 class Bar:
-    """A rich progress bar on stderr, only when stderr is a terminal and the input is long."""
+    """The progress bar: rich's, on stderr, only when stderr is a terminal and the work is
+    long (`least` steps at least). A run reports a stage (`bar(stage, done, total)`, a
+    `backends.batched.Progress`) or steps done (`bar.advance(n)`)."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, stage: str = "reading",
+                 least: int = PROGRESS_MIN_POINTS) -> None:
         self.bar: Any = None
-        if total >= PROGRESS_MIN_POINTS and sys.stderr.isatty():
+        if total >= least and sys.stderr.isatty():
             from rich.console import Console
             from rich.progress import Progress
 
             self.bar = Progress(console=Console(stderr=True), transient=True,
                                 redirect_stdout=False, redirect_stderr=False)
             self.bar.start()
-            self.task = self.bar.add_task("reading", total=None)
+            self.task = self.bar.add_task(stage, total=total)
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if self.bar is not None:
             self.bar.update(self.task, description=stage, completed=done, total=total)
+
+    def advance(self, steps: int = 1) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task, steps)
 
     def close(self) -> None:
         if self.bar is not None:

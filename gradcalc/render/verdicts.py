@@ -3,7 +3,6 @@ and the progress bar of a class (whose rows are `gradcalc.render.classview`)."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 from gradcalc.render.numbers import jsonable
@@ -123,25 +122,3 @@ def entries_text(v: Verdict) -> str:
     marks = "  ".join(f"{_MARK[e['verdict']]} {e['of'] or e['index']}" for e in v.entries)
     right = sum(e["verdict"] == "correct" for e in v.entries)
     return f"{marks}  ({right} of {len(v.entries)} right)"
-
-
-class Progress:
-    """A progress bar on stderr while a long class file is judged (terminals only)."""
-
-    def __init__(self, total: int) -> None:
-        self.bar: Any = None
-        if total >= PROGRESS_MIN_ROWS and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress as Bar
-
-            self.bar = Bar(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("checking", total=total)
-
-    def advance(self, rows: int = 1) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.task, rows)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()

@@ -7,7 +7,7 @@ before it counts."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,8 @@ RANGE_EXCUSE = ("float64 range", "an intermediate value underflows or overflows 
                 "there (sympy's numbers have no such limit)")
 UNDEFINED_EXCUSE = ("undefined point", "the output is not finite there, so any derivative "
                     "is a convention")
+INFINITE_EXCUSE = ("infinite input", "the input is ±inf there, where a derivative is a "
+                   "convention (sympy's formula, simplified, may have a finite limit)")
 
 
 class _ShapeFail(Exception):
@@ -102,6 +104,8 @@ class _Comparison:
             excuse = None
             if nan_of(idx):
                 excuse = UNDEFINED_EXCUSE
+            elif any(_infinite(self.subs.get(s)) for s in symbols_of(idx)):
+                excuse = INFINITE_EXCUSE
             elif self.on_kink & symbols_of(idx):
                 excuse = self.kink_excuse
             t, o = float(tape[idx]), float(values[idx])
@@ -117,12 +121,7 @@ class _Comparison:
         undefined = not bool(np.isfinite(job.output).all())
         blocks = memo.derivatives("hessian", self.symd.hessian_exprs, out.reshape(()),
                                   symbols, self.budget.spend)
-        for key, block in blocks.items():
-            if key not in job.tape:
-                continue
-            if job.tape[key].shape != block.shape:
-                raise _ShapeFail(f"Hessian block {key} has shape {job.tape[key].shape}, "
-                                 f"expected {block.shape}")
+        for key, block in self.on_the_tape(blocks, lambda key: f"Hessian block {key}"):
             a, b = key
             sa = symbols[a].ndim
             self.add(lambda idx, a=a, b=b, sa=sa: (
@@ -130,6 +129,19 @@ class _Comparison:
                 job.tape[key], block,
                 lambda idx, a=a, b=b, sa=sa: {symbols[a][idx[:sa]], symbols[b][idx[sa:]]},
                 lambda idx: undefined)
+
+    def on_the_tape(self, found: dict[Any, np.ndarray], what: Callable[[Any], str]
+                    ) -> Iterator[tuple[Any, np.ndarray]]:
+        """sympy's derivatives that the tape has too, each of the tape's shape (else a
+        _ShapeFail naming `what(key)`)."""
+        tape = self.job.tape
+        for key, block in found.items():
+            if key not in tape:
+                continue
+            if tape[key].shape != block.shape:
+                raise _ShapeFail(f"{what(key)} has shape {tape[key].shape}, expected "
+                                 f"{block.shape}")
+            yield key, block
 
     def target(self) -> tuple[np.ndarray, np.ndarray]:
         """What is differentiated (the output, or the weighted sum of a vjp), and where the
@@ -158,12 +170,7 @@ class _Comparison:
         no = target.ndim
         exprs = memo.derivatives("first", self.symd.derivative_exprs, target, symbols,
                                  self.budget.spend)
-        for name, d in exprs.items():
-            if name not in job.tape:
-                continue
-            if job.tape[name].shape != d.shape:
-                raise _ShapeFail(f"the derivative for {name} has shape "
-                                 f"{job.tape[name].shape}, expected {d.shape}")
+        for name, d in self.on_the_tape(exprs, lambda name: f"the derivative for {name}"):
             if job.kind == "jacobian":
                 def label_of(idx: tuple, name: str = name) -> str:
                     return f"d{label(job.of, idx[:no])}/d{label(name, idx[no:])}"
@@ -183,6 +190,14 @@ class _Comparison:
         if note:
             result.detail = note if result.detail is None else f"{result.detail}; {note}"
         return result
+
+
+def _infinite(value: Any) -> bool:
+    """Whether an input's value at the point is ±inf."""
+    try:
+        return value is not None and math.isinf(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def _forward_note(tape: np.ndarray, sym: np.ndarray) -> str | None:

@@ -88,9 +88,15 @@ class Mistake:
 
 
 class _Numeric:
-    """float64 arrays; a call's slope is its VJP rule with a cotangent of ones."""
+    """float64 arrays; a call's slope is its VJP rule with a cotangent of ones. Numbers are
+    numpy's float64 too, never Python's: 0.0 ** -2 is inf and 1/0.0 is inf, as IEEE says,
+    not a ZeroDivisionError (a misapplied rule on a zero derivative, (x − x)⁻¹)."""
 
-    e: Any = math.e
+    e: Any = np.float64(math.e)
+
+    @staticmethod
+    def number(x: float) -> Any:
+        return np.float64(x)
 
     @staticmethod
     def log(x: Any) -> Any:
@@ -114,6 +120,10 @@ class _Symbolic:
 
         self.sp = sp
         self.e = sp.E
+
+    def number(self, x: float) -> Any:
+        """sympy's Float: 0.0 ** -2 is zoo, not Python's ZeroDivisionError."""
+        return self.sp.Float(x)
 
     def log(self, x: Any) -> Any:
         return self.sp.log(x)
@@ -155,7 +165,7 @@ class FormulaTape:
     def _read(self, e: Expr, env: dict[str, int]) -> int:
         num, steps = self.num, self.steps
         if isinstance(e, Num):
-            return self._add(Step("const", (), e, e.value))
+            return self._add(Step("const", (), e, num.number(e.value)))
         if isinstance(e, Name):
             if e.id in env:
                 return env[e.id]
@@ -164,7 +174,7 @@ class FormulaTape:
             if e.id == EULER:
                 return self._add(Step("const", (), e, num.e))
             if e.id in CONSTANTS:
-                return self._add(Step("const", (), e, CONSTANTS[e.id]))
+                return self._add(Step("const", (), e, num.number(CONSTANTS[e.id])))
             raise _Unsupported
         if isinstance(e, Unary):
             a = self._read(e.operand, env)
@@ -198,9 +208,9 @@ class FormulaTape:
         """Step k's derivative from its operands' (`d`), by its rule or a misapplied one."""
         s, steps, num = self.steps[k], self.steps, self.num
         if s.op == "leaf":
-            return 1.0 if s.depends else 0.0
+            return num.number(1.0 if s.depends else 0.0)
         if s.op == "const" or not s.depends:
-            return 0.0
+            return num.number(0.0)
         if s.op == "neg":
             return d[s.args[0]] if mistake == "subtraction-sign" else -d[s.args[0]]
         if s.op == "call":
@@ -425,13 +435,12 @@ def _factor(tape: FormulaTape, k: int) -> str:
 def exact_text(v: float) -> str:
     """A constant as the student would write it: 3, 1/2, π, 2π, √2, ln(3); else 6
     digits (the inner factor of sin(πx) is π, not 3.14159)."""
-    if math.isfinite(v) and v == int(v):
+    if not (math.isfinite(v) and abs(v) < 1e15):  # 1e308, not its 309 digits
+        return f"{v:g}"
+    if v == int(v):
         return str(int(v))
-    if math.isfinite(v):
-        from gradcalc.homework.exact import exact_number
-        from gradcalc.homework.reading.student import formula
+    from gradcalc.homework.exact import exact_number
+    from gradcalc.homework.reading.student import formula
 
-        near = exact_number(v)
-        if not near.is_Float:
-            return formula(near)
-    return f"{v:g}"
+    near = exact_number(v)
+    return f"{v:g}" if near.is_Float else formula(near)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradcalc.homework.feedback import messages
 from gradcalc.homework.feedback.misconceptions import search
 from gradcalc.homework.problem import Problem
 from gradcalc.homework.sample import evaluate
@@ -94,12 +95,11 @@ def recognise(problem: Problem, ev: Evidence, wrong: int,
     entry = problem.answer.entries[wrong]
     da = evaluate(entry, ev.points, (w,), limits).grad[w]
     if same(da, f):
-        return ("the answer is an antiderivative of the function (its derivative is the "
-                "function): differentiate, don't integrate"), None
+        return f"the answer is {messages.ANTIDERIVATIVE_FOR_DERIVATIVE}", None
     if same(a, f) and not same(d, f):
-        return "the answer is the function itself, not its derivative", None
+        return messages.the_function_itself(", not its derivative"), None
     if same(a, -d) and not same(d, 0 * d):
-        return "sign error: the answer is the negative of the derivative", None
+        return messages.sign_error("the derivative"), None
     return _factor(a, d) or _constant_term(a, d), None
 
 
@@ -114,8 +114,7 @@ def _constant_of_integration(problem: Problem, ev: Evidence, wrong: int,
     if same(evaluate(entry, zero, (), limits).value, ev.expected[wrong]):
         return f"a derivative has no constant of integration: leave out + {names}"
     if same(evaluate(entry, ev.points, (w,), limits).grad[w], ev.function[row]):
-        return ("this is an antiderivative of the function (its derivative is the "
-                "function): differentiate, don't integrate")
+        return f"this is {messages.ANTIDERIVATIVE_FOR_DERIVATIVE}"
     return (f"a derivative has no constant of integration ({names}), and without it the "
             "answer is not the derivative either")
 
@@ -149,20 +148,26 @@ def _another_variable(problem: Problem, ev: Evidence, wrong: int) -> str | None:
     return None
 
 
+def constant_ratio(top: np.ndarray, bottom: np.ndarray) -> float | None:
+    """The constant c ≠ 1 with top = c·bottom wherever their ratio is finite (at two points
+    at least), else None."""
+    with np.errstate(all="ignore"):
+        ratio = top / bottom
+    r = ratio[np.isfinite(ratio)]
+    if r.size >= 2 and same(r, np.full_like(r, r[0])) and not same(r, np.ones_like(r)):
+        return float(r[0])
+    return None
+
+
 def _factor(a: np.ndarray, d: np.ndarray) -> str | None:
     """A = c·D for a constant c (no step of the formula explains it)."""
-    with np.errstate(all="ignore"):
-        ratio = d / a
-    usable = np.isfinite(ratio)
-    if usable.sum() < 2:
+    r = constant_ratio(d, a)
+    if not r:  # None, or 0: D is 0 wherever A is finite
         return None
-    r = ratio[usable]
-    if r[0] != 0 and same(r, np.full_like(r, r[0])) and not same(r, np.ones_like(r)):
-        if abs(1 / r[0] - 1) < 1e-2:
-            return (f"close, but off by {abs(1 / r[0] - 1):.2g} (relative) everywhere: a "
-                    "rounded number? Write exact constants such as pi, e, sqrt(2) or 1/3")
-        return f"off by a constant factor: the answer is {_number(1 / r[0])} times the derivative"
-    return None
+    if abs(1 / r - 1) < 1e-2:
+        return (f"close, but off by {abs(1 / r - 1):.2g} (relative) everywhere: a "
+                "rounded number? Write exact constants such as pi, e, sqrt(2) or 1/3")
+    return messages.constant_factor(_number(1 / r), "the derivative")
 
 
 def _constant_term(a: np.ndarray, d: np.ndarray) -> str | None:

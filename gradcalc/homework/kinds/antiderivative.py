@@ -29,7 +29,8 @@ from gradcalc.errors import GradcalcError
 from gradcalc.homework import points as sampling
 from gradcalc.homework import proof
 from gradcalc.homework.domain import read_domain
-from gradcalc.homework.feedback.recognise import same
+from gradcalc.homework.feedback import messages
+from gradcalc.homework.feedback.recognise import constant_ratio, same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
@@ -37,8 +38,9 @@ from gradcalc.homework.problem import answer_variables, free_names, read_problem
 from gradcalc.homework.reading import wording
 from gradcalc.homework.reading.student import expression, formula
 from gradcalc.homework.sample import evaluate
+from gradcalc.language.ir import walk
 from gradcalc.language.parse import quote
-from gradcalc.language.program import EULER, Binary, Call, Num, Unary
+from gradcalc.language.program import EULER, Binary, Num, Unary
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
 
@@ -238,40 +240,28 @@ def _feedback(problem: object, x: str, constants: list[str], f_side: object,
                     f"{constants[0]}), not multiply the answer")
     df = evaluate(f_side.entries[0], ev.points, (x,), limits).grad[x]  # type: ignore
     if same(a, df) and not same(df, f):
-        return ("the answer is the derivative of the function: integrate, don't "
-                "differentiate")
+        return messages.DERIVATIVE_FOR_ANTIDERIVATIVE
     if same(a, f) and not same(da, f):
-        return "the answer is the function itself: integrate it"
+        return messages.the_function_itself(": integrate it")
     if same(da, -f) and not same(f, 0 * f):
-        return "sign error: the answer's derivative is the negative of the function"
-    with np.errstate(all="ignore"):
-        ratio = da / f
-    r = ratio[np.isfinite(ratio)]
-    if len(r) >= 2 and same(r, np.full_like(r, r[0])) and not same(r, np.ones_like(r)):
-        c = Fraction(float(r[0])).limit_denominator(100)
-        shown = str(c) if abs(float(c) - r[0]) < 1e-9 * abs(r[0]) else f"{r[0]:.6g}"
+        return messages.sign_error("the function", "the answer's derivative")
+    r = constant_ratio(da, f)
+    if r is not None:
+        c = Fraction(r).limit_denominator(100)
+        shown = str(c) if abs(float(c) - r) < 1e-9 * abs(r) else f"{r:.6g}"
+        times = messages.times(shown, "the function", "the answer's derivative")
         if _has_power(f_side):
-            return (f"the answer's derivative is {shown} times the function: the power "
-                    "rule backwards is x^n → x^(n+1)/(n+1), dividing by the new exponent")
-        return (f"the answer's derivative is {shown} times the function: the chain rule "
-                "backwards divides by the inner derivative (∫cos(2x) dx = sin(2x)/2)")
+            return (f"{times}: the power rule backwards is x^n → x^(n+1)/(n+1), dividing by "
+                    "the new exponent")
+        return (f"{times}: the chain rule backwards divides by the inner derivative "
+                "(∫cos(2x) dx = sin(2x)/2)")
     return None
 
 
 def _has_power(side: object) -> bool:
     """Whether the function has a power with a constant exponent (x^3, (2x+1)^5)."""
-    stack: list[object] = [side.entries[0].expr]  # type: ignore[attr-defined]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Binary) and e.op == "**" and isinstance(e.right, (Num, Unary)):
-            return True
-        if isinstance(e, Binary):
-            stack += [e.left, e.right]
-        elif isinstance(e, Unary):
-            stack.append(e.operand)
-        elif isinstance(e, Call):
-            stack.extend(e.args)
-    return False
+    return any(isinstance(e, Binary) and e.op == "**" and isinstance(e.right, (Num, Unary))
+               for e in walk(side.entries[0].expr))  # type: ignore[attr-defined]
 
 
 def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:

@@ -14,7 +14,6 @@ curve, and the answer minus sympy's slope there is 0 (correct) or a nonzero numb
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ from gradcalc.homework.kinds.curve import slope
 from gradcalc.homework.problem import Side
 from gradcalc.homework.reading.student import formula
 from gradcalc.homework.sample import evaluate
+from gradcalc.language.ir import walk
 from gradcalc.language.parse import quote
 from gradcalc.language.program import Num
 from gradcalc.limits import Limits
@@ -70,17 +70,7 @@ def judge(side: Side, a_side: Side, names: tuple[str, str, tuple[str, ...]], ord
 def _decimals(program: Any) -> bool:
     """Whether a formula has a number with a fractional part (0.577): a value the student
     rounded, for the tolerances to judge."""
-    stack: list[Any] = [program]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Num):
-            if node.value != int(node.value):
-                return True
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-        elif dataclasses.is_dataclass(node):
-            stack.extend(getattr(node, f.name) for f in dataclasses.fields(node))
-    return False
+    return any(isinstance(n, Num) and n.value != int(n.value) for n in walk(program))
 
 
 def _number(v: float) -> str:

@@ -261,11 +261,12 @@ def _branches(names: list[str], every: bool) -> str:
 
 
 def _feedback(got: np.ndarray, truth: np.ndarray, defined: np.ndarray) -> str | None:
+    from gradcalc.homework.feedback import messages
     from gradcalc.homework.feedback.recognise import same
 
     a, d = got[defined], truth[defined]
     if same(a, -d) and not same(d, 0 * d):
-        return "sign error: the answer is the negative of dy/dx (dy/dx = -F_x/F_y)"
+        return messages.sign_error("dy/dx", why="dy/dx = -F_x/F_y")
     with np.errstate(all="ignore"):
         if same(a, 1 / d):
             return "the answer is dx/dy, the reciprocal of dy/dx (dy/dx = -F_x/F_y)"

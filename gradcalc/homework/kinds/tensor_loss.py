@@ -29,7 +29,8 @@ from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import credit
 from gradcalc.homework.backprop import formulas as backprop
-from gradcalc.homework.feedback.recognise import same
+from gradcalc.homework.feedback import messages
+from gradcalc.homework.feedback.recognise import constant_ratio, same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import Side, free_names
@@ -315,13 +316,10 @@ def _value_feedback(A: np.ndarray, G: np.ndarray) -> str | None:
     if A.ndim == 3 and A.shape[1] == A.shape[2] and same(A, np.swapaxes(G, 1, 2)):
         return "the answer is the gradient transposed: rows and columns swapped"
     if same(A, -G) and not same(G, 0 * G):
-        return "sign error: the answer is the negative of the gradient"
-    with np.errstate(all="ignore"):
-        ratio = G / A
-    r = ratio[np.isfinite(ratio)]
-    if r.size >= 2 and same(r, np.full_like(r, r[0])) and not same(r, np.ones_like(r)):
-        c = 1 / r[0]
-        shown = f"{c:.6g}"
-        return (f"off by a constant factor: the answer is {shown} times the gradient (a "
-                "missing factor, such as the 2 of a square or the 1/n of a mean?)")
+        return messages.sign_error("the gradient")
+    r = constant_ratio(G, A)
+    if r:  # not None, nor 0 (a gradient of zeros is no multiple of the answer)
+        shown = f"{1 / r:.6g}"
+        return messages.constant_factor(shown, "the gradient", "a missing factor, such as "
+                                        "the 2 of a square or the 1/n of a mean?")
     return None

@@ -15,8 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sympy as sp
-
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula, latex, simplest
 from gradcalc.homework.solutions import states
@@ -31,7 +29,7 @@ from gradcalc.homework.solutions.subexpressions import (
 )
 from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain, shown
 from gradcalc.homework.solutions.worked import Part, Solution
-from gradcalc.homework.true_derivative import torch_convention
+from gradcalc.homework.true_derivative import real_diff, torch_convention
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 
@@ -107,9 +105,9 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
 
 def _diff(value: Any, rules: Rules) -> Any:
     """sympy's derivative with the tape's conventions at kinks (no DiracDelta)."""
-    out = sp.diff(value, rules.x)
+    out = real_diff(value, rules.x)
     if rules.y is not None:
-        out += sp.diff(value, rules.y) * rules.slope
+        out += real_diff(value, rules.y) * rules.slope
     return torch_convention(out)
 
 

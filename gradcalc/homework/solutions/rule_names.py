@@ -87,8 +87,3 @@ def name_of(rule: str) -> str:
     """A rule's name (its id when it has none)."""
     found = RULES.get(rule)
     return found.name if found else rule
-
-
-def statement_of(rule: str) -> str:
-    found = RULES.get(rule)
-    return found.statement if found else ""
