@@ -90,7 +90,7 @@ def show(v: Verdict, console: Any) -> None:
     if v.counterexample is not None:
         method = rows.exact if v.method == "symbolic" else "numeric: a counterexample"
     elif v.method == "symbolic":
-        method = "symbolic proof" if v.verdict == "correct" else "the answer's shape"
+        method = "symbolic proof" if v.verdict == "correct" else rows.refuted
     else:
         method = f"numeric, at {len(v.points)} point{'s' * (len(v.points) != 1)}"
     table.add_row("method", method)

@@ -212,6 +212,8 @@ class Report:
     expected: str = "derivative"
     difference: str = "answer − derivative"
     exact: str = "exact: the difference is not 0"
+    #: the method of an incorrect verdict decided exactly with no counterexample
+    refuted: str = "the answer's shape"
 
 
 @dataclass(frozen=True)
