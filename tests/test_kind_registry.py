@@ -8,6 +8,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import gradcalc
+from gradcalc.homework.kinds import catalog, registry
 from gradcalc.homework.kinds.catalog import MODULES
 from gradcalc.homework.kinds.registry import KINDS, SETTINGS, Kind, variables
 
@@ -66,3 +67,25 @@ def test_every_kind_has_its_module_and_every_setting_its_reader() -> None:
         assert callable(module.judge) and callable(module.solve) and callable(module.prompt)
     assert Kind.read(order="2").order == 2
     assert variables(Kind.read(partial="x,y", at="z=1")) == {"x", "y", "z"}
+
+
+def imported(module: object) -> set[str]:
+    """The modules a module's source imports, at any level (function-level too)."""
+    tree = ast.parse(Path(str(getattr(module, "__file__", ""))).read_text())
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    return out
+
+
+def test_each_kinds_module_imports_no_other_kind_nor_the_catalog_above_it() -> None:
+    kinds = {m.__name__ for m in MODULES.values()}
+    above = {"gradcalc.homework.kinds.catalog", "gradcalc.homework.dispatch",
+             "gradcalc.homework.answer"}
+    for module in MODULES.values():
+        assert imported(module) & (kinds - {module.__name__} | above) == set(), module
+    assert imported(registry) & (kinds | above) == set()
+    assert kinds <= imported(catalog)  # the scan sees `from package import module`
