@@ -128,13 +128,16 @@ def same(answer: str, foreseen: str, kind: Kind, wrt: tuple[str, ...], settings:
     """Whether the student's answer is the foreseen one, by gradcalc's own judge (see the
     module's docstring); an answer that cannot be compared is not it."""
     from gradcalc.homework import answer as checking
-    from gradcalc.homework.dispatch import hint_problem
+    from gradcalc.homework.dispatch import hint_problem, hint_same
     from gradcalc.homework.kinds.registry import PLAIN
     from gradcalc.homework.reading.claims import split_prefix, vector
 
     body = vector(split_prefix(answer)[0])
     t = next(n for n in _FRESH if not _uses(body, n) and not _uses(foreseen, n))
     try:
+        decided = hint_same(kind, answer, foreseen, settings, limits)
+        if decided is not None:
+            return decided
         compared = hint_problem(kind, body, foreseen, wrt, t)
         if compared is None:
             function, body = _scaled(vector(foreseen), body, t)

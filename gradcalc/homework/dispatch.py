@@ -83,6 +83,15 @@ def hint_problem(kind: Kind, answer: str, foreseen: str, wrt: tuple[str, ...], t
     return None if own is None else own(kind, answer, foreseen, wrt, t)
 
 
+def hint_same(kind: Kind, answer: str, foreseen: str, settings: Settings,
+              limits: Limits = DEFAULT_LIMITS) -> bool | None:
+    """Whether a student's `answer` is a hint's `foreseen` one, as the kind decides it
+    itself (its module's `hint_same`: two lines are one line), or None when the kind
+    judges it as a problem (`hint_problem`)."""
+    own = getattr(module_of(kind_of(kind)), "hint_same", None)
+    return None if own is None else bool(own(kind, answer, foreseen, settings, limits))
+
+
 #: worked solutions already written (a class's rows of one problem share one), at most
 #: SOLVED_KEPT; a solution is never changed once written
 _SOLVED: dict[tuple, Any] = {}
