@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from gradcalc.homework.kinds import antiderivative, derivative, implicit, tensor_loss
+from gradcalc.homework.kinds import antiderivative, derivative, implicit, tangent, tensor_loss
 from gradcalc.homework.kinds.registry import KINDS, ProblemKind
 
 MODULES: dict[str, ModuleType] = {
@@ -20,6 +20,7 @@ MODULES: dict[str, ModuleType] = {
     "antiderivative": antiderivative,
     "implicit": implicit,
     "tensor": tensor_loss,
+    "tangent": tangent,
 }
 assert set(MODULES) == {k.name for k in KINDS}, "every kind of the registry has its module"
 

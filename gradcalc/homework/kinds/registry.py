@@ -288,6 +288,24 @@ _SHARED: tuple[Setting, ...] = (
             _domain, None, "'x > 0'", json='a text ("x > 0, -1 < y < 1")'),
 )
 
+def _point(v: Any, limits: Limits) -> tuple[tuple[str, float], ...]:
+    """A tangent's point: one input at one number ('x=1')."""
+    if not v:
+        return ()
+    from gradcalc.language.values import parse_assignments
+
+    values = parse_assignments(v, option="--tangent", limits=limits)
+    if len(values) != 1 or any(x.shape != () or not math.isfinite(float(x))
+                               for x in values.values()):
+        raise GradcalcError("--tangent: give one input at one number, e.g. --tangent x=1",
+                            kind="usage")
+    return tuple((n, float(x)) for n, x in values.items())
+
+
+TANGENT = Setting("tangent", "The tangent line to FUNCTION at this point, e.g. 'x=1': the "
+                  "answer is a line (y = 2x - 1, y - 1 = 2(x - 1), 2x - y = 1).", _point, (),
+                  "x=1", json='a text ("x=1")', shown=dict, saved=_pairs, names=dict)
+
 KINDS: tuple[ProblemKind, ...] = (
     ProblemKind("derivative", None, ("order", "partial", "at", "domain"),
                 "the derivative, gradient or Jacobian; the N-th derivative, a mixed partial, "
@@ -307,6 +325,11 @@ KINDS: tuple[ProblemKind, ...] = (
     ProblemKind("tensor", "shape", ("integers", "at"),
                 "the gradient of a scalar loss by a tensor input (backprop homework)",
                 needs="its inputs' shapes", verdict_kinds=("tensor",), formulas=False),
+    ProblemKind("tangent", "tangent", (), "the tangent line to f at a point, as any equation "
+                "of that line", settings=(TANGENT,), needs="the point of tangency",
+                verdict_kinds=("tangent",),
+                report=Report(expected="tangent line", difference="answer − tangent line",
+                              refuted="exact: its slope and point against f'(a) and f(a)")),
 )
 KIND = {k.name: k for k in KINDS}
 #: every setting: the shared ones, then each kind's own, in the registry's order
