@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass
 from typing import Any
@@ -402,13 +403,20 @@ def _from_json(cls: type, saved: dict[str, Any]) -> Any:
                   for n, v in saved.items()})
 
 
-Kind = make_dataclass(
-    "Kind", [(s.name, Any, field(default=s.default)) for s in SETTINGS], frozen=True,
-    namespace={"__module__": __name__,
-        "__doc__": "One problem's kind: one field per setting of the registry (`SETTINGS`), "
-                   "each defaulting to the plain first-derivative check.",
-        "__post_init__": _post_init, "plain": property(_plain), "as_json": _as_json,
-        "read": classmethod(_read), "from_json": classmethod(_from_json)})
+def _kind_class(settings: tuple[Setting, ...]) -> Any:
+    """`Kind`: a frozen dataclass with one field per setting, defaulting as it says."""
+    return make_dataclass(
+        "Kind", [(s.name, Any, field(default=s.default)) for s in settings], frozen=True,
+        namespace={"__module__": __name__,
+                   "__doc__": "One problem's kind: one field per setting of the registry "
+                              "(`SETTINGS`), each defaulting to the plain first-derivative "
+                              "check.",
+                   "__post_init__": _post_init, "plain": property(_plain),
+                   "as_json": _as_json, "read": classmethod(_read),
+                   "from_json": classmethod(_from_json)})
+
+
+Kind = _kind_class(SETTINGS)
 
 
 def given(kind: Kind) -> list[str]:
@@ -459,3 +467,23 @@ def check_fits(kind: Kind) -> None:
 
 
 PLAIN = Kind()
+
+
+def register(entry: ProblemKind) -> None:
+    """Add a kind of problem to the registry (a toy kind in a test, a kind kept outside
+    gradcalc), its settings with it, before any other module has taken `Kind`: the
+    tables and `Kind` are built again, so it must come first in the process."""
+    global KINDS, KIND, SETTINGS, SETTING, COLUMNS, Kind, PLAIN
+    users = [name for name, module in sys.modules.items() if name != __name__
+             and name.startswith("gradcalc.") and getattr(module, "Kind", None) is Kind]
+    if entry.name in KIND:
+        raise RuntimeError(f"register {entry.name!r}: already a kind")
+    if users:
+        raise RuntimeError(f"register {entry.name!r}: {users[0]} has taken Kind already")
+    KINDS = (*KINDS, entry)
+    KIND = {k.name: k for k in KINDS}
+    SETTINGS = (*SETTINGS, *entry.settings)
+    SETTING = {s.name: s for s in SETTINGS}
+    COLUMNS = ("kind", *(s.name for s in SETTINGS if s.column))
+    Kind = _kind_class(SETTINGS)
+    PLAIN = Kind()
