@@ -289,6 +289,7 @@ _SHARED: tuple[Setting, ...] = (
             _domain, None, "'x > 0'", json='a text ("x > 0, -1 < y < 1")'),
 )
 
+
 def _point(v: Any, limits: Limits) -> tuple[tuple[str, float], ...]:
     """A tangent's point: one input at one number ('x=1')."""
     if not v:

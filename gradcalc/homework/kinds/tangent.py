@@ -24,7 +24,6 @@ from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import free_names, function_side, read_problem, read_side
 from gradcalc.homework.reading.student import formula, latex
-from gradcalc.homework.solutions.worked import Part, Solution, Step
 from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -177,7 +176,9 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
 
 
 def _step(rule: str, at: str, text: str, text_latex: str, before: str, after: str,
-          after_latex: str, note: str = "") -> Step:
+          after_latex: str, note: str = "") -> Any:
+    from gradcalc.homework.solutions.worked import Step
+
     return Step(rule, at, text, text_latex, before, after, after_latex, note, check="symbolic")
 
 
@@ -205,10 +206,12 @@ def point_slope(truth: Tangent) -> str:
 
 def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
-          answer: str | None = None) -> Solution:
-    """The worked solution: f(a); f'(x) step by step and f'(a) (the derivative kind's
+          answer: str | None = None) -> Any:
+    """The worked solution (`gradcalc.homework.solutions.worked.Solution`, imported only
+    when one is asked for): f(a); f'(x) step by step and f'(a) (the derivative kind's
     steps, each checked on the tape); the point-slope form; the slope-intercept form."""
     from gradcalc.homework.solutions.differentiating import solve_problem
+    from gradcalc.homework.solutions.worked import Part, Solution
 
     truth = tangent(function, kind, limits)
     x, a, fa = truth.x, truth.shown(truth.a), truth.shown(truth.fa)
