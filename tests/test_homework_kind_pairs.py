@@ -20,7 +20,7 @@ from gradcalc.homework.kinds.registry import SETTING, SETTINGS
 #: each setting's value in a refused pair (the option's text; a flag's is None)
 VALUES = {"order": "2", "partial": "x,y", "at": "x=1", "implicit": "y",
           "antiderivative": None, "constant": "required", "shape": "W=3x2, x=2",
-          "integers": None, "domain": "x>0"}
+          "integers": None, "domain": "x>0", "tangent": "x=1"}
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,10 @@ REFUSED = {
     ("implicit", "domain"): (), ("shape", "domain"): (),
     ("constant", "domain"): ("--constant", "--antiderivative"),
     ("integers", "domain"): ("--integers", "--shape"),
+    # the tangent line takes no other setting
+    **{(other, "tangent"): () for other in ("order", "partial", "at", "implicit",
+                                            "antiderivative", "constant", "shape", "integers",
+                                            "domain")},
 }
 
 PAIRS = list(itertools.combinations([s.name for s in SETTINGS], 2))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from gradcalc.grading.classfile import STATUSES, Result
 from gradcalc.grading.key import Key
-from gradcalc.grading.variants import Variant, template_steps
+from gradcalc.grading.variants import Variant, equation, template_steps
 
 #: example answers kept per mistake, slowest rows listed
 EXAMPLES, SLOWEST = 3, 10
@@ -78,7 +78,7 @@ def template_step(r: Result, at: str) -> str:
     v = r.task.variant
     if v is None:
         return at
-    return template_steps(v.template, v.function, v.kind.implicit is not None).get(at, at)
+    return template_steps(v.template, v.function, equation(v.kind)).get(at, at)
 
 
 @dataclass

@@ -19,7 +19,7 @@ incorrect answer, and the first that fires is the row's hint:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -128,23 +128,22 @@ def same(answer: str, foreseen: str, kind: Kind, wrt: tuple[str, ...], settings:
     """Whether the student's answer is the foreseen one, by gradcalc's own judge (see the
     module's docstring); an answer that cannot be compared is not it."""
     from gradcalc.homework import answer as checking
+    from gradcalc.homework.dispatch import hint_problem, hint_same
     from gradcalc.homework.kinds.registry import PLAIN
     from gradcalc.homework.reading.claims import split_prefix, vector
 
     body = vector(split_prefix(answer)[0])
     t = next(n for n in _FRESH if not _uses(body, n) and not _uses(foreseen, n))
     try:
-        if kind.antiderivative:
-            job = checking.AnswerJob(f"({body}) - ({foreseen})", "0", list(wrt[:1]),
-                                     settings, limits)
-        elif kind.shape:
-            shapes = dict(kind.shape)
-            extended = replace(kind, shape=(*kind.shape, (t, shapes[wrt[0]])))
-            job = checking.AnswerJob(f"sum({t} * ({foreseen}))", body, [t], settings,
-                                     limits, kind=extended)
-        else:
+        decided = hint_same(kind, answer, foreseen, settings, limits)
+        if decided is not None:
+            return decided
+        compared = hint_problem(kind, body, foreseen, wrt, t)
+        if compared is None:
             function, body = _scaled(vector(foreseen), body, t)
-            job = checking.AnswerJob(function, body, [t], settings, limits, kind=PLAIN)
+            compared = function, body, [t], PLAIN
+        function, text, names, judged_as = compared
+        job = checking.AnswerJob(function, text, names, settings, limits, kind=judged_as)
         return checking.run(job).verdict == "correct"
     except Exception:  # noqa: BLE001 - an answer that cannot be compared does not match
         return False

@@ -24,7 +24,7 @@ from gradcalc.errors import GradcalcError
 from gradcalc.grading.hints import Hint, read_hints
 from gradcalc.grading.variants import Template
 from gradcalc.homework.kinds.columns import kind_of
-from gradcalc.homework.kinds.registry import COLUMNS, PLAIN, Kind
+from gradcalc.homework.kinds.registry import COLUMNS, PLAIN, Kind, variables
 from gradcalc.tables.headers import Sheet, SheetRow, read_table, source_of
 
 #: a parametrised problem's columns: what is drawn, the term's seed, the teacher's hints
@@ -177,5 +177,4 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
 
 def _variables(kind: Kind) -> set[str]:
     """The names a problem's kind columns make its variables."""
-    return ({kind.implicit} - {None} | set(kind.partial) | {n for n, _ in kind.at}
-            | {n for n, _ in kind.shape})  # type: ignore[operator]
+    return variables(kind)

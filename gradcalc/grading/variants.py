@@ -51,7 +51,7 @@ class Template:
 
     @property
     def equation(self) -> bool:
-        return self.kind.implicit is not None
+        return equation(self.kind)
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ def redrawn(saved: dict[str, Any], function: str, kind: Kind) -> list[str]:
         texts = [str(saved[k]) for k in ("spec", "term", "student", "problem", "template")]
         spec = params.read(texts[0], where)
         values = drawing.draw(spec, *texts[1:4])
-        now = written(texts[4], values, where, "function", kind.implicit is not None)
+        now = written(texts[4], values, where, "function", equation(kind))
     except (KeyError, GradcalcError) as exc:
         return [f"variant: cannot be drawn again ({getattr(exc, 'message', exc)})"]
     out = []
@@ -259,6 +259,14 @@ def _variant(template: Template, student: str, values: Values, limits: Limits) -
     function, kind = _texts(template, values, limits)
     return Variant(template.name, student, template.term, values, function,
                    template.function, template.params.text, kind)
+
+
+def equation(kind: Kind) -> bool:
+    """Whether a problem of this kind's function is an equation F = G (the registry's
+    word for its kind)."""
+    from gradcalc.homework.kinds.registry import kind_of
+
+    return kind_of(kind).equation
 
 
 @lru_cache(maxsize=16384)

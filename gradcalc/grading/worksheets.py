@@ -16,9 +16,9 @@ from typing import Any
 from gradcalc.errors import GradcalcError
 from gradcalc.grading.key import Key, Problem
 from gradcalc.grading.params import Values
-from gradcalc.grading.variants import require_defined, variant_of
+from gradcalc.grading.variants import equation, require_defined, variant_of
 from gradcalc.homework.judge import Settings
-from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.kinds.registry import Kind, kind_of
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.tables.headers import read_table, source_of
 
@@ -114,7 +114,7 @@ def _item(name: str, points: float, function: str, wrt: str, kind: Kind, values:
 
         prompt = f"{prompt[:-1]}, for {domain_shown(read_domain(kind.domain, limits))}."
     return Item(name, points, prompt, label if sep and
-                not kind.implicit else "", function, shown, _formula(function, kind, limits),
+                not equation(kind) else "", function, shown, _formula(function, kind, limits),
                 values, verdict.expected, _answer_formula(verdict.expected, kind, limits))
 
 
@@ -125,28 +125,20 @@ def _zeros(kind: Kind, wrt: str) -> str:
 
 
 def _prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
-    """What the sheet asks, in the judge's own notation for the answer."""
-    if kind.shape:
-        w = wrt[0] if wrt else "W"
-        dims = "×".join(str(d) for d in dict(kind.shape).get(w, ())) or "scalar"
-        return f"Find the gradient ∂L/∂{w} of the loss L (of {w}'s shape, {dims})."
-    if kind.antiderivative:
-        plus = {"required": ", with its constant + C", "forbidden": ", without + C"}.get(
-            kind.constant, "")
-        return f"Find an antiderivative {asked or 'F'}{plus}."
-    if kind.implicit:
-        return f"Find {asked or 'dy/dx'} by implicit differentiation."
-    words = {"∇": "the gradient ", "J": "the Jacobian ", "H": "the Hessian "}
-    return f"Find {words.get(asked[:1], '') if len(asked) <= 3 else ''}{asked}."
+    """What the sheet asks, in the judge's own notation for the answer (the kind's
+    `prompt`)."""
+    from gradcalc.homework.dispatch import prompt
+
+    return prompt(kind, asked, wrt)
 
 
 def _formula(function: str, kind: Kind, limits: Limits) -> Any:
     """The function as sympy (an expression, a list, or an equation's two sides); None
     where it is a program (a tensor loss, control flow) or sympy cannot follow."""
-    if kind.shape:
+    if not kind_of(kind).formulas:
         return None
     try:
-        if kind.implicit:
+        if equation(kind):
             from gradcalc.homework.kinds.implicit import split_equation
 
             return tuple(_exprs(side, limits) for side in split_equation(function))
@@ -156,7 +148,7 @@ def _formula(function: str, kind: Kind, limits: Limits) -> Any:
 
 
 def _answer_formula(text: str, kind: Kind, limits: Limits) -> Any:
-    if kind.shape or text.startswith("("):  # a tensor's, or "(no formula: ...)"
+    if not kind_of(kind).formulas or text.startswith("("):  # "(no formula: ...)"
         return None
     try:
         return _exprs(text, limits)

@@ -68,11 +68,13 @@ def worked(job: AnswerJob, verdict: Verdict | None = None, read_answer: bool = T
                      job.answer if verdict is not None and read_answer else None)
     if verdict is not None and verdict.verdict == "incorrect" and verdict.misconception:
         from gradcalc.homework.dispatch import reading
+        from gradcalc.homework.kinds.registry import problem_kind
         from gradcalc.homework.solutions.departure import place
 
         problem = reading(job.function, job.answer, job.wrt, job.kind, job.limits,
                           job.wrt_from).problem
-        solution = place(solution, job, verdict, problem)
+        default = problem_kind(verdict.kind).marker is None
+        solution = place(solution, job, verdict, problem, derivative=default)
     return solution
 
 

@@ -1,34 +1,28 @@
 """One answer judged as its kind asks, and its worked solution: the kind's module, found
-in the registry.
+in the catalog.
 
-Each kind of problem names its module (`gradcalc.homework.kinds.registry.KINDS`); that
-module's `judge` decides and its solver (`solve`) writes the worked solution. Every
+Each kind of problem (`gradcalc.homework.kinds.registry.KINDS`) has its module in
+`gradcalc.homework.kinds.catalog`; that module's `judge` decides, its `solve` writes the
+worked solution and its `prompt` says what a sheet asks. Every
 kind's answer is judged with its notation traps read both ways (`traps.judged`): the
 module's `reading` says how it reads the two texts (else `traps.read_sides`), and its
 `judge` decides on each reading (a reading that holds the problem read is handed to it,
 `problem=`, so that it is not read twice). The module
-is imported when a problem of its kind is first judged, so a class of derivatives never
-loads the tensor or implicit judges, and a new kind is its module plus its registry
-entry, with nothing to add here.
+is registered as an object: a new kind is its module plus its entry in the registry and
+the catalog, with nothing to add here.
 """
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
 from typing import Any
 
 from gradcalc.homework.judge import Settings, Verdict
-from gradcalc.homework.kinds.registry import KINDS, PLAIN, Kind, ProblemKind, kind_of
+from gradcalc.homework.kinds.catalog import module_of
+from gradcalc.homework.kinds.registry import KINDS, PLAIN, Kind, kind_of
 from gradcalc.homework.traps import Reading, judged, read_sides
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 DEFAULT_SETTINGS = Settings()
-
-
-def module_of(entry: ProblemKind) -> ModuleType:
-    """The module that judges problems of kind `entry`."""
-    return importlib.import_module(f"gradcalc.homework.kinds.{entry.module}")
 
 
 def check(function: str, answer: str, wrt: list[str] | None, kind: Kind = PLAIN,
@@ -69,9 +63,33 @@ def solve(function: str, wrt: list[str] | None, kind: Kind = PLAIN,
         entry = kind_of(kind)
         while len(_SOLVED) >= SOLVED_KEPT:
             del _SOLVED[next(iter(_SOLVED))]
-        _SOLVED[key] = getattr(module_of(entry), entry.solver)(function, wrt, kind, settings,
-                                                               limits, wrt_from, answer)
+        _SOLVED[key] = module_of(entry).solve(function, wrt, kind, settings, limits,
+                                              wrt_from, answer)
     return _SOLVED[key]
+
+
+def prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
+    """What a sheet asks for a problem of this kind, in the judge's notation for the
+    answer (`asked`: "f'(x)", "∂L/∂W", "dy/dx")."""
+    return str(module_of(kind_of(kind)).prompt(kind, asked, wrt))
+
+
+def hint_problem(kind: Kind, answer: str, foreseen: str, wrt: tuple[str, ...], t: str
+                 ) -> tuple[str, str, list[str], Kind] | None:
+    """The problem whose correct answer says that a student's `answer` is a hint's
+    `foreseen` one (the kind's `hint_problem`: function, answer, wrt, kind; `t` a name
+    neither uses), or None for the derivative's way (t·foreseen, differentiated in t)."""
+    own = getattr(module_of(kind_of(kind)), "hint_problem", None)
+    return None if own is None else own(kind, answer, foreseen, wrt, t)
+
+
+def hint_same(kind: Kind, answer: str, foreseen: str, settings: Settings,
+              limits: Limits = DEFAULT_LIMITS) -> bool | None:
+    """Whether a student's `answer` is a hint's `foreseen` one, as the kind decides it
+    itself (its module's `hint_same`: two lines are one line), or None when the kind
+    judges it as a problem (`hint_problem`)."""
+    own = getattr(module_of(kind_of(kind)), "hint_same", None)
+    return None if own is None else bool(own(kind, answer, foreseen, settings, limits))
 
 
 #: worked solutions already written (a class's rows of one problem share one), at most

@@ -91,20 +91,7 @@ def kind_of(rec: dict[str, Any]) -> Kind:
     if not isinstance(saved, dict) or not set(saved) <= set(SETTING):
         raise GradcalcError("the receipt's kind is not valid", kind="usage")
     try:
-        fields = dict(saved)
-        if "partial" in fields:
-            fields["partial"] = tuple(str(n) for n in fields["partial"])
-        if "at" in fields:
-            fields["at"] = tuple((str(n), _frozen(v)) for n, v in fields["at"].items())
-        if "shape" in fields:
-            fields["shape"] = tuple((str(n), tuple(int(d) for d in v))
-                                    for n, v in fields["shape"].items())
-        if "order" in fields:
-            fields["order"] = int(fields["order"])
-        return Kind(**fields)
+        return Kind.from_json(saved)
     except (AttributeError, TypeError, ValueError) as exc:
         raise GradcalcError(f"the receipt's kind is not valid ({exc})", kind="usage") from None
 
-
-def _frozen(v: Any) -> Any:
-    return tuple(_frozen(x) for x in v) if isinstance(v, list) else float(v)

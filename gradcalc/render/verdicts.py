@@ -76,6 +76,8 @@ def show(v: Verdict, console: Any) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from gradcalc.homework.kinds.registry import report_of
+
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
@@ -83,26 +85,22 @@ def show(v: Verdict, console: Any) -> None:
     if v.read:
         domain = f"\nfor {v.read['domain']}" if v.read.get("domain") else ""
         table.add_row("read as", Text(f"{v.read['function']}\n{v.read['answer']}{domain}"))
+    rows = report_of(v.kind)
     if v.counterexample is not None:
-        method = ("symbolic: a counterexample at an exact point of the curve"
-                  if v.method == "symbolic" and v.kind == "implicit" else
-                  "exact: the difference is not 0" if v.method == "symbolic" else
-                  "numeric: a counterexample")
+        method = rows.exact if v.method == "symbolic" else "numeric: a counterexample"
     elif v.method == "symbolic":
-        method = "symbolic proof" if v.verdict == "correct" else "the answer's shape"
+        method = "symbolic proof" if v.verdict == "correct" else rows.refuted
     else:
         method = f"numeric, at {len(v.points)} point{'s' * (len(v.points) != 1)}"
     table.add_row("method", method)
     if v.counterexample is not None:
         c = v.counterexample
         table.add_row("at", _where(c["at"]))
-        anti = v.kind == "antiderivative"
         answer, expected = _values(c["answer"], c["expected"])
-        table.add_row("answer′" if anti else "answer", answer)
-        table.add_row("function" if anti else "derivative", expected)
+        table.add_row(rows.answer, answer)
+        table.add_row(rows.expected, expected)
         if c.get("difference") is not None:
-            table.add_row("difference", f"answer{'′ − function' if anti else ' − derivative'}"
-                          f" = {c['difference']}, exactly")
+            table.add_row("difference", f"{rows.difference} = {c['difference']}, exactly")
     if v.entries and v.verdict == "incorrect":
         table.add_row("entries", entries_text(v))
     if v.branch:

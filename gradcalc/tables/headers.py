@@ -22,7 +22,8 @@ MAX_FILE_BYTES = 20_000_000
 #: the longest cell (a function or an answer)
 MAX_CELL_CHARS = 10_000
 
-#: each column's names, in order of preference (the first match takes the column)
+#: each column's names, in order of preference (the first match takes the column); a
+#: column not listed (a problem kind's own setting) goes by its name alone
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "student": ("id", "student", "student id", "sis user id", "email", "username", "login",
                 "name", "student name"),
@@ -55,7 +56,7 @@ def normal(name: str) -> str:
 
 
 def described(role: str) -> str:
-    names = SYNONYMS[role]
+    names = SYNONYMS.get(role, (role,))
     return role if len(names) == 1 else f"{role} ({'/'.join(n for n in names[:4])})"
 
 
@@ -90,7 +91,7 @@ def match(header: list[str], roles: tuple[str, ...]) -> dict[str, int]:
     normalised = [normal(h) for h in header]
     taken: dict[str, int] = {}
     for role in roles:
-        for synonym in SYNONYMS[role]:
+        for synonym in SYNONYMS.get(role, (role,)):
             if synonym in normalised and normalised.index(synonym) not in taken.values():
                 taken[role] = normalised.index(synonym)
                 break

@@ -304,3 +304,17 @@ def _absolute_logs(F: Any, f: Any, x: Any) -> Any:
                 swaps[log] = sp.log(sp.Abs(u))
                 break
     return F.xreplace(swaps) if swaps else F
+
+
+def prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
+    """What a sheet asks: an antiderivative, with or without its + C as the key says."""
+    plus = {"required": ", with its constant + C", "forbidden": ", without + C"}.get(
+        kind.constant, "")
+    return f"Find an antiderivative {asked or 'F'}{plus}."
+
+
+def hint_problem(kind: Kind, answer: str, foreseen: str, wrt: tuple[str, ...], t: str
+                 ) -> tuple[str, str, list[str], Kind]:
+    """A hint matches an antiderivative up to its constant: the derivative of their
+    difference is 0."""
+    return f"({answer}) - ({foreseen})", "0", list(wrt[:1]), Kind()

@@ -31,8 +31,10 @@ from gradcalc.homework.kinds.registry import (
     KIND,
     KINDS,
     PLAIN,
+    SETTING,
     SETTINGS,
     Kind,
+    ProblemKind,
     misfit,
     read_setting,
 )
@@ -40,9 +42,8 @@ from gradcalc.homework.kinds.registry import (
 #: the texts of a yes/no cell
 YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
 _OPTION = re.compile(r"--(" + "|".join(s.name for s in SETTINGS) + r")\b")
-#: a marker's words in a key: the kind column names the kind with no value of its own
-_WORD = {"antiderivative": "kind antiderivative", "implicit": "implicit",
-         "integers": "integers"}
+#: a marker's words in a key (the kind column names a flag's kind)
+_WORD = {k.marker: k.word for k in KINDS if k.marker and k.word}
 
 
 def teacher_words(message: str) -> str:
@@ -70,22 +71,13 @@ def kind_of(cells: dict[str, str], where: str, part: str = "column") -> Kind:
         raise _error(part, where, "kind", f"{cells['kind']!r} is not a kind of problem: give "
                      f"{', '.join(k.name for k in KINDS)} (or leave it empty for the "
                      "derivative)")
-    what = named or ("implicit" if cells["implicit"] else
-                     "tensor" if cells["shape"] else "derivative")
-    if cells["implicit"] and what != "implicit":
-        raise _error(part, where, "implicit", f"{cells['implicit']!r} names an equation's "
-                     f"dependent variable, but the kind is {what}")
-    if cells["implicit"] and not re.fullmatch(r"[^\W\d]\w*", cells["implicit"]):
-        raise _error(part, where, "implicit", f"{cells['implicit']!r} is not a variable's name: "
-                     "name the dependent variable, e.g. y")
-    if cells["integers"].lower() not in YES + NO:
-        raise _error(part, where, "integers", f"{cells['integers']!r}: give true or false")
-    if cells["integers"].lower() in NO:
-        cells["integers"] = ""
-    if what == "tensor" and not cells["shape"]:
-        raise _error(part, where, "kind", "a tensor problem names its inputs' shapes: give "
-                     "the shape column too")
-    entry = KIND[what]
+    entry = KIND[named] if named else _marked(cells)
+    _check_flags(cells, entry, part, where)
+    if entry.marker and SETTING[entry.marker].column and not cells[entry.marker]:
+        if entry.marker_default is None:
+            raise _error(part, where, "kind", f"{entry.article} {entry.name} problem names "
+                         f"{entry.needs}: give the {entry.marker} column too")
+        cells[entry.marker] = entry.marker_default
     wrong = misfit(entry, [c for c in COLUMNS if cells[c] and c != "kind"])
     if wrong:
         column, message = wrong
@@ -93,23 +85,51 @@ def kind_of(cells: dict[str, str], where: str, part: str = "column") -> Kind:
             message += (f" (the {entry.marker} column makes it {entry.article} {entry.name} "
                         "problem)")
         raise _error(part, where, column, message)
-    order = cells["order"]
-    if order and not (order.isdigit() and 1 <= int(order) <= 10):
-        raise _error(part, where, "order", f"{order!r}: give a whole number from 1 to 10, e.g. 2 "
-                     "for the second derivative")
-    fields = {"order": order, "partial": _list(cells["partial"]),
-              "at": [p for p in cells["at"].split(";") if p.strip()],
-              "implicit": cells["implicit"] or ("y" if what == "implicit" else ""),
-              "constant": cells["constant"].lower(), "shape": _list(cells["shape"]),
-              "domain": cells["domain"]}
-    for column, text in fields.items():
+    for s in SETTINGS:
+        said = s.cell(cells[s.name]) if s.cell and cells.get(s.name) else None
+        if said:
+            raise _error(part, where, s.name, said)
+    texts = {s.name: _cell_text(s.name, cells[s.name]) for s in SETTINGS
+             if s.column and not s.flag}
+    for column, text in texts.items():
         if text:  # each cell alone first, so an error names its column
             try:
                 read_setting(column, text)
             except GradcalcError as exc:
                 raise _error(part, where, column, exc.message) from None
+    flags = {s.name: s.name == entry.marker or bool(cells.get(s.name))
+             for s in SETTINGS if s.flag}
     try:
-        return Kind.read(**fields, antiderivative=what == "antiderivative",
-                         integers=bool(cells["integers"]))
+        return Kind.read(**texts, **flags)
     except GradcalcError as exc:
         raise GradcalcError(f"{where}: {teacher_words(exc.message)}", kind="usage") from None
+
+
+def _marked(cells: dict[str, str]) -> ProblemKind:
+    """The kind whose marker's column is given (the derivative when none is)."""
+    return next((k for k in KINDS if k.marker and SETTING[k.marker].column
+                 and cells[k.marker]), KIND["derivative"])
+
+
+def _check_flags(cells: dict[str, str], entry: ProblemKind, part: str, where: str) -> None:
+    """The cells read before the kind's: another kind's marker refused in the kind's
+    words; a flag's yes or no (its 'no' left empty)."""
+    for k in KINDS:
+        text = cells.get(k.marker or "", "")
+        if k.marks and text and k is not entry:
+            raise _error(part, where, str(k.marker), f"{text!r} names {k.marks}, but the "
+                         f"kind is {entry.name}")
+    for s in SETTINGS:
+        text = cells.get(s.name, "")
+        if s.flag and s.column and text:
+            if text.lower() not in YES + NO:
+                raise _error(part, where, s.name, f"{text!r}: give true or false")
+            cells[s.name] = "" if text.lower() in NO else text
+
+
+def _cell_text(name: str, text: str) -> str | list[str]:
+    """A cell as its setting reads it: a list's `;` as commas, a repeated one's parts."""
+    s = SETTING[name]
+    if s.repeatable:
+        return [p for p in text.split(";") if p.strip()]
+    return _list(text) if s.listed else text

@@ -172,3 +172,9 @@ def relabel(read: dict[str, str] | None, problem: Problem) -> dict[str, str] | N
     elif pinned:
         label += " at " + ", ".join(f"{n} = {v:g}" for n, v in problem.pinned)
     return {**read, "answer": f"{label} = {text}"}
+
+
+def prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
+    """What a sheet asks: "Find f'(x).", "Find the gradient ∇f.", "Find the Hessian Hf."."""
+    words = {"∇": "the gradient ", "J": "the Jacobian ", "H": "the Hessian "}
+    return f"Find {words.get(asked[:1], '') if len(asked) <= 3 else ''}{asked}."

@@ -330,3 +330,8 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     x, constants = variables(side, y, wrt, names, wrt_from)
     return solution(left, right, side, x, y, kind.order, settings, limits,
                     lambda: curve_points(side, x, y, settings, limits, constants)[0])
+
+
+def prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
+    """What a sheet asks: dy/dx (or d²y/dx²) by implicit differentiation."""
+    return f"Find {asked or 'dy/dx'} by implicit differentiation."

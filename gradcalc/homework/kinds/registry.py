@@ -1,16 +1,16 @@
-"""The kinds of homework problem, defined once: what each asks for, the settings it
-takes, and the module that judges it.
+"""The kinds of homework problem, defined once: what each asks for and the settings it
+takes.
 
-A problem's settings beyond "the first derivative" are one value, `Kind` (its defaults
-are the plain check). Each setting is one `Setting`, named once: the field of `Kind`, a
-key's column, a batch line's field and a receipt's field all carry its name, and the
-command line spells it `--name`. Each kind of problem is one `ProblemKind` in `KINDS`:
-its name (a key's `kind` cell), the setting that makes a problem that kind (its marker:
-`--implicit y`, `--antiderivative`, `--shape ...`; none for the derivative, the
-default), the other settings it takes, and its module in `gradcalc.homework.kinds`,
-whose `judge` decides an answer and whose `solve` writes the worked solution
-(`gradcalc.homework.dispatch` finds both). A setting that the
-problem's kind does not take is refused, naming both (`check_fits`), on every surface.
+A problem's settings beyond "the first derivative" are one value, `Kind`, built from
+`SETTINGS`: each setting is one `Setting`, named once with its default and its reader,
+and it is a field of `Kind`, a key's column, a batch line's field and a receipt's field by
+its name, and `--name` on the command line. Each kind of problem is one `ProblemKind` in
+`KINDS`: its name (a key's `kind` cell), the setting that makes a problem that kind (its
+marker: `--implicit y`, `--antiderivative`, `--shape ...`; none for the derivative, the
+default), the other settings it takes, its own settings, and how keys, sheets and
+reports speak of it. Its module, which decides, is registered beside it in
+`gradcalc.homework.kinds.catalog`. A setting that the problem's kind does not take is
+refused, naming both (`check_fits`), on every surface.
 
 Data only: this module imports no homework module that decides (a domain's text is read
 by `gradcalc.homework.domain`, itself data), so the command line can declare its options
@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, make_dataclass
 from typing import Any
 
 from gradcalc.errors import GradcalcError
@@ -32,98 +34,6 @@ MAX_ORDER = 10
 CONSTANT_RULES = ("required", "optional", "forbidden")
 #: the largest declared tensor (entries), and the most dimensions
 MAX_ENTRIES, MAX_DIMS = 10_000, 4
-
-
-@dataclass(frozen=True)
-class Kind:
-    """One problem's kind. Fields (each default is the plain first-derivative check):
-
-    - order: the N-th derivative (with several wrt and order 2: the Hessian).
-    - partial: a mixed partial, differentiated in this order (("x", "y") is f_xy).
-    - at: inputs held at values; the answer is the derivative's value there (with
-      implicit: a point of the curve).
-    - implicit: the dependent name of an equation F = G (dy/dx by implicit
-      differentiation, judged on points of the curve, or at `at`).
-    - antiderivative: the answer's derivative must be the function; `constant` says
-      whether its `+ C` is required, optional (the default) or forbidden.
-    - shape: tensor inputs, name -> shape (backprop homework); `integers`: draw them as
-      small integers.
-    - domain: where answers are judged, as canonical text (`x > 0, -1 < y < 1`:
-      `gradcalc.homework.domain.read_domain`); None is the function's whole real domain.
-    """
-
-    order: int = 1
-    partial: tuple[str, ...] = ()
-    at: tuple[tuple[str, float], ...] = ()
-    implicit: str | None = None
-    antiderivative: bool = False
-    constant: str = "optional"
-    shape: tuple[tuple[str, tuple[int, ...]], ...] = ()
-    integers: bool = False
-    domain: str | None = None
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.order <= MAX_ORDER:
-            raise GradcalcError(f"--order {self.order}: give an order from 1 to {MAX_ORDER}",
-                                kind="usage")
-        if self.constant not in CONSTANT_RULES:
-            raise GradcalcError(f"--constant {self.constant!r}: give one of "
-                                f"{', '.join(CONSTANT_RULES)}", kind="usage")
-        if self.partial and self.order != 1:
-            raise GradcalcError("--partial names every differentiation; it goes without "
-                                "--order", kind="usage")
-        if self.domain is not None:  # one text per domain: receipts and memos agree
-            object.__setattr__(self, "domain", _domain(self.domain))
-        check_fits(self)
-
-    @property
-    def plain(self) -> bool:
-        """The first derivative, gradient or Jacobian: today's check."""
-        return self == Kind()
-
-    def as_json(self) -> dict[str, Any]:
-        """The settings that differ from the default, for a verdict's JSON."""
-        out: dict[str, Any] = {}
-        for name, default in vars(Kind()).items():
-            v = getattr(self, name)
-            if v != default:
-                out[name] = (dict(v) if name in ("at", "shape") else
-                             list(v) if isinstance(v, tuple) else v)
-        return out
-
-    @classmethod
-    def read(cls, order: str | int | None = None, partial: str | None = None,
-             at: str | list[str] | None = None, implicit: str | None = None,
-             antiderivative: bool | str = False, constant: str | None = None,
-             shape: str | None = None, integers: bool | str = False,
-             domain: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Kind:
-        """A Kind from option or column texts (None or '' is the default)."""
-        texts = {"order": order, "partial": partial, "at": at, "implicit": implicit,
-                 "antiderivative": antiderivative, "constant": constant, "shape": shape,
-                 "integers": integers, "domain": domain}
-        return cls(**{n: read_setting(n, v, limits) for n, v in texts.items()})
-
-
-def read_setting(name: str, text: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
-    """One setting's value from its option or column text (None or '' is the default);
-    GradcalcError in the command line's words when the text is not one."""
-    if name == "order":
-        order = _order(text)
-        if not 1 <= order <= MAX_ORDER:
-            raise GradcalcError(f"--order {order}: give an order from 1 to {MAX_ORDER}",
-                                kind="usage")
-        return order
-    if name == "constant":
-        rule = (text or "optional").strip().lower()
-        if rule not in CONSTANT_RULES:
-            raise GradcalcError(f"--constant {rule!r}: give one of "
-                                f"{', '.join(CONSTANT_RULES)}", kind="usage")
-        return rule
-    readers = {"partial": lambda: _names(text, "--partial"), "at": lambda: _at(text, limits),
-               "implicit": lambda: _name(text), "shape": lambda: _shapes(text),
-               "antiderivative": lambda: _flag(text), "integers": lambda: _flag(text),
-               "domain": lambda: _domain(text, limits)}
-    return readers[name]()
 
 
 def _flag(v: bool | str) -> bool:
@@ -225,15 +135,52 @@ def _domain(text: str | None, limits: Limits = DEFAULT_LIMITS) -> str | None:
     return ", ".join(b.text for b in read_domain(str(text), limits))
 
 
+def _read_order(text: Any, limits: Limits) -> int:
+    order = _order(text)
+    if not 1 <= order <= MAX_ORDER:
+        raise GradcalcError(f"--order {order}: give an order from 1 to {MAX_ORDER}",
+                            kind="usage")
+    return order
+
+
+def _read_constant(text: Any, limits: Limits) -> str:
+    rule = (text or "optional").strip().lower()
+    if rule not in CONSTANT_RULES:
+        raise GradcalcError(f"--constant {rule!r}: give one of "
+                            f"{', '.join(CONSTANT_RULES)}", kind="usage")
+    return rule
+
+
+def _pairs(v: Any) -> Any:
+    """A receipt's {name: value} as the setting's pairs."""
+    return tuple((str(n), _frozen(x)) for n, x in v.items())
+
+
+def _order_cell(text: str) -> str | None:
+    if text.isdigit() and 1 <= int(text) <= MAX_ORDER:
+        return None
+    return (f"{text!r}: give a whole number from 1 to {MAX_ORDER}, e.g. 2 for the second "
+            "derivative")
+
+
+def _name_cell(text: str) -> str | None:
+    if re.fullmatch(r"[^\W\d]\w*", text):
+        return None
+    return f"{text!r} is not a variable's name: name the dependent variable, e.g. y"
+
+
 # --------------------------------------------------------------------------- the registry
 
 @dataclass(frozen=True)
 class Setting:
-    """One of a problem's settings: a field of `Kind`, and by the same name a key's
-    column, a batch line's field and a receipt's field; `--name` on the command line."""
+    """One of a problem's settings: a field of `Kind` (its `default`, and `read` turning
+    an option's or a column's text into its value), and by the same name a key's column,
+    a batch line's field and a receipt's field; `--name` on the command line."""
 
     name: str
     help: str  # the command line's --help text
+    read: Callable[[Any, Limits], Any]  # (text, limits) -> value; None or '' the default
+    default: Any = None
     metavar: str | None = None
     json: str = "a text"  # what a batch line's field holds (its error says so)
     flag: bool = False  # an option without a value (--antiderivative, --integers)
@@ -242,6 +189,15 @@ class Setting:
     #: the one kind the setting belongs to, and what to say when it is given without it
     owner: str | None = None
     alone: str = ""
+    #: a receipt's JSON of the value and back (None: as it is)
+    shown: Callable[[Any], Any] | None = None
+    saved: Callable[[Any], Any] | None = None
+    #: a key's cell: a list separated by `;` (read as commas), or one value per `;`
+    listed: bool = False
+    #: a key's cell checked alone: its error message, or None (`order`'s range)
+    cell: Callable[[str], str | None] | None = None
+    #: the names of the problem's variables the value names (`at`'s x in x=2)
+    names: Callable[[Any], Any] | None = None
 
     @property
     def option(self) -> str:
@@ -249,76 +205,224 @@ class Setting:
 
 
 @dataclass(frozen=True)
+class Report:
+    """How a verdict's rows name its sides (the counterexample's answer, the truth it is
+    compared with, and their difference), and what an exact counterexample is."""
+
+    answer: str = "answer"
+    expected: str = "derivative"
+    difference: str = "answer − derivative"
+    exact: str = "exact: the difference is not 0"
+    #: the method of an incorrect verdict decided exactly with no counterexample
+    refuted: str = "the answer's shape"
+
+
+@dataclass(frozen=True)
 class ProblemKind:
-    """One kind of problem: its name, the setting that makes a problem this kind (none
-    for the default), the other settings it takes, and its module under
-    `gradcalc.homework.kinds`, whose `judge(function, answer, wrt, kind, settings, limits,
-    wrt_from)` decides an answer and whose `solver` (`solve(function, wrt, kind, settings,
-    limits, wrt_from, answer)`) writes the worked solution
-    (`gradcalc.homework.solutions.worked.Solution`)."""
+    """One kind of problem, as data: its name (a key's `kind` cell), the setting that
+    makes a problem this kind (its marker: none for the default), the other settings it
+    takes, its own settings (beyond the shared ones), and how keys, sheets and reports
+    speak of it. Its module, which decides (`judge`), reads (`reading`), writes the
+    worked solution (`solve`) and the sheet's prompt (`prompt`), is registered beside it
+    in `gradcalc.homework.kinds.catalog`."""
 
     name: str
     marker: str | None
     takes: tuple[str, ...]
-    module: str
     summary: str
-    solver: str = "solve"
+    settings: tuple[Setting, ...] = ()
+    #: a key naming the kind without its marker's column: the marker's value by default,
+    #: else what the column gives ("its inputs' shapes")
+    marker_default: str | None = None
+    needs: str = ""
+    #: what the marker's column names, refused when the key names another kind
+    marks: str = ""
+    #: the marker, in a key's words (the `kind` column's word for a flag)
+    word: str | None = None
+    #: the verdict's `kind` words of this kind's problems, and how their report reads
+    verdict_kinds: tuple[str, ...] = ()
+    report: Report = Report()
+    #: the function is an equation F = G (its variants are drawn as one)
+    equation: bool = False
+    #: the function and its answers are formulas (a sheet shows them so), not programs
+    formulas: bool = True
 
     @property
     def article(self) -> str:
         return "an" if self.name[0] in "aeiou" else "a"
 
 
-SETTINGS: tuple[Setting, ...] = (
+_SHARED: tuple[Setting, ...] = (
     Setting("order", "The N-th derivative (with several --wrt and 2: the Hessian, a nested "
-            "list).", json="a whole number"),
-    Setting("partial", "A mixed partial: d/dx, then d/dy (any length).", "x,y",
-            json='a text ("x,y") or a list of names'),
+            "list).", _read_order, 1, json="a whole number", saved=int, cell=_order_cell),
+    Setting("partial", "A mixed partial: d/dx, then d/dy (any length).",
+            lambda v, limits: _names(v, "--partial"), (), "x,y",
+            json='a text ("x,y") or a list of names', shown=list,
+            saved=lambda v: tuple(str(n) for n in v), listed=True, names=set),
     Setting("at", "Hold inputs at values: the answer is the derivative's value there, e.g. "
             "'x=2' (repeatable); with --implicit, a point of the curve, e.g. 'x=1, y=-1'.",
-            "x=2", repeatable=True,
-            json='a text ("x=2, y=1") or an object ({"x": 2})'),
+            _at, (), "x=2", repeatable=True,
+            json='a text ("x=2, y=1") or an object ({"x": 2})', shown=dict, saved=_pairs,
+            names=dict),
     Setting("implicit", "FUNCTION is an equation F = G; the answer is dy/dx by implicit "
             "differentiation (may use x and y), judged on points of the curve. Other names "
-            "are constants (--wrt names x when the answer does not say).", "y",
-            json="a name"),
+            "are constants (--wrt names x when the answer does not say).",
+            lambda v, limits: _name(v), None, "y", json="a name", cell=_name_cell,
+            names=lambda v: {v}),
     Setting("antiderivative", "ANSWER is an antiderivative of FUNCTION (its derivative is "
-            "FUNCTION), with or without + C.", flag=True, column=False),
+            "FUNCTION), with or without + C.", lambda v, limits: _flag(v), False, flag=True,
+            column=False),
     Setting("constant", "With --antiderivative: whether the answer's + C is required.",
-            "required|optional|forbidden", json="required, optional or forbidden",
-            owner="antiderivative", alone="the + C rule goes with --antiderivative"),
+            _read_constant, "optional", "required|optional|forbidden",
+            json="required, optional or forbidden", owner="antiderivative",
+            alone="the + C rule goes with --antiderivative"),
     Setting("shape", "Tensor inputs and their shapes (backprop homework); the answer has the "
-            "--wrt input's shape.", "'W=3x2, x=2'",
-            json='a text ("W=3x2, x=2") or an object ({"W": [3, 2], "x": 2})'),
+            "--wrt input's shape.", lambda v, limits: _shapes(v), (), "'W=3x2, x=2'",
+            json='a text ("W=3x2, x=2") or an object ({"W": [3, 2], "x": 2})', shown=dict,
+            saved=lambda v: tuple((str(n), tuple(int(d) for d in s)) for n, s in v.items()),
+            listed=True, names=dict),
     Setting("integers", "With --shape: draw the inputs as small integers (hand-computed "
-            "homework).", json="true or false", flag=True, owner="tensor",
-            alone="whole-number draws go with tensor inputs: give --shape too"),
+            "homework).", lambda v, limits: _flag(v), False, json="true or false", flag=True,
+            owner="tensor", alone="whole-number draws go with tensor inputs: give --shape too"),
     Setting("domain", "Judge the answer only where these hold, e.g. 'x > 0', '-1 < x < 1', "
             "'x in [1, 10]' or 'x > 0, y > 0' (default: the function's whole real domain).",
-            "'x > 0'", json='a text ("x > 0, -1 < y < 1")'),
+            _domain, None, "'x > 0'", json='a text ("x > 0, -1 < y < 1")'),
 )
-SETTING = {s.name: s for s in SETTINGS}
+
+
+def _point(v: Any, limits: Limits) -> tuple[tuple[str, float], ...]:
+    """A tangent's point: one input at one number ('x=1')."""
+    if not v:
+        return ()
+    from gradcalc.language.values import parse_assignments
+
+    values = parse_assignments(v, option="--tangent", limits=limits)
+    if len(values) != 1 or any(x.shape != () or not math.isfinite(float(x))
+                               for x in values.values()):
+        raise GradcalcError("--tangent: give one input at one number, e.g. --tangent x=1",
+                            kind="usage")
+    return tuple((n, float(x)) for n, x in values.items())
+
+
+TANGENT = Setting("tangent", "The tangent line to FUNCTION at this point, e.g. 'x=1': the "
+                  "answer is a line (y = 2x - 1, y - 1 = 2(x - 1), 2x - y = 1).", _point, (),
+                  "x=1", json='a text ("x=1")', shown=dict, saved=_pairs, names=dict)
 
 KINDS: tuple[ProblemKind, ...] = (
-    ProblemKind("derivative", None, ("order", "partial", "at", "domain"), "derivative",
+    ProblemKind("derivative", None, ("order", "partial", "at", "domain"),
                 "the derivative, gradient or Jacobian; the N-th derivative, a mixed partial, "
-                "the value at a point"),
-    ProblemKind("antiderivative", "antiderivative", ("constant", "domain"), "antiderivative",
-                "an antiderivative, with or without + C"),
-    ProblemKind("implicit", "implicit", ("order", "at"), "implicit",
-                "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve or at one"),
-    ProblemKind("tensor", "shape", ("integers", "at"), "tensor_loss",
-                "the gradient of a scalar loss by a tensor input (backprop homework)"),
+                "the value at a point",
+                verdict_kinds=("derivative", "gradient", "jacobian", "higher derivative",
+                               "partial", "hessian")),
+    ProblemKind("antiderivative", "antiderivative", ("constant", "domain"),
+                "an antiderivative, with or without + C", word="kind antiderivative",
+                verdict_kinds=("antiderivative",),
+                report=Report("answer′", "function", "answer′ − function")),
+    ProblemKind("implicit", "implicit", ("order", "at"),
+                "dy/dx (or d²y/dx²) of an equation F = G, on points of the curve or at one",
+                marker_default="y", marks="an equation's dependent variable",
+                verdict_kinds=("implicit",), equation=True,
+                report=Report(exact="symbolic: a counterexample at an exact point of the "
+                              "curve")),
+    ProblemKind("tensor", "shape", ("integers", "at"),
+                "the gradient of a scalar loss by a tensor input (backprop homework)",
+                needs="its inputs' shapes", verdict_kinds=("tensor",), formulas=False),
+    ProblemKind("tangent", "tangent", (), "the tangent line to f at a point, as any equation "
+                "of that line", settings=(TANGENT,), needs="the point of tangency",
+                verdict_kinds=("tangent",),
+                report=Report(expected="tangent line", difference="answer − tangent line",
+                              refuted="exact: its slope and point against f'(a) and f(a)")),
 )
 KIND = {k.name: k for k in KINDS}
+#: every setting: the shared ones, then each kind's own, in the registry's order
+SETTINGS: tuple[Setting, ...] = (*_SHARED, *(s for k in KINDS for s in k.settings))
+SETTING = {s.name: s for s in SETTINGS}
 #: a key's and a batch line's kind columns: `kind`, then every setting that is a column
 COLUMNS = ("kind", *(s.name for s in SETTINGS if s.column))
 
 
+def read_setting(name: str, text: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """One setting's value from its option or column text (None or '' is the default);
+    GradcalcError in the command line's words when the text is not one."""
+    return SETTING[name].read(text, limits)
+
+
+def variables(kind: Kind) -> set[str]:
+    """The names that the kind's settings make the problem's variables (`at`'s x)."""
+    return {n for s in SETTINGS if s.names and getattr(kind, s.name) != s.default
+            for n in s.names(getattr(kind, s.name))}
+
+
+def problem_kind(verdict_kind: str) -> ProblemKind:
+    """The kind of problem a verdict's `kind` word belongs to (the default's, else)."""
+    return next((k for k in KINDS if verdict_kind in k.verdict_kinds), KINDS[0])
+
+
+def report_of(verdict_kind: str) -> Report:
+    """How a verdict of this `kind` word names its rows (a derivative's by default)."""
+    return problem_kind(verdict_kind).report
+
+
+def _post_init(self: Any) -> None:
+    for s in SETTINGS:
+        value = getattr(self, s.name)
+        if value != s.default and not (s.flag or isinstance(value, tuple)):
+            object.__setattr__(self, s.name, s.read(value, DEFAULT_LIMITS))
+    if self.partial and self.order != 1:
+        raise GradcalcError("--partial names every differentiation; it goes without "
+                            "--order", kind="usage")
+    check_fits(self)
+
+
+def _plain(self: Any) -> bool:
+    """The first derivative, gradient or Jacobian: today's check."""
+    return bool(self == Kind())
+
+
+def _as_json(self: Any) -> dict[str, Any]:
+    """The settings that differ from the default, for a verdict's JSON."""
+    out: dict[str, Any] = {}
+    for s in SETTINGS:
+        v = getattr(self, s.name)
+        if v != s.default:
+            out[s.name] = s.shown(v) if s.shown else list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _read(cls: type, limits: Limits = DEFAULT_LIMITS, **texts: Any) -> Any:
+    """A Kind from option or column texts, by setting name (None or '' is the default)."""
+    unknown = sorted(set(texts) - set(SETTING))
+    if unknown:
+        raise GradcalcError(f"{', '.join('--' + n for n in unknown)}: not a setting of a "
+                            "problem", kind="usage")
+    return cls(**{s.name: s.read(texts.get(s.name), limits) for s in SETTINGS})
+
+
+def _from_json(cls: type, saved: dict[str, Any]) -> Any:
+    """A Kind from its JSON (`as_json`, a receipt's), each setting read back."""
+    return cls(**{n: SETTING[n].saved(v) if SETTING[n].saved else v  # type: ignore[misc]
+                  for n, v in saved.items()})
+
+
+def _kind_class(settings: tuple[Setting, ...]) -> Any:
+    """`Kind`: a frozen dataclass with one field per setting, defaulting as it says."""
+    return make_dataclass(
+        "Kind", [(s.name, Any, field(default=s.default)) for s in settings], frozen=True,
+        namespace={"__module__": __name__,
+                   "__doc__": "One problem's kind: one field per setting of the registry "
+                              "(`SETTINGS`), each defaulting to the plain first-derivative "
+                              "check.",
+                   "__post_init__": _post_init, "plain": property(_plain),
+                   "as_json": _as_json, "read": classmethod(_read),
+                   "from_json": classmethod(_from_json)})
+
+
+Kind = _kind_class(SETTINGS)
+
+
 def given(kind: Kind) -> list[str]:
     """The settings of `kind` that differ from the default, in the registry's order."""
-    default = {f.name: f.default for f in fields(Kind)}
-    return [s.name for s in SETTINGS if getattr(kind, s.name) != default[s.name]]
+    return [s.name for s in SETTINGS if getattr(kind, s.name) != s.default]
 
 
 def kind_of(kind: Kind) -> ProblemKind:
@@ -364,3 +468,23 @@ def check_fits(kind: Kind) -> None:
 
 
 PLAIN = Kind()
+
+
+def register(entry: ProblemKind) -> None:
+    """Add a kind of problem to the registry (a toy kind in a test, a kind kept outside
+    gradcalc), its settings with it, before any other module has taken `Kind`: the
+    tables and `Kind` are built again, so it must come first in the process."""
+    global KINDS, KIND, SETTINGS, SETTING, COLUMNS, Kind, PLAIN
+    users = [name for name, module in sys.modules.items() if name != __name__
+             and name.startswith("gradcalc.") and getattr(module, "Kind", None) is Kind]
+    if entry.name in KIND:
+        raise RuntimeError(f"register {entry.name!r}: already a kind")
+    if users:
+        raise RuntimeError(f"register {entry.name!r}: {users[0]} has taken Kind already")
+    KINDS = (*KINDS, entry)
+    KIND = {k.name: k for k in KINDS}
+    SETTINGS = (*SETTINGS, *entry.settings)
+    SETTING = {s.name: s for s in SETTINGS}
+    COLUMNS = ("kind", *(s.name for s in SETTINGS if s.column))
+    Kind = _kind_class(SETTINGS)
+    PLAIN = Kind()

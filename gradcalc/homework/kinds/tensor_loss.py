@@ -18,6 +18,7 @@ sum over a batch axis, a missing constant factor, a sign.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -323,3 +324,18 @@ def _value_feedback(A: np.ndarray, G: np.ndarray) -> str | None:
         return messages.constant_factor(shown, "the gradient", "a missing factor, such as "
                                         "the 2 of a square or the 1/n of a mean?")
     return None
+
+
+def prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
+    """What a sheet asks: the gradient of the loss by the wrt input, of its shape."""
+    w = wrt[0] if wrt else "W"
+    dims = "×".join(str(d) for d in dict(kind.shape).get(w, ())) or "scalar"
+    return f"Find the gradient ∂L/∂{w} of the loss L (of {w}'s shape, {dims})."
+
+
+def hint_problem(kind: Kind, answer: str, foreseen: str, wrt: tuple[str, ...], t: str
+                 ) -> tuple[str, str, list[str], Kind]:
+    """A hint matches a tensor gradient entry by entry: the answer is the gradient of
+    sum(t * foreseen) by t, a tensor of the wrt input's shape."""
+    extended = replace(kind, shape=(*kind.shape, (t, dict(kind.shape)[wrt[0]])))
+    return f"sum({t} * ({foreseen}))", answer, [t], extended

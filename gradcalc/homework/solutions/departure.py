@@ -28,19 +28,19 @@ from gradcalc.language.parse import parse
 from gradcalc.verify.budget import Timeout, time_budget
 
 
-def place(solution: Solution, job: Any, verdict: Any, problem: Problem | None = None
-          ) -> Solution:
+def place(solution: Solution, job: Any, verdict: Any, problem: Problem | None = None,
+          derivative: bool = True) -> Solution:
     """The solution with the step where the verdict's misconception acts marked (and
     `departs_at` set); unchanged when no step acts there. `problem`: the problem as the
-    kind read it (with a second derivative's paths), when it has one."""
+    kind read it (with a second derivative's paths), when it has one; `derivative`: a
+    problem of the default kind, whose step the student's version is shown for."""
     found = verdict.misconception or {}
     at, rule = found.get("at", ""), found.get("rule", "")
     n = step_of(solution, at, found.get("differentiation"))
     if n is None:
         return solution
     student, right = "", ""
-    if verdict.kind in ("derivative", "gradient", "jacobian", "higher derivative",
-                        "partial", "hessian"):
+    if derivative:
         student, right = versions(job, verdict, rule, at, problem)
     step = solution.steps[n - 1][2]
     said = (f"you wrote {student} here; the {step.name} gives {right}" if student and right
