@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from tests.differential_scripts import _numbers
-from tests.differential_scripts import generate as generate_autograd
+from differential_scripts import _numbers
+from differential_scripts import generate as generate_autograd
 
 #: the share of seeds that give a library script (the rest give autograd scripts)
 LIBRARY_SHARE = 0.4

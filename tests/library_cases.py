@@ -1,4 +1,4 @@
-"""The library ops' cases pinned to PyTorch (tests/test_library_pinned.py): name ->
+"""The library ops' cases pinned to PyTorch (tests/engine/test_library_pinned.py): name ->
 (inputs, code).
 
 Each input is a float64 leaf that requires grad; `code` is one expression over the

@@ -1,5 +1,5 @@
 """Samples for the table entries of PyTorch's library ops (gradcalc/engine/extended.py),
-read by tests/test_ops.py's parametrised suites: name -> (argument builder, parameters)."""
+read by tests/engine/test_ops.py's parametrised suites: name -> (argument builder, parameters)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Writes tests/library_pinned.py: every case of tests/library_cases.py as PyTorch gives it.
 
 Run by hand where torch is installed (never a dependency of gradcalc or its tests):
-`python -m tests.pin_library`. The file it writes holds literals only.
+`python tests/pin_library.py`. The file it writes holds literals only.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pprint
 import warnings
 from pathlib import Path
 
-from tests.library_cases import CASES, observe
+from library_cases import CASES, observe
 
 HEAD = '''"""PyTorch's answers to tests/library_cases.py, written by tests/pin_library.py with
 torch {version} (CPU, float64). Literals only: the tests need no torch."""

@@ -8,7 +8,7 @@ import pytest
 import gradcalc
 from gradcalc import autograd
 from gradcalc.autograd import Function
-from tests.custom_functions import Exp
+from custom_functions import Exp
 
 FREED = "Trying to backward through the graph a second time"
 

@@ -3,7 +3,7 @@
 The page's prose (above the marker line) is written by hand; below it, one section per
 command holds exactly what `gradcalc COMMAND --help` prints in an 80-column terminal
 without colour. The page is committed as generated text, so it reads the same on GitHub
-as on the site, and tests/test_docs_commands.py fails, saying how to regenerate it, when
+as on the site, and tests/docs/test_commands.py fails, saying how to regenerate it, when
 an option changes:
 
     python -m tools.gen_commands          # rewrite docs/commands.md
