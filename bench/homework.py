@@ -32,7 +32,7 @@ from pathlib import Path
 
 from gradcalc.grading import classfile
 from gradcalc.homework import judge as judging
-from gradcalc.tables.headers import parse_table
+from gradcalc.ingest.headers import parse_table
 
 #: (function, right answers, wrong answers)
 PROBLEMS = [
@@ -124,9 +124,9 @@ def measure_class(key_text: str, subs_text: str, memo: bool) -> dict[str, float]
     from gradcalc.grading import classfile
     from gradcalc.grading import gradebook as grades
     from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
+    from gradcalc.ingest.headers import parse_table
     from gradcalc.render.lms import gradebook_csv
     from gradcalc.render.report import report_html
-    from gradcalc.tables.headers import parse_table
 
     classfile.forget()
     judging.forget_formulas()

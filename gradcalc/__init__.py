@@ -230,16 +230,16 @@ def graph(t: Tensor) -> Any:
     """The graph of `t` with each node's value and gradient, as a notebook shows it (SVG
     through Graphviz where installed, else Mermaid; `str()` is a text table); also
     `t.graph()`. Drawn by gradcalc.engine.pictures, imported on first use."""
-    from gradcalc.engine.pictures import graph as draw
+    from gradcalc.engine import pictures
 
-    return draw(t)
+    return pictures.graph(t)
 
 
 def explain(t: Tensor) -> Any:
     """The tape and the backward sweep of `t` as a table object (HTML in a notebook)."""
-    from gradcalc.engine.pictures import explain as tables
+    from gradcalc.engine import pictures
 
-    return tables(t)
+    return pictures.explain(t)
 
 
 _FUNCTION_NAMES = list(_library_names())

@@ -15,7 +15,6 @@ import random
 from typing import Any
 
 import numpy as np
-
 from differential_scripts import _numbers
 from differential_scripts import generate as generate_autograd
 

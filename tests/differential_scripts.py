@@ -1,9 +1,9 @@
 """Seeded generator of small autograd scripts, and a runner that observes them.
 
-A script is a list of Python statements over a module named `lib`, written in the part
-of the API that gradcalc and PyTorch share; tests/engine/test_autograd_differential.py runs each script
-with `lib` bound to torch and to gradcalc and compares what `observe` records after every
-statement: each tensor's values, shape, requires_grad, is_leaf and .grad (None
+A script is a list of Python statements over a module named `lib`, written in the part of
+the API that gradcalc and PyTorch share; tests/engine/test_autograd_differential.py runs
+each script with `lib` bound to torch and to gradcalc and compares what `observe` records
+after every statement: each tensor's values, shape, requires_grad, is_leaf and .grad (None
 included), NumPy results, and the type of any exception a statement raised.
 
 The families: elementwise and reduction trees over broadcasting shapes; backward with

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from custom_functions import Exp
 
 import gradcalc
 from gradcalc import autograd
 from gradcalc.autograd import Function
-from custom_functions import Exp
 
 FREED = "Trying to backward through the graph a second time"
 

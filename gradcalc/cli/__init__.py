@@ -27,7 +27,7 @@ from gradcalc.cli import (  # noqa: F401
     differentiate, scripting, plotting, checking, deriving, classes, handouts)
 # isort: on
 from gradcalc.cli.app import app
-from gradcalc.cli.output import printable
+from gradcalc.cli.stdout import printable
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.render.formats import JSON, RICH, Format
 

@@ -61,7 +61,7 @@ REPLAY: list[Parameter] = [
 
 def grade(o: dict[str, Any]) -> None:
     from gradcalc.run.classrun import ClassJob
-    from gradcalc.run.engines import engine_of
+    from gradcalc.run.runners import engine_of
 
     run = run_of(o, o["answers"], format_of(o, ("class_view",)), sys.stdout)
     engine = engine_of(run)

@@ -47,7 +47,7 @@ from gradcalc.cli.options import (
     run_of,
     stdin_note,
 )
-from gradcalc.cli.output import Stdout, printable
+from gradcalc.cli.stdout import Stdout, printable
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import CHUNK_ROWS, DEFAULT_LIMITS
 from gradcalc.render.formats import Format
@@ -149,10 +149,10 @@ def run_derivative(command: str, o: dict[str, Any]) -> None:
 def run_one(job: Any, fmt: Format, extras: dict[str, Any], numbers: Any) -> bool:
     """One point: the result on stdout in the chosen format (or the graph, with --graph);
     whether a check failed."""
-    from gradcalc.commands import derivatives
+    from gradcalc.commands import one_point
 
     write = fmt.writer("graph" if extras.get("graph") else "result")
-    result = derivatives.run(job)
+    result = one_point.run(job)
     if extras.get("graph") or extras.get("latex"):
         result.view.update(graph=extras.get("graph"), latex=extras.get("latex"),
                            explain=extras.get("explain"), names=extras.get("names"),
@@ -166,7 +166,7 @@ def explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any],
     """--points with --explain, --graph or --symbolic: the run at one row of the table,
     shown as a one-point command shows it (--explain-row N; the first row by default)."""
     from gradcalc.commands import points
-    from gradcalc.commands.point_row import describe, row_job
+    from gradcalc.commands.one_row import describe, row_job
 
     if source == "-":
         stdin_note("the --points table")
@@ -188,7 +188,7 @@ def explain_points_row(job: Any, source: str, row: int, extras: dict[str, Any],
 def run_points(job: Any, run: Any) -> bool:
     """--points: a table in, one row per point out (to stdout or --output), a note on the
     sampled check; in chunks, on --jobs processes or a Dask cluster (`run.engines`)."""
-    from gradcalc.run.engines import engine_of
+    from gradcalc.run.runners import engine_of
 
     engine = engine_of(run)
     if run.source == "-":

@@ -21,7 +21,7 @@ from gradcalc.cli.options import (
     limits_of,
     stdin_note,
 )
-from gradcalc.cli.output import write_all
+from gradcalc.cli.stdout import write_all
 from gradcalc.errors import GradcalcError
 from gradcalc.limits import DEFAULT_LIMITS
 
@@ -59,12 +59,12 @@ def _open(file: str | None) -> Any:
 
 
 def batch(o: dict[str, Any]) -> None:
-    from gradcalc.commands import batch as batches
+    from gradcalc.commands import batch
     from gradcalc.run.workers import job_count
 
     line = format_of(o, ("answer",)).writer("answer")
     fh = _open(o["file"])
-    tally, limits, check = batches.Tally(), limits_of(o), not o["no_check"]
+    tally, limits, check = batch.Tally(), limits_of(o), not o["no_check"]
     workers = 1 if o["explain_row"] is not None else job_count(o["jobs"])
     try:
         if workers > 1:
@@ -72,7 +72,7 @@ def batch(o: dict[str, Any]) -> None:
 
             write_all(answer_chunks(fh, tally, check, limits, workers, o["chunk_rows"]))
         else:
-            answers = batches.run(fh, tally, check=check, limits=limits,
+            answers = batch.run(fh, tally, check=check, limits=limits,
                                   explain_line=o["explain_row"])
             write_all(line(answer) for answer in answers)
     finally:

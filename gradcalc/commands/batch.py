@@ -93,7 +93,7 @@ def check_job(obj: dict[str, Any], limits: Limits) -> tuple[Any, Any]:
     "at": "x=2", "kind": "antiderivative", "constant": "required", "shape": "W=3x2, x=2",
     "integers": true, ...); its verdict (`gradcalc.homework.answer`) and, with
     "steps": true, its worked solution (as `check --steps` gives it), else None."""
-    from gradcalc.homework import answer as checking
+    from gradcalc.homework import answer as judging
     from gradcalc.homework.kinds.columns import kind_of
     from gradcalc.homework.kinds.registry import COLUMNS
 
@@ -112,10 +112,10 @@ def check_job(obj: dict[str, Any], limits: Limits) -> tuple[Any, Any]:
         raise GradcalcError('"steps" is true or false', kind="usage")
     kind = kind_of({c: _cell(c, obj[c]) for c in COLUMNS if c in obj}, "the check job",
                    part="field")
-    job = checking.AnswerJob(program, answer, _wrt(obj.get("wrt")) or None,
+    job = judging.AnswerJob(program, answer, _wrt(obj.get("wrt")) or None,
                              limits=_limits(obj, limits), kind=kind)
-    verdict = checking.run(job)
-    return verdict, checking.worked(job, verdict) if steps else None
+    verdict = judging.run(job)
+    return verdict, judging.worked(job, verdict) if steps else None
 
 
 def _cell(field: str, v: Any) -> str:
@@ -191,7 +191,7 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
            limits: Limits = DEFAULT_LIMITS, explain: bool = False) -> Answer | None:
     """The answer to line `n` (None for a blank line); counts it in `tally`; `explain`:
     a grad, jacobian or hessian job's answer also carries its tape and sweep."""
-    from gradcalc.commands import derivatives
+    from gradcalc.commands import one_point
 
     ident: dict[str, Any] = {}
     solution = None
@@ -206,7 +206,7 @@ def answer(raw: bytes | str, n: int, tally: Tally, *, check: bool = True,
         if isinstance(obj, dict) and obj.get("command") == "check":
             result, solution = check_job(obj, limits)
         else:
-            result = derivatives.run(replace(job_from(obj, check=check, limits=limits),
+            result = one_point.run(replace(job_from(obj, check=check, limits=limits),
                                              explain=explain))
     except Exception as exc:  # noqa: BLE001 - one bad job must not end the batch
         tally.errors += 1

@@ -1,10 +1,10 @@
-"""--points in chunks: each chunk of a table (a `tables.scan.Piece`) answered on its own,
+"""--points in chunks: each chunk of a table (an `ingest.scan.Piece`) answered on its own,
 so memory depends on the chunk, not on the table.
 
 Each chunk is one `points.run` (its own vectorised passes: points that take different
 paths are split within the chunk), and the check looks at the rows of the whole table's
 sample that fall in it; what the chunks add up to (paths, non-finite values, bad rows)
-is gathered in `Totals`. Reading the table's files is `gradcalc.tables.scan`.
+is gathered in `Totals`. Reading the table's files is `gradcalc.ingest.scan`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import numpy as np
 from gradcalc.commands import points
 from gradcalc.commands.jobs import Job
 from gradcalc.errors import GradcalcError
+from gradcalc.ingest.cells import SHOW_BAD_ROWS, Rows, read_rows
+from gradcalc.ingest.point_table import Header, PointTable
+from gradcalc.ingest.scan import Piece, not_plain
 from gradcalc.limits import CHUNK_ROWS
-from gradcalc.tables.cells import SHOW_BAD_ROWS, Rows, read_rows
-from gradcalc.tables.point_table import Header, PointTable
-from gradcalc.tables.scan import Piece, not_plain
 
 #: rows read, answered and written at a time (--chunk-rows)
 DEFAULT_CHUNK_ROWS = CHUNK_ROWS

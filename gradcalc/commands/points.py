@@ -24,8 +24,8 @@ from gradcalc.commands.jobs import (
     reads,
 )
 from gradcalc.errors import GradcalcError
+from gradcalc.ingest.point_table import PointTable, open_source, read_table
 from gradcalc.language.program import Program
-from gradcalc.tables.point_table import PointTable, open_source, read_table
 
 __all__ = ["PointsResult", "Sample", "PointTable", "check_sample", "open_source", "program_reads",
            "read_table", "run", "sample_rows"]

@@ -25,13 +25,13 @@ from gradcalc.errors import GradcalcError, failure
 from gradcalc.grading.hints import Hint, fire
 from gradcalc.grading.key import Key
 from gradcalc.grading.variants import Variant, variant_of
-from gradcalc.homework import answer as checking
+from gradcalc.homework import answer as judging
 from gradcalc.homework.answer import split_wrt
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import PLAIN, Kind
 from gradcalc.homework.receipt import receipt, with_variant
+from gradcalc.ingest.headers import MAX_CELL_CHARS, Sheet, SheetRow, header_of, rows_of
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.tables.headers import MAX_CELL_CHARS, Sheet, SheetRow, header_of, rows_of
 
 #: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
 ONE_FILE = ("student", "function", "answer")
@@ -365,7 +365,7 @@ def _judged(task: Task, limits: Limits) -> Verdict:
     if memo in _MEMO:
         _MEMO.move_to_end(memo)
         return _MEMO[memo]
-    verdict = checking.run(checking.AnswerJob(task.function, task.answer, wrt, task.settings,
+    verdict = judging.run(judging.AnswerJob(task.function, task.answer, wrt, task.settings,
                                              limits, wrt_from="the row's wrt",
                                              kind=task.kind))
     _MEMO[memo] = verdict
@@ -394,9 +394,9 @@ def judge_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Result:
 
 def _worked(task: Task, verdict: Verdict, limits: Limits) -> Any:
     """The problem's worked solution (once per problem), the row's departure marked."""
-    job = checking.AnswerJob(task.function, task.answer, split_wrt(task.wrt), task.settings,
+    job = judging.AnswerJob(task.function, task.answer, split_wrt(task.wrt), task.settings,
                              limits, wrt_from="the row's wrt", kind=task.kind)
-    return checking.worked(job, verdict, read_answer=False)
+    return judging.worked(job, verdict, read_answer=False)
 
 
 def judge_chunk(chunk: list[Task], limits: Limits = DEFAULT_LIMITS) -> list[Result]:

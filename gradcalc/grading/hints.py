@@ -127,7 +127,7 @@ def same(answer: str, foreseen: str, kind: Kind, wrt: tuple[str, ...], settings:
          limits: Limits = DEFAULT_LIMITS) -> bool:
     """Whether the student's answer is the foreseen one, by gradcalc's own judge (see the
     module's docstring); an answer that cannot be compared is not it."""
-    from gradcalc.homework import answer as checking
+    from gradcalc.homework import answer as judging
     from gradcalc.homework.dispatch import hint_problem, hint_same
     from gradcalc.homework.kinds.registry import PLAIN
     from gradcalc.homework.reading.claims import split_prefix, vector
@@ -143,8 +143,8 @@ def same(answer: str, foreseen: str, kind: Kind, wrt: tuple[str, ...], settings:
             function, body = _scaled(vector(foreseen), body, t)
             compared = function, body, [t], PLAIN
         function, text, names, judged_as = compared
-        job = checking.AnswerJob(function, text, names, settings, limits, kind=judged_as)
-        return checking.run(job).verdict == "correct"
+        job = judging.AnswerJob(function, text, names, settings, limits, kind=judged_as)
+        return judging.run(job).verdict == "correct"
     except Exception:  # noqa: BLE001 - an answer that cannot be compared does not match
         return False
 

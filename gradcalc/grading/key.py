@@ -3,7 +3,7 @@ which problem each answer is for.
 
 Columns: `problem,function` and optionally `wrt, order, partial, kind, implicit,
 constant, shape, rtol, atol, points, at, steps, params, term, hints`; header names as
-`gradcalc.tables.headers` matches them. A problem's `points` is its maximum score (default
+`gradcalc.ingest.headers` matches them. A problem's `points` is its maximum score (default
 1); `rtol`/`atol` replace the command's tolerances for that problem; `steps` (yes/no) shows
 the problem's worked solution in each answer's feedback (a verdict line, a Gradescope
 result). The kind columns (`gradcalc.homework.kinds.columns`) say what the problem asks
@@ -25,7 +25,7 @@ from gradcalc.grading.hints import Hint, read_hints
 from gradcalc.grading.variants import Template
 from gradcalc.homework.kinds.columns import kind_of
 from gradcalc.homework.kinds.registry import COLUMNS, PLAIN, Kind, variables
-from gradcalc.tables.headers import Sheet, SheetRow, read_table, source_of
+from gradcalc.ingest.headers import Sheet, SheetRow, read_table, source_of
 
 #: a parametrised problem's columns: what is drawn, the term's seed, the teacher's hints
 VARIANT_COLUMNS = ("params", "term", "hints")

@@ -24,7 +24,7 @@ from gradcalc.errors import GradcalcError, failure
 from gradcalc.grading.classfile import open_binary, share, text_lines
 from gradcalc.grading.hints import Hint, fire
 from gradcalc.grading.variants import redrawn
-from gradcalc.homework import answer as checking
+from gradcalc.homework import answer as judging
 from gradcalc.homework.answer import split_wrt
 from gradcalc.homework.receipt import kind_of, receipt, settings_of
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -111,7 +111,7 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
         kind = kind_of(rec)
         if isinstance(rec.get("variant"), dict):
             out.differences += redrawn(rec["variant"], rec["function"], kind)
-        verdict = checking.run(checking.AnswerJob(rec["function"], rec["answer"], wrt,
+        verdict = judging.run(judging.AnswerJob(rec["function"], rec["answer"], wrt,
                                                  settings, limits, kind=kind))
     except Exception as exc:  # noqa: BLE001 - an error is a result to compare, too
         kind, message = failure(exc)

@@ -20,8 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from gradcalc.errors import GradcalcError
-from gradcalc.grading import draws as drawing
-from gradcalc.grading import params
+from gradcalc.grading import draws, params
 from gradcalc.grading.params import Params, Values, json_of, text_of
 from gradcalc.homework.kinds.registry import PLAIN, Kind
 from gradcalc.limits import DEFAULT_LIMITS, Limits
@@ -218,7 +217,7 @@ def written(text: str, values: Values, where: str, what: str = "function",
 def variant_of(template: Template, student: str, limits: Limits = DEFAULT_LIMITS) -> Variant:
     """STUDENT's variant of the problem (the same on every run, in every process)."""
     try:
-        values = drawing.draw(template.params, template.term, student, template.name)
+        values = draws.draw(template.params, template.term, student, template.name)
     except GradcalcError as exc:
         raise GradcalcError(f"{template.where}: {exc.message}", kind=exc.kind) from None
     return _variant(template, student, values, limits)
@@ -232,7 +231,7 @@ def redrawn(saved: dict[str, Any], function: str, kind: Kind) -> list[str]:
     try:
         texts = [str(saved[k]) for k in ("spec", "term", "student", "problem", "template")]
         spec = params.read(texts[0], where)
-        values = drawing.draw(spec, *texts[1:4])
+        values = draws.draw(spec, *texts[1:4])
         now = written(texts[4], values, where, "function", equation(kind))
     except (KeyError, GradcalcError) as exc:
         return [f"variant: cannot be drawn again ({getattr(exc, 'message', exc)})"]
@@ -305,7 +304,7 @@ def check_template(template: Template, limits: Limits = DEFAULT_LIMITS
     with some values. Up to CHECKED variants are tried, spread over the combinations that
     satisfy the conditions. Returns how many combinations do (of those counted, or of the
     probe's draws) and the values tried."""
-    good = drawing.check(template.params, template.where, template.term, template.name)
+    good = draws.check(template.params, template.where, template.term, template.name)
     _check_names(template, limits)
     _check_cells(template, good)
     step = max(1, len(good) // CHECKED)

@@ -19,8 +19,8 @@ from gradcalc.grading.params import Values
 from gradcalc.grading.variants import equation, require_defined, variant_of
 from gradcalc.homework.judge import Settings
 from gradcalc.homework.kinds.registry import Kind, kind_of
+from gradcalc.ingest.headers import read_table, source_of
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.tables.headers import read_table, source_of
 
 #: the most students of one roster
 MAX_STUDENTS = 100_000
@@ -97,11 +97,11 @@ def item(problem: Problem, student: str, limits: Limits = DEFAULT_LIMITS) -> Ite
 @lru_cache(maxsize=4096)
 def _item(name: str, points: float, function: str, wrt: str, kind: Kind, values: Values,
           limits: Limits) -> Item:
-    from gradcalc.homework import answer as checking
+    from gradcalc.homework import answer as judging
     from gradcalc.homework.answer import split_wrt
 
     probe = "0" if not kind.shape else _zeros(kind, wrt)
-    verdict = checking.run(checking.AnswerJob(function, probe, split_wrt(wrt), Settings(),
+    verdict = judging.run(judging.AnswerJob(function, probe, split_wrt(wrt), Settings(),
                                              limits, wrt_from="the key's wrt", kind=kind))
     read = verdict.read or {}
     shown = read.get("function", function)

@@ -28,9 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.homework import credit, higher, proof, true_derivative, undefined
-from gradcalc.homework import points as sampling
-from gradcalc.homework import read_as as reading
+from gradcalc.homework import (
+    credit,
+    higher,
+    judged_points,
+    proof,
+    read_as,
+    true_derivative,
+    undefined,
+)
 from gradcalc.homework.domain import Bound, check_names, inside, shown
 from gradcalc.homework.feedback import misconceptions
 from gradcalc.homework.feedback.recognise import Evidence, recognise
@@ -44,7 +50,7 @@ from gradcalc.verify.budget import Timeout, backstops, time_budget
 MAX_CONFIRM = 4
 #: a decimal typed in an answer that is not a whole number (0.333, 1.5e-3, .5)
 _DECIMAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|(?<![\w.])\d+[eE]-\d+")
-CACHE_SIZE = sampling.CACHE_SIZE
+CACHE_SIZE = judged_points.CACHE_SIZE
 #: a float64 difference above this (relative) is more than rounding
 ROUNDING = 64 * np.finfo(float).eps
 
@@ -126,11 +132,11 @@ def forget_formulas() -> int:
     kept."""
     kept = len(_CACHE)
     _CACHE.clear()
-    sampling.forget()
+    judged_points.forget()
     _ROUNDED.clear()
     forget_functions()
     misconceptions.forget()
-    reading.forget()
+    read_as.forget()
     proof.forget()
     return kept
 
@@ -184,12 +190,12 @@ def judge(problem: Problem, settings: Settings = Settings(),
     bounds = settings.domain
     if bounds:
         check_names(bounds, problem.inputs, problem.pinned)
-    found = sampling.sample(problem, settings.samples, settings.seed, limits, bounds)
+    found = judged_points.sample(problem, settings.samples, settings.seed, limits, bounds)
     ev = found.evidence()
     lost = found.uncovered_points()
     first = {n: (v[0] if v else lost[0][n] if lost else 0.5) for n, v in found.points.items()}
     f_exprs, d_exprs, expected, tex = _function_side(problem, first, limits)
-    read = reading.read_as(problem)
+    read = read_as.read_as(problem)
     base: dict[str, Any] = {"expected": expected, "kind": problem.kind, "wrt": problem.wrt,
                             "points": _points(ev.points), "expected_latex": tex,
                             "read": {**read, "domain": shown(bounds)} if bounds else read,

@@ -16,8 +16,7 @@ from functools import lru_cache
 
 from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
-from gradcalc.homework.reading import claims as forms
-from gradcalc.homework.reading import wording
+from gradcalc.homework.reading import claims, wording
 from gradcalc.language.forms import Trap
 from gradcalc.language.glued import variables_in
 from gradcalc.language.ir import walk
@@ -109,7 +108,7 @@ def read_side(text: str, what: str, max_rank: int, limits: Limits = DEFAULT_LIMI
     itself shows (glued.variables_in). An answer's prefix (`dy/dx =`, `... = (dy)/(dx)`)
     is dropped: a kind that reads the answer alone has no use for it."""
     if what == "answer" and "=" in text:
-        text = forms.split_prefix(text)[0]
+        text = claims.split_prefix(text)[0]
     if variables is None:
         variables = variables_in([text], FUNCTIONS)
     try:
@@ -137,7 +136,7 @@ def function_side(text: str, limits: Limits = DEFAULT_LIMITS,
     """The function read as a side, once per text, limits and variables: a class file
     repeats few functions over many rows (the Side is immutable; a text that cannot be
     read raises each time)."""
-    return read_side(forms.vector(text), "function", 1, limits, variables)
+    return read_side(claims.vector(text), "function", 1, limits, variables)
 
 
 def answer_variables(answer: str, function: Side, wrt: list[str] | None = None
@@ -218,12 +217,12 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
     option, or a class file's column); `constants` are names of the answer alone that
     are its constants (inputs after the function's own)."""
-    body, claim = forms.split_prefix(answer)
+    body, claim = claims.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
     known = _function_variables(function, body, tuple(typed))
     f = function_side(function, limits, known)
     names = free_names(f.program)
-    a = read_side(forms.vector(body), "answer", 2, limits, variables_in(
+    a = read_side(claims.vector(body), "answer", 2, limits, variables_in(
         [body], FUNCTIONS, [*known, *names, *f.program.inputs]))
     declared = list(f.program.inputs)
     chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
@@ -281,7 +280,7 @@ def _declared(function: str) -> list[str]:
     return [n.strip() for n in m[1].split(",")] if m else []
 
 
-def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:
+def _claimed(claim: claims.Claim | None, pool: list[str]) -> list[str]:
     """The variable an answer's prefix names, when nothing typed says which: `∂f/∂y =`
     picks y, `dy/dt = 0` gives a constant its variable. A prime's `(x)` only names the
     argument: `f'(x)` of a function of t alone is its derivative."""
@@ -297,7 +296,7 @@ def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:
                         f"no variable {v} (its variables: {', '.join(pool)})", kind="input")
 
 
-def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
+def _agrees(claim: claims.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
             typed: bool, wrt_from: str) -> None:
     """An error when the answer's prefix claims another derivative than the one asked."""
     asked = (f"the derivative with respect to {wrt[0]}" if len(wrt) == 1 else

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from gradcalc.homework import points as sampling
-from gradcalc.homework import proof
+from gradcalc.homework import judged_points, proof
 from gradcalc.homework.domain import Bound, inside
 from gradcalc.homework.exact import exact_number
 from gradcalc.homework.problem import Problem
@@ -33,7 +32,7 @@ STEPS, GRID, REFINEMENTS = np.arange(-30, 64), 32, 6
 MAX_PARTS = 2
 
 
-def parts(problem: Problem, found: sampling.Found, point: dict[str, float],
+def parts(problem: Problem, found: judged_points.Found, point: dict[str, float],
           variable: str | None, bounds: tuple[Bound, ...], roots: list[Any],
           poles: list[Any], limits: Limits) -> str:
     """Where the reference's domain has the student's side undefined, as words after
@@ -112,7 +111,7 @@ def lost_at(problem: Problem, pts: dict[str, np.ndarray], bounds: tuple[Bound, .
     """Per point (arrays of every input): the reference side defined, the student's
     not, inside `bounds`."""
     with np.errstate(all="ignore"):
-        fv = sampling.function_values(problem, dict(pts), limits)
+        fv = judged_points.function_values(problem, dict(pts), limits)
         av = [evaluate(e, pts, (), limits).value for e in problem.answer.entries]
         f_ok = np.logical_and.reduce([np.isfinite(a) for a in [v.value for v in fv] +
                                       [g for v in fv for g in v.grad.values()]])

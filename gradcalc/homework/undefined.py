@@ -23,8 +23,7 @@ import sympy as sp
 
 from gradcalc.engine.primitive import PRIMITIVES, by_name, derived
 from gradcalc.engine.twins import sympy_name
-from gradcalc.homework import points as sampling
-from gradcalc.homework import proof, spans
+from gradcalc.homework import judged_points, proof, spans
 from gradcalc.homework.domain import Bound
 from gradcalc.homework.problem import Entry, Problem, Side
 from gradcalc.homework.read_as import side_text
@@ -41,7 +40,7 @@ MAX_CONFIRM = 4
 DIGITS = 20
 
 
-def confirmed(problem: Problem, found: sampling.Found, f_exprs: list, d_exprs: list,
+def confirmed(problem: Problem, found: judged_points.Found, f_exprs: list, d_exprs: list,
               a_exprs: list, bounds: tuple[Bound, ...], limits: Limits
               ) -> dict[str, float] | None:
     """The first kept point (or a rounder one near it: -1 rather than -291.57) where, in
@@ -146,7 +145,7 @@ def counterexample(problem: Problem, point: dict[str, float], limits: Limits
                    ) -> dict[str, Any]:
     """Both sides' values at the point (the student's side is not a number there)."""
     pts = {n: np.array([v]) for n, v in point.items()}
-    fv = sampling.function_values(problem, dict(pts), limits)
+    fv = judged_points.function_values(problem, dict(pts), limits)
     # where the student's F is undefined, so is F' (the tape's sweep may still give one)
     d = [v.grad[w][0] if np.isfinite(v.value[0]) or not problem.turned else math.nan
          for v in fv for w in (problem.paths or problem.wrt)]
@@ -163,7 +162,7 @@ def counterexample(problem: Problem, point: dict[str, float], limits: Limits
 # --------------------------------------------------------------------------- the words
 
 
-def describe(problem: Problem, point: dict[str, float], found: sampling.Found,
+def describe(problem: Problem, point: dict[str, float], found: judged_points.Found,
              bounds: tuple[Bound, ...], reference: list, limits: Limits) -> str:
     """The feedback: what is undefined, what it needs, and where the function is
     defined although the answer is not (`reference`: the reference side's formulas,
@@ -419,7 +418,7 @@ def _solved(expr: Any, x: Any, ends: list[Any], holds: Any, name: str) -> str | 
 # --------------------------------------------------------------------------- the fix
 
 
-def _absolute(entry: Entry, found: sampling.Found, side: Side, limits: Limits) -> str:
+def _absolute(entry: Entry, found: judged_points.Found, side: Side, limits: Limits) -> str:
     """The student's formula with every logarithm that fails somewhere on the kept points
     taken of the absolute value: ln(x) + C becomes ln|x| + C."""
     uncovered = found.uncovered_points() or []

@@ -8,7 +8,7 @@ from gradcalc.render.numbers import jsonable
 
 if TYPE_CHECKING:
     from gradcalc.commands.batch import Answer
-    from gradcalc.commands.derivatives import Result
+    from gradcalc.commands.one_point import Result
     from gradcalc.verify.check import CheckResult
 
 

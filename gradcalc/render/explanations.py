@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.commands.derivatives import Result
+from gradcalc.commands.one_point import Result
 from gradcalc.render.labels import derivative_label
 from gradcalc.render.numbers import jsonable, literal, number
 

@@ -3,7 +3,7 @@ person would want (warnings, a failed check) go to stderr."""
 
 from __future__ import annotations
 
-from gradcalc.commands.derivatives import Result
+from gradcalc.commands.one_point import Result
 from gradcalc.render.digits import Numbers
 from gradcalc.render.matrix_rows import plain_rows
 

@@ -13,9 +13,9 @@ import numpy as np
 
 from gradcalc.backends.batched import Progress, no_progress
 from gradcalc.commands.points import PointsResult
+from gradcalc.ingest.point_table import plural
 from gradcalc.render.as_json import check_json
 from gradcalc.render.numbers import exact, jsonable, number
-from gradcalc.tables.point_table import plural
 
 #: rows formatted per chunk when writing (and per progress step)
 CHUNK = 20_000

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.commands.derivatives import Result
+from gradcalc.commands.one_point import Result
 from gradcalc.render.digits import Numbers, scale_of
 from gradcalc.render.labels import derivative_label
 from gradcalc.render.matrix_rows import labelled_rows

@@ -30,10 +30,10 @@ from gradcalc.commands import chunks
 from gradcalc.commands.jobs import Job
 from gradcalc.commands.points import program_reads
 from gradcalc.errors import GradcalcError
+from gradcalc.ingest import scan
 from gradcalc.render import point_rows as write
 from gradcalc.render.formats import CSV, PARQUET, Format, named, rows_for
 from gradcalc.run import stream
-from gradcalc.tables import scan
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Part:
 def scan_partition(path: str, header: Any, chunk_rows: int) -> tuple[int, int, bool]:
     """(rows, unreadable rows, plain) of one partition, on a worker."""
     if path.lower().endswith(scan.PARQUET):
-        from gradcalc.tables import columnar as tabular
+        from gradcalc.ingest import columnar as tabular
 
         return tabular.parquet_header([path], set(header.layout))[1], 0, True
     rows, plain = scan.scan([path], header)
@@ -65,11 +65,11 @@ def answer_partition(plan: chunks.Plan, fmt: stream.Writing, path: str, offset: 
     """One partition answered chunk by chunk, written to `target` (renamed into place
     when whole) or returned as text."""
     if path.lower().endswith(scan.PARQUET):
-        from gradcalc.tables import columnar as tabular
+        from gradcalc.ingest import columnar as tabular
 
         pieces = tabular.parquet_pieces([path], plan.header, plan.chunk_rows)
     elif plain and stream.fast_available():
-        from gradcalc.tables import columnar as tabular
+        from gradcalc.ingest import columnar as tabular
 
         pieces = tabular.csv_pieces([path], plan.header, plan.chunk_rows)
     else:
@@ -133,7 +133,7 @@ def run_points(job: Job, source: str, view: Format | str = CSV, output: str | No
     reads = program_reads(job)
     parquet = scan.is_parquet(files)
     if parquet:
-        from gradcalc.tables import columnar as tabular
+        from gradcalc.ingest import columnar as tabular
 
         header = tabular.parquet_header(files[:1], reads)[0]
     else:

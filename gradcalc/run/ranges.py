@@ -23,8 +23,8 @@ import numpy as np
 
 from gradcalc.commands import chunks
 from gradcalc.errors import GradcalcError
-from gradcalc.tables import scan
-from gradcalc.tables.point_table import Header
+from gradcalc.ingest import scan
+from gradcalc.ingest.point_table import Header
 
 #: bytes read at a time while finding the ranges
 BLOCK = 1 << 22
@@ -94,7 +94,7 @@ def piece_of(r: Range, header: Header, fast: bool, verify: bool = False) -> scan
         fh.seek(r.start)
         data = fh.read(r.end - r.start)
     if fast:
-        from gradcalc.tables.columnar import parse_lines
+        from gradcalc.ingest.columnar import parse_lines
 
         return scan.Piece(r.offset, r.rows,
                               data=parse_lines(data, len(header.columns), verify))

@@ -24,11 +24,11 @@ from gradcalc.commands import chunks
 from gradcalc.commands.jobs import Job
 from gradcalc.commands.points import program_reads
 from gradcalc.errors import GradcalcError
+from gradcalc.ingest import scan
 from gradcalc.render import point_rows as write
 from gradcalc.render.formats import Format, named, rows_for
 from gradcalc.run import checker
 from gradcalc.run import workers as parallel
-from gradcalc.tables import scan
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def _run(p: Pass) -> Outcome:
         if not fast:
             raise GradcalcError("reading Parquet needs the fast extra: "
                                 "pip install 'gradcalc[fast]'", kind="usage")
-        from gradcalc.tables import columnar as tabular
+        from gradcalc.ingest import columnar as tabular
 
         header, total = tabular.parquet_header(p.files, program_reads(p.job))
         plan = chunks.plan(p.job, header, total, False, p.chunk_rows)
@@ -195,7 +195,7 @@ def _workers(jobs: int, columnar: bool) -> Any:
 
     if jobs <= 1:
         return contextlib.nullcontext(None)
-    warm = ("polars", "gradcalc.render.fast_rows", "gradcalc.tables.columnar") \
+    warm = ("polars", "gradcalc.render.fast_rows", "gradcalc.ingest.columnar") \
         if columnar else ()
     return parallel.Workers(jobs, warm=warm)
 
@@ -220,7 +220,7 @@ def _run_plain(p: Pass, cut: Cut) -> Outcome:
     if p.jobs > 1 and not p.rows.binary:
         return _run_ranges(p, cut)
     if cut.columnar:
-        from gradcalc.tables import columnar as tabular
+        from gradcalc.ingest import columnar as tabular
 
         pieces: Iterator[scan.Piece] = tabular.csv_pieces(p.files, cut.header, p.chunk_rows,
                                                             cut.verify)

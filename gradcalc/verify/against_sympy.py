@@ -14,8 +14,8 @@ import numpy as np
 
 from gradcalc.verify import memo
 from gradcalc.verify.compare import ABS_TOL, REL_TOL, Entry, Excuse, differ, label, verdict
-from gradcalc.verify.job import TapeCheck
 from gradcalc.verify.result import CheckResult
+from gradcalc.verify.tape_check import TapeCheck
 
 EPS = float(np.finfo(np.float64).eps)
 RANGE_EXCUSE = ("float64 range", "an intermediate value underflows or overflows float64 "

@@ -16,8 +16,8 @@ from gradcalc.errors import GradcalcError
 from gradcalc.language.program import Decisions, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Backstop, Timeout, backstop_seconds, time_budget
-from gradcalc.verify.job import TapeCheck, as_float
 from gradcalc.verify.result import CheckResult, skipped_check
+from gradcalc.verify.tape_check import TapeCheck, as_float
 
 __all__ = ["DERIVATIVES", "CheckResult", "check_derivative", "skipped_check", "time_budget"]
 

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.verify.compare import Entry, label, verdict
-from gradcalc.verify.job import TapeCheck, as_float
 from gradcalc.verify.result import CheckResult
+from gradcalc.verify.tape_check import TapeCheck, as_float
 
 #: finite differences: a looser bound, plus the rounding error of the difference quotient
 FD_ABS_TOL, FD_REL_TOL = 1e-6, 1e-4

@@ -171,7 +171,7 @@ def test_jacobian_and_hessian_table_is_live_torch(command, program, at, expected
 
 def test_the_symbolic_check_is_not_fooled_by_relu_as_max():
     """relu is a Piecewise on the symbolic side, not Max (whose derivative is 1/2 at 0)."""
-    from gradcalc.commands import derivatives as commands
+    from gradcalc.commands import one_point as commands
 
     result = commands.run(commands.Job("grad", "y = relu(x) + relu(-x)", at=["x=0"]))
     assert result.derivative["x"] == 0.0

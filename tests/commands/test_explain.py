@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gradcalc.cli import app, main
-from gradcalc.commands.derivatives import Job, run
+from gradcalc.commands.one_point import Job, run
 from gradcalc.language.parse import parse
 from gradcalc.language.unparse import unparse
 

@@ -8,7 +8,7 @@ import io
 import numpy as np
 import pytest
 
-from gradcalc.commands import batch, derivatives, jobs, points
+from gradcalc.commands import batch, jobs, one_point, points
 from gradcalc.errors import EvalError, GradcalcError, ShapeError, failure
 from gradcalc.language.parse import parse
 
@@ -80,11 +80,11 @@ def test_one_point_and_many_points_plan_alike():
     """The same job through derivatives and points: the same names, seed and messages."""
     job = jobs.Job("grad", "y = [x, x*2]", check=False)
     with pytest.raises(ShapeError, match=r"'y' has shape \(2,\), so its gradient needs"):
-        derivatives.run(jobs.Job("grad", "y = [x, x*2]", at=["x=1"], check=False))
+        one_point.run(jobs.Job("grad", "y = [x, x*2]", at=["x=1"], check=False))
     with pytest.raises(ShapeError, match=r"'y' has shape \(2,\) at each point, so its "):
         points.run(job, points.read_table(io.StringIO("x\n1\n")))
     message = "--of 'q': the program never assigns it (assigned: y)"
-    for run in (lambda: derivatives.run(jobs.Job("grad", "y = x", at=["x=1"], of="q")),
+    for run in (lambda: one_point.run(jobs.Job("grad", "y = x", at=["x=1"], of="q")),
                 lambda: points.run(jobs.Job("grad", "y = x", of="q"),
                                    points.read_table(io.StringIO("x\n1\n")))):
         with pytest.raises(EvalError) as caught:
@@ -108,7 +108,7 @@ def test_batch_and_the_command_line_map_failures_alike(invoke, monkeypatch):
     def broken(job):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(derivatives, "run", broken)
+    monkeypatch.setattr(one_point, "run", broken)
     tally = batch.Tally()
     (answer,) = batch.run(['{"command": "grad", "program": "y = x", "at": "x=1"}'], tally)
     assert answer.error == failure(ZeroDivisionError("boom")) and tally.exit_code == 2

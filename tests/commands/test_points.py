@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gradcalc.backends import batched
-from gradcalc.commands import derivatives as commands
+from gradcalc.commands import one_point as commands
 from gradcalc.commands import points
 from gradcalc.errors import GradcalcError, LimitError, ShapeError
 from gradcalc.language import program

@@ -7,7 +7,8 @@ on which exception, if any, the statement raised.
 
 Runs only where torch is installed (it is never a dependency of gradcalc). The number of
 scripts is GRADCALC_DIFF_SCRIPTS (default 1000), starting at seed GRADCALC_DIFF_SEED
-(default 0). `PYTHONPATH=tests python tests/engine/test_autograd_differential.py N START` runs N scripts
+(default 0).
+`PYTHONPATH=tests python tests/engine/test_autograd_differential.py N START` runs N scripts
 from the command line and prints the agreement.
 """
 
@@ -18,7 +19,6 @@ import sys
 import warnings
 
 import pytest
-
 from differential_library import generate
 from differential_scripts import first_difference, run_script
 

@@ -5,10 +5,10 @@ message."""
 from __future__ import annotations
 
 import pytest
+from custom_functions import Exp, MyReLU
 
 import gradcalc
 from gradcalc.autograd import GradcheckError, gradcheck, gradgradcheck
-from custom_functions import Exp, MyReLU
 
 
 class ExpWithoutResult(Exp):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from library_cases import CASES, observe
 from library_pinned import PINNED
 

@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+import library_samples
 import numpy as np
 import pytest
 import sympy as sp
@@ -20,7 +21,6 @@ import gradcalc as gc
 from gradcalc.engine import functional, ops, tape
 from gradcalc.engine.ops import PRIMITIVES
 from gradcalc.engine.tensor import Tensor, lift
-import library_samples
 
 Builder = Callable[[np.random.Generator], list]
 

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from engine import test_ops
 
 import gradcalc as gc
 from gradcalc.cli import main
@@ -14,7 +15,6 @@ from gradcalc.engine import ops, table, twins
 from gradcalc.engine.primitive import Prim
 from gradcalc.engine.tensor import Tensor
 from gradcalc.language.parse import parse
-from engine import test_ops
 
 
 def _cube_entry() -> Prim:

@@ -19,7 +19,7 @@ from gradcalc.engine import table
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Facts, Prim, fn
 from gradcalc.engine.tensor import Tensor
-from gradcalc.homework import dispatch, points, problem, proof, read_as, sample
+from gradcalc.homework import dispatch, judged_points, problem, proof, read_as, sample
 from gradcalc.homework.feedback import misconceptions
 from gradcalc.homework.solutions.derivative_rules import derivatives
 from gradcalc.language import applying, glued, latex, names, values
@@ -51,7 +51,7 @@ def _toy() -> Prim:
 def _derived() -> dict[str, object]:
     """Every list the others derive from the table, as a snapshot."""
     return {"functions": sorted(FUNCTIONS), "primitives": list(PRIMITIVES),
-            "total": points.total(), "gluable": glued.gluable(),
+            "total": judged_points.total(), "gluable": glued.gluable(),
             "applied": names.applied_names(), "tex": latex._functions(),
             "values": sorted(values._functions()), "rules": sorted(derivatives()),
             "kinked": sample.kinked_functions(), "inverses": applying.inverses(),
@@ -60,7 +60,7 @@ def _derived() -> dict[str, object]:
 
 def _forget() -> None:
     """The homework's caches of texts read and judged (the toy's texts among them)."""
-    for forget in (dispatch.forget, problem.forget_functions, read_as.forget, points.forget,
+    for forget in (dispatch.forget, problem.forget_functions, read_as.forget, judged_points.forget,
                    proof.forget, misconceptions.forget):
         forget()
 

@@ -11,7 +11,7 @@ from gradcalc.errors import GradcalcError
 from gradcalc.grading import classfile
 from gradcalc.grading.key import key_from, load_key
 from gradcalc.homework.judge import Settings
-from gradcalc.tables.headers import match, parse_table
+from gradcalc.ingest.headers import match, parse_table
 
 KEY = """Problem,Function,Points
 p1,x^2 sin(x),2

@@ -9,7 +9,7 @@ import pytest
 from gradcalc.grading import classfile, gradebook
 from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 from gradcalc.homework.judge import Settings
-from gradcalc.tables.headers import parse_table
+from gradcalc.ingest.headers import parse_table
 
 KEY = ('problem,function,params,hints\n'
        '1,a*sin(b*x),a = 2..9; b = 2..5 except 3; a != b,"-a*b*cos(b*x) -> mind the sign"\n'

@@ -11,7 +11,7 @@ from gradcalc.errors import GradcalcError
 from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 from gradcalc.grading.variants import variant_of
 from gradcalc.homework.domain import inside, read_domain
-from gradcalc.tables.headers import parse_table
+from gradcalc.ingest.headers import parse_table
 
 
 def key(text: str):

@@ -75,7 +75,7 @@ def test_a_class_without_steps_imports_nothing_of_the_solutions():
         "from gradcalc.grading import classfile\n"
         "from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from\n"
         "from gradcalc.homework.judge import Settings\n"
-        "from gradcalc.tables.headers import parse_table\n"
+        "from gradcalc.ingest.headers import parse_table\n"
         f"key = key_from(parse_table({KEY.replace('yes', '')!r}.encode(), 'k', REQUIRED,"
         " OPTIONAL, 'k'))\n"
         f"table = parse_table({SUBS!r}.encode(), 's', classfile.SUBMISSIONS, (), 's')\n"

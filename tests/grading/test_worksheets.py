@@ -10,7 +10,7 @@ import sympy as sp
 from gradcalc.errors import GradcalcError
 from gradcalc.grading import worksheets
 from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
-from gradcalc.tables.headers import parse_table
+from gradcalc.ingest.headers import parse_table
 
 KEY = """problem,function,params,kind,order,partial,at,shape,wrt,constant
 d,a*sin(b*x),a = 2..9; b = 2..5 except 3,,,,,,,

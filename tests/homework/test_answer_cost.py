@@ -12,7 +12,7 @@ from gradcalc.homework import problem
 from gradcalc.homework.feedback import misconceptions
 from gradcalc.homework.judge import Settings
 from gradcalc.homework.reading import student
-from gradcalc.tables.headers import parse_table
+from gradcalc.ingest.headers import parse_table
 
 #: three functions, each answered four times (right, wrong, right spelled otherwise, wrong)
 CLASS = """id,function,answer

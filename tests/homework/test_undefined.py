@@ -134,10 +134,10 @@ def test_the_probes_meet_a_part_the_seeds_draws_miss():
     problem = read_problem("ln(x^2 + 7x + 7)", "(2x+7)/(x^2+7x+7)", ["x"])
     from dataclasses import replace
 
-    from gradcalc.homework import points
+    from gradcalc.homework import judged_points
     from gradcalc.limits import DEFAULT_LIMITS
 
-    found = points.sample(replace(problem, turned=True), 8, 0, DEFAULT_LIMITS)
+    found = judged_points.sample(replace(problem, turned=True), 8, 0, DEFAULT_LIMITS)
     lost = [p["x"] for p in found.uncovered_points()]
     assert lost and all(-5.8 < x < -1.2 for x in lost)
 
@@ -148,7 +148,7 @@ def test_the_probes_meet_a_part_the_seeds_draws_miss():
     ("u = log(x); u + 1", True),
 ])
 def test_probes_are_spent_only_on_formulas_that_can_fail_on_a_part(text, probed):
-    from gradcalc.homework.points import restricted
+    from gradcalc.homework.judged_points import restricted
     from gradcalc.homework.problem import read_side
 
     assert restricted(read_side(text, "answer", 0)) is probed

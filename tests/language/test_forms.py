@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from language.test_parse import sx
 
 from gradcalc.errors import GradcalcError, LimitError, ParseError
 from gradcalc.language.parse import parse, parse_with_traps
 from gradcalc.language.unparse import unparse
 from gradcalc.language.values import parse_assignments
-from language.test_parse import sx
 
 from conftest import examples
 

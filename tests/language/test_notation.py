@@ -9,12 +9,12 @@ import re
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from language.test_parse import FUNCTIONS, sx
 
 from gradcalc.errors import GradcalcError, ParseError
 from gradcalc.language.names import split_name
 from gradcalc.language.parse import parse, parse_with_traps
 from gradcalc.language.values import parse_assignments
-from language.test_parse import FUNCTIONS, sx
 
 from conftest import examples
 

@@ -13,7 +13,8 @@
 The suite runs a bounded number of examples (the same ones on every run, so the file takes
 well under a minute). Maintainers run the long fuzz with, for example:
 
-    GRADCALC_FUZZ_EXAMPLES=20000 python -m pytest tests/language/test_parse_fuzz.py -p no:cacheprovider
+    GRADCALC_FUZZ_EXAMPLES=20000 python -m pytest tests/language/test_parse_fuzz.py \
+        -p no:cacheprovider
 
 which draws fresh random examples (and keeps hypothesis's example database, so a failure
 found once is replayed first next time); GRADCALC_EXPLORE=1 draws fresh ones too, ten

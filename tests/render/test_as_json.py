@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from gradcalc.commands import derivatives
+from gradcalc.commands import one_point
 from gradcalc.commands import points as points_command
 from gradcalc.commands.batch import Answer
 from gradcalc.commands.jobs import Job
@@ -56,7 +56,7 @@ def test_arrays_as_rows_and_literals():
 
 @pytest.fixture(scope="module")
 def result():
-    return derivatives.run(Job(command="jacobian", program="y = [x[0]*x[1], log(x[0])]",
+    return one_point.run(Job(command="jacobian", program="y = [x[0]*x[1], log(x[0])]",
                                at=["x=[0, 3]"], check=False))
 
 
@@ -83,7 +83,7 @@ def test_plain_is_numbers_only_and_notes_go_apart(result):
     assert plain.plain(result).splitlines() == ["nan 0", "inf 0"]
     assert plain.notes(result) == [f"note: {n}" for n in result.notes] + [
         f"warning: {w}" for w in result.warnings]
-    failed = derivatives.Result("grad", "y", np.float64(1), {}, None, {"x": np.float64(2)},
+    failed = one_point.Result("grad", "y", np.float64(1), {}, None, {"x": np.float64(2)},
                                 CheckResult("fail", "symbolic", 1.0, None))
     assert plain.notes(failed) == ["check: fail: the derivatives differ"]
 
@@ -101,8 +101,8 @@ def test_the_terminal_table_shows_the_same_numbers(result):
 
 
 def test_labels_name_what_each_block_is(result):
-    grad = derivatives.Result("grad", "f", np.float64(1), {}, np.ones(2), {}, skipped_check())
-    hess = derivatives.Result("hessian", "f", np.float64(1), {}, None, {}, skipped_check())
+    grad = one_point.Result("grad", "f", np.float64(1), {}, np.ones(2), {}, skipped_check())
+    hess = one_point.Result("hessian", "f", np.float64(1), {}, None, {}, skipped_check())
     assert terminal.derivative_label(result, "x") == "∂y/∂x"
     assert terminal.derivative_label(grad, "x") == "wᵀ·∂f/∂x"
     assert terminal.derivative_label(hess, "a,b") == "∂²f/∂a∂b"

@@ -11,9 +11,9 @@ import pytest
 from gradcalc.grading import classfile, draws, params
 from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 from gradcalc.homework.judge import Settings
+from gradcalc.ingest.headers import parse_table
 from gradcalc.render import classview
 from gradcalc.render.classlines import json_line
-from gradcalc.tables.headers import parse_table
 
 SPEC = "a = 2..9; b = 2..5 except 3; a != b"
 KEY = (f'problem,function,params,hints\n1,a*sin(b*x),{SPEC},'

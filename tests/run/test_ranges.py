@@ -11,9 +11,9 @@ from run.test_stream import answer, fast, numbers_table  # noqa: F401 - the fixt
 
 from gradcalc.commands.jobs import Job
 from gradcalc.errors import GradcalcError
+from gradcalc.ingest import scan as chunking
 from gradcalc.run import ranges, stream
 from gradcalc.run import workers as parallel
-from gradcalc.tables import scan as chunking
 
 
 @pytest.mark.parametrize("ending", ["\n", ""])

@@ -13,9 +13,9 @@ import pytest
 
 from gradcalc.commands.jobs import Job
 from gradcalc.errors import GradcalcError
+from gradcalc.ingest import scan as chunking
 from gradcalc.render.numbers import number
 from gradcalc.run import stream
-from gradcalc.tables import scan as chunking
 
 from conftest import run_cli
 
@@ -91,8 +91,8 @@ def test_the_fast_extra_writes_the_default_writers_bytes(tmp_path, monkeypatch):
 def test_fast_cells_are_numbers_text_for_every_magnitude():
     pytest.importorskip("polars")
     from gradcalc.commands.points import PointsResult
+    from gradcalc.ingest.point_table import PointTable as Table
     from gradcalc.render import fast_rows as tabular
-    from gradcalc.tables.point_table import PointTable as Table
 
     rng = np.random.default_rng(7)
     values = np.concatenate([rng.normal(size=3000) * 10.0 ** rng.integers(-320, 308, 3000),
@@ -273,7 +273,7 @@ LATE_ODDITIES = ["1e", "", '"7"', "nan", "1,2", "\n"]  # a non-number, an empty 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_an_output_file_is_read_unscanned_and_read_again_when_a_late_row_is_odd(
         tmp_path, fast, monkeypatch, oddity, jobs):
-    from gradcalc.tables import columnar as tabular
+    from gradcalc.ingest import columnar as tabular
 
     rows = [f"{k},{k % 7 - 3}" for k in range(300)]
     rows[250] = f"{oddity},5" if oddity != "\n" else ""  # past the first blocks and chunks

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradcalc.backends.numeric import run_numeric
-from gradcalc.commands import derivatives as commands
+from gradcalc.commands import one_point as commands
 from gradcalc.engine.ops import value
 from gradcalc.language.parse import parse
 

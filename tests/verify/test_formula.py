@@ -12,10 +12,10 @@ import sympy as sp
 from typer.testing import CliRunner
 
 from gradcalc.cli import app
-from gradcalc.commands.derivatives import Job, run
+from gradcalc.commands.one_point import Job, run
 from gradcalc.engine.ops import FUNCTIONS, PRIMITIVES
 from gradcalc.limits import DEFAULT_LIMITS
-from gradcalc.verify.formula import exact_number
+from gradcalc.verify.symbolic_formula import exact_number
 
 #: how each primitive is written in the language: (program, point); x and w are inputs
 SPELLINGS = {
@@ -155,9 +155,9 @@ def _spin(e):
 
 
 def test_a_formula_out_of_time_is_shown_unsimplified(monkeypatch):
-    from gradcalc.verify import formula
+    from gradcalc.verify import symbolic_formula
 
-    monkeypatch.setattr(formula.sp, "simplify", _spin)
+    monkeypatch.setattr(symbolic_formula.sp, "simplify", _spin)
     limits = replace(DEFAULT_LIMITS, check_seconds=0.3)
     result = run(Job("grad", "y = sin(x)*x", at=["x=0.5"], symbolic=True, check=False,
                      limits=limits))

@@ -26,8 +26,7 @@ import numpy as np
 
 from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
-from gradcalc.homework import points as sampling
-from gradcalc.homework import proof
+from gradcalc.homework import judged_points, proof
 from gradcalc.homework.domain import read_domain
 from gradcalc.homework.feedback import messages
 from gradcalc.homework.feedback.recognise import constant_ratio, same
@@ -224,7 +223,7 @@ def _range_text(values: Any) -> str:
 def _feedback(problem: object, x: str, constants: list[str], f_side: object,
               limits: Limits) -> str | None:
     """What the answer A is, if not an antiderivative: f', f, -F, c·F."""
-    found = sampling.sample(problem, Settings().samples, Settings().seed,  # type: ignore
+    found = judged_points.sample(problem, Settings().samples, Settings().seed,  # type: ignore
                             limits)
     if not found.count:
         return None

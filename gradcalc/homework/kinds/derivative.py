@@ -35,7 +35,7 @@ from gradcalc.homework.problem import (
     read_problem,
     read_side,
 )
-from gradcalc.homework.reading import claims as forms
+from gradcalc.homework.reading import claims
 from gradcalc.homework.traps import Reading, located
 from gradcalc.language.parse import quote
 from gradcalc.language.program import EULER
@@ -104,7 +104,7 @@ def constant_names(function: str, answer: str, wrt: list[str] | None,
     integration's (C, K, c1): a derivative's `+ C` is a verdict, not an input error."""
     try:
         f = function_side(function, limits)
-        a = read_side(forms.vector(forms.split_prefix(answer)[0]), "answer", 2, limits)
+        a = read_side(claims.vector(claims.split_prefix(answer)[0]), "answer", 2, limits)
     except GradcalcError:
         return ()
     known = {*free_names(f.program), *f.program.inputs, *(wrt or ()), EULER}

@@ -37,8 +37,7 @@ from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import proof
 from gradcalc.homework.judge import Settings, Verdict
-from gradcalc.homework.kinds import at_point
-from gradcalc.homework.kinds import on_curve as implicit_exact
+from gradcalc.homework.kinds import at_point, on_curve
 from gradcalc.homework.kinds.curve import curve_points, slope
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import Side, free_names, read_side
@@ -79,7 +78,7 @@ class _Curve:
     pts: dict[str, np.ndarray]
     labels: np.ndarray
     truth: np.ndarray | None
-    exact: implicit_exact.Slope | None
+    exact: on_curve.Slope | None
     expected: str
 
 
@@ -276,20 +275,20 @@ def _feedback(got: np.ndarray, truth: np.ndarray, defined: np.ndarray) -> str | 
 
 
 def _exact(side: Side, x: str, y: str, order: int, limits: Limits,
-           constants: tuple[str, ...] = ()) -> tuple[implicit_exact.Slope | None, str]:
+           constants: tuple[str, ...] = ()) -> tuple[on_curve.Slope | None, str]:
     """dy/dx (or d²y/dx²) from sympy and its text, within the budget; (None, why not)
     when sympy cannot."""
     try:
         with time_budget(limits.check_seconds):
-            exact = implicit_exact.slope(side, x, y, order, limits, constants)
-            return exact, implicit_exact.text(exact)
+            exact = on_curve.slope(side, x, y, order, limits, constants)
+            return exact, on_curve.text(exact)
     except Timeout:
         return None, f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
     except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
         return None, f"(no formula: {type(exc).__name__})"
 
 
-def decide(exact: implicit_exact.Slope, a_side: Side, point: dict[str, float] | None,
+def decide(exact: on_curve.Slope, a_side: Side, point: dict[str, float] | None,
            settings: Settings, limits: Limits) -> bool:
     """With no point: whether sympy proves the answer is the slope on the whole curve.
     With the numeric counterexample: whether the two differ at the exact point of the
@@ -299,10 +298,10 @@ def decide(exact: implicit_exact.Slope, a_side: Side, point: dict[str, float] | 
         return False  # its symbolic run would hold on one path only
     try:
         with time_budget(limits.check_seconds):
-            answer = implicit_exact.answer_expr(a_side, exact, limits)
+            answer = on_curve.answer_expr(a_side, exact, limits)
             if point is None:
-                return implicit_exact.proved(exact, answer)
-            return implicit_exact.refuted(exact, answer, point, settings.rtol,
+                return on_curve.proved(exact, answer)
+            return on_curve.refuted(exact, answer, point, settings.rtol,
                                           settings.atol)
     except Timeout:
         return False

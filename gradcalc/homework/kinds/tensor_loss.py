@@ -29,7 +29,7 @@ from gradcalc.engine.functional import grad
 from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
 from gradcalc.homework import credit
-from gradcalc.homework.backprop import formulas as backprop
+from gradcalc.homework.backprop import formulas
 from gradcalc.homework.feedback import messages
 from gradcalc.homework.feedback.recognise import constant_ratio, same
 from gradcalc.homework.judge import Settings, Verdict
@@ -129,7 +129,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     if not truths:
         return Verdict("undetermined", "numeric", reason=(
             "no draw of the inputs gave a finite loss gradient and answer"), **base)
-    derived = next((d for d in backprop.derive_all(f_prog, w, {n: np.shape(v) for n, v in
+    derived = next((d for d in formulas.derive_all(f_prog, w, {n: np.shape(v) for n, v in
                                                                used[0].items()})
                     if _matches(d.formula, f_prog, used, truths, limits)), None)
     if derived is not None:
@@ -197,7 +197,7 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
 def _matches(formula: Any, function: Program, used: list[dict[str, np.ndarray]],
              targets: list[np.ndarray], limits: Limits) -> bool:
     """Whether a derived formula takes the target values at every draw."""
-    program = backprop.program_of(formula, function)
+    program = formulas.program_of(formula, function)
     for values, target in zip(used, targets, strict=True):
         try:
             value = _answer(program, values, limits)
@@ -217,7 +217,7 @@ def _broadcast_hint(message: str) -> str:
             "it along each row, outer(v, ones(m))")
 
 
-def _named(mistake: backprop.Mistake | None) -> dict[str, str] | None:
+def _named(mistake: formulas.Mistake | None) -> dict[str, str] | None:
     return {"rule": mistake.rule, "at": mistake.at} if mistake else None
 
 

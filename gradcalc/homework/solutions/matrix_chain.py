@@ -112,7 +112,7 @@ def _replaced(node: Any, target: Any, new: Any) -> Any:
     return type(node)(**changed)
 
 
-class Tape:
+class LossAtDraws:
     """The loss at the draws: its gradient by any sub-expression, a formula's values."""
 
     def __init__(self, program: Program, names: list[str], draws: list[dict[str, Any]],
@@ -160,7 +160,7 @@ def solution(function: str, program: Program, w: str, shapes: dict[str, tuple[in
     read = "; ".join(f"{s.target} = {text(s.value)}" for s in program.body
                      if isinstance(s, Assign)) or text(program.body[-1].value)
     out = Solution("tensor", f"{function} ({said})", _tex(read))
-    tape = Tape(program, list(shapes), draws, limits)
+    tape = LossAtDraws(program, list(shapes), draws, limits)
     walk, formula = None, None
     for normalized in (True, False):
         try:
@@ -198,7 +198,8 @@ def solution(function: str, program: Program, w: str, shapes: dict[str, tuple[in
     return out
 
 
-def _steps(walk: Recording, tape: Tape, loss: str, program: Program) -> tuple[list[Step], int]:
+def _steps(walk: Recording, tape: LossAtDraws, loss: str,
+           program: Program) -> tuple[list[Step], int]:
     """Each intermediate's gradient that verifies (and how many did not)."""
     statements = {id(s.value): s.target for s in program.body if isinstance(s, Assign)}
     last = program.body[-1].value

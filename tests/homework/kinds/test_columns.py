@@ -13,7 +13,7 @@ from gradcalc.errors import GradcalcError
 from gradcalc.grading.key import OPTIONAL, REQUIRED, key_from
 from gradcalc.homework.kinds.columns import kind_of
 from gradcalc.homework.kinds.registry import PLAIN, Kind
-from gradcalc.tables.headers import parse_table
+from gradcalc.ingest.headers import parse_table
 
 KEY = """problem,function,wrt,order,partial,kind,implicit,constant,shape,at,points
 d2,x^4,,2,,,,,,,2

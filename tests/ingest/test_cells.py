@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from gradcalc.tables.cells import SHOW_BAD_ROWS, read_rows
+from gradcalc.ingest.cells import SHOW_BAD_ROWS, read_rows
 
 
 def test_quoted_numbers():

@@ -17,7 +17,7 @@ from typing import TextIO
 import numpy as np
 
 from gradcalc.errors import GradcalcError
-from gradcalc.tables.cells import Rows, read_rows
+from gradcalc.ingest.cells import Rows, read_rows
 
 #: a header cell: a name, then optionally indices as [i], [i,j] (quoted in CSV) or [i][j]
 _COLUMN = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*((?:\[[\d\s,]*\])*)\s*$")

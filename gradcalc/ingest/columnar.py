@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from gradcalc.errors import GradcalcError
-from gradcalc.tables.point_table import Header, header_of
-from gradcalc.tables.scan import Piece, not_plain, plain_block
+from gradcalc.ingest.point_table import Header, header_of
+from gradcalc.ingest.scan import Piece, not_plain, plain_block
 
 #: bytes of CSV parsed at a time (whole lines)
 BLOCK_BYTES = 1 << 23

@@ -9,7 +9,7 @@ import numpy as np
 
 from gradcalc.commands.jobs import Job, load_values
 from gradcalc.errors import GradcalcError
-from gradcalc.tables.point_table import PointTable
+from gradcalc.ingest.point_table import PointTable
 
 
 def row_job(job: Job, table: PointTable, row: int) -> Job:

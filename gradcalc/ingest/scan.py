@@ -19,8 +19,8 @@ from itertools import islice
 import numpy as np
 
 from gradcalc.errors import GradcalcError
-from gradcalc.tables.cells import read_rows
-from gradcalc.tables.point_table import Header, read_header
+from gradcalc.ingest.cells import read_rows
+from gradcalc.ingest.point_table import Header, read_header
 
 #: the bytes of a plain-number table (with ',' between cells and a line break after rows)
 _NUMERIC = b"0123456789.eE+-,\r\n"

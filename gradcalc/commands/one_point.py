@@ -112,7 +112,7 @@ def run(job: Job) -> Result:
         result.explain = explain(job.command, program, values, names, constants, of, weights,
                                  job.limits)
     if job.symbolic:
-        from gradcalc.verify.formula import derivative_formulas
+        from gradcalc.verify.symbolic_formula import derivative_formulas
 
         kind = {"grad": "vjp", "jacobian": "jacobian", "hessian": "hessian"}[job.command]
         result.formulas = derivative_formulas(kind, program, values, names, constants, of,
