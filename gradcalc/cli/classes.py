@@ -11,6 +11,7 @@ import typer
 
 from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.checking import JUDGING, settings_of
+from gradcalc.cli.course import COURSE, course_of
 from gradcalc.cli.options import (
     ClassChunkRowsOpt,
     ClassPlainOpt,
@@ -43,6 +44,7 @@ GRADE: list[Parameter] = [
     ("gradescope", GradescopeOpt, None),
     ("report", ReportOpt, None),
     ("summary", SummaryOpt, False),
+    *COURSE,
     ("jobs", JobsOpt, "1"),
     ("chunk_rows", ClassChunkRowsOpt, None),
     ("engine", EngineOpt, "local"),
@@ -68,14 +70,14 @@ def grade(o: dict[str, Any]) -> None:
     if o["engine"] == "dask":
         from gradcalc.run.cluster import run_class
 
-        given = [f"--{n}" for n in FILES if o[n]]
+        given = [f"--{n}" for n in (*FILES, "roster", "due") if o[n]]
         if given:
             raise GradcalcError(f"{given[0]} goes without --engine dask", kind="usage")
         raise typer.Exit(run_class(file, fmt, settings_of(o), limits_of(o), o["scheduler"],
                                    sys.stdout, sys.stderr))
     job = ClassJob(file, fmt, settings_of(o), limits_of(o), o["key"], o["grades"],
                    o["gradescope"], o["report"], o["summary"], job_count(o["jobs"]),
-                   o["chunk_rows"])
+                   o["chunk_rows"], course_of(o))
     raise typer.Exit(write_class(job, sys.stdout, sys.stderr))
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.grading.hints import Hint, read_hints
@@ -61,6 +62,8 @@ class Key:
     problems: dict[str, Problem]
     source: str
     lower: dict[str, Problem] = field(default_factory=dict)
+    #: the course's rules the submissions are graded by (gradcalc.grading.course.Course)
+    course: Any = None
 
     def __post_init__(self) -> None:
         self.lower = {n.lower(): p for n, p in self.problems.items()}

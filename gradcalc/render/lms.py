@@ -36,10 +36,29 @@ def gradebook_csv(book: Gradebook) -> str:
                      *(points_text(book.points[p]) for p in book.problems),
                      points_text(book.max_total)])
     for student, scores in book.students.items():
-        writer.writerow([student, "", student, "", book.section.get(student, ""),
-                         *(points_text(round(scores.get(p, 0.0), 6)) for p in book.problems),
+        writer.writerow([*_identity(book, student), book.section.get(student, ""),
+                         *(_cell(scores, p, book.blank) for p in book.problems),
                          points_text(round(book.total(student), 6))])
     return out.getvalue()
+
+
+def _identity(book: Gradebook, student: str) -> list[str]:
+    """A student's Student, ID, SIS User ID and SIS Login ID: from the roster when it
+    knows them (the name, Canvas's ID, the SID, the login), else the identifier twice."""
+    known = book.known.get(student)
+    if known is None:
+        return [student, "", student, ""]
+    ids = known.ids
+    return [known.name or student, ids.get("canvas id", ""),
+            ids.get("sid") or ids.get("student") or student,
+            ids.get("sis login id") or ids.get("email", "")]
+
+
+def _cell(scores: dict[str, float], problem: str, blank: bool) -> str:
+    """A problem's points earned; no submission: 0, or empty when asked."""
+    if problem not in scores:
+        return "" if blank else "0"
+    return points_text(round(scores[problem], 6))
 
 
 def gradescope(results: list[Result], book: Gradebook) -> dict[str, Any]:

@@ -87,6 +87,25 @@ def _worked(k: int, name: str, solution: Any) -> list[str]:
     return out
 
 
+def _roll(book: Any) -> list[str]:
+    """Against a roster: the students not on it (not graded) and those who submitted
+    nothing."""
+    out = []
+    if book.unknown:
+        out += ['<h2 id="unknown">Not on the roster (not graded)</h2>', "<table><tr><th>"
+                "student as submitted</th><th>lines</th></tr>"]
+        out += [f"<tr><td>{escape(s)}</td><td>{', '.join(map(str, lines))}</td></tr>"
+                for s, lines in book.unknown.items()]
+        out.append("</table>")
+    missing = book.missing if book.known else []
+    if missing:
+        out += ['<h2 id="missing">No submission</h2>', "<ul>"]
+        out += [f"<li>{escape(book.known[s].name or s)} ({escape(s)})</li>"
+                for s in missing]
+        out.append("</ul>")
+    return out
+
+
 def report_html(pic: Picture, title: str = "gradcalc: the class picture",
                 solutions: dict[str, Any] | None = None) -> str:
     """The whole page as text; `solutions`: each problem's worked solution, by name."""
@@ -142,6 +161,7 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
         out.append(f"<tr><td>{escape(student)}</td>{cells}"
                    f'<td class="n">{points_text(round(book.total(student), 3))}</td></tr>')
     out.append("</table>")
+    out += _roll(book)
     if solutions:
         out.append('<h2 id="solutions">Worked solutions</h2>')
         for k, p in enumerate(pic.problems):

@@ -40,6 +40,7 @@ class ClassJob:
     summary: bool = False
     jobs: int = 1  # processes judging the rows (the output is the same for any number)
     chunk_rows: int | None = None  # rows per chunk handed to a process
+    course: Any = None  # the course's rules (gradcalc.grading.course.Course)
 
     def __post_init__(self) -> None:
         self.fmt = named(self.fmt)
@@ -87,6 +88,11 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
 
     _check_outputs(job)
     key = load_key(job.key) if job.key else None
+    if job.course is not None:
+        if key is None:
+            raise GradcalcError("--roster, --policy, --due, --late-until, --late-penalty "
+                                "and --blank-missing go with --key", kind="usage")
+        key.course = job.course
     bar = job.fmt.person and sys.stderr.isatty()
     drawn = key is not None and any(p.template for p in key.problems.values())
     with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1 or drawn
@@ -124,7 +130,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
     tasks = classfile.iter_tasks(table, rows, key, job.settings)
     summary, students = classfile.Summary(), set()
     gather = Gather(key) if job.summary or job.grades or job.gradescope or job.report \
-        else None
+        or job.course is not None else None
     keyed = key is not None
     progress = Progress(total if job.fmt.person else 0)
     size = job.chunk_rows or CHUNK_ROWS
@@ -183,6 +189,10 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
     finally:
         progress.close()
     _write_files(job, gather)
+    if job.course is not None and gather is not None:
+        from gradcalc.render.roll import roll_notes
+
+        err.write(roll_notes(gather.book))
     if job.fmt.person:
         from gradcalc.render.terminal import draw
 

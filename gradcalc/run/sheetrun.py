@@ -37,16 +37,17 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
     """The sheets written (or printed); the exit code (0)."""
     from gradcalc.grading import worksheets
     from gradcalc.grading.key import load_key
+    from gradcalc.grading.roster import normal_id, read_roster, sheet_students
 
     if not job.roster and not job.students:
         raise GradcalcError("sheets needs the students: --roster ROSTER.csv, or --student "
                             "ID (repeatable)", kind="usage")
     folder = _folder(job.out) if job.out else None
     key = load_key(job.key)
-    students = worksheets.roster(job.roster) if job.roster else []
+    students = sheet_students(read_roster(job.roster)) if job.roster else []
     named_already = {s for s, _ in students}
-    students += [(s.strip(), ()) for s in dict.fromkeys(job.students)
-                 if s.strip() and s.strip() not in named_already]
+    students += [(normal_id(s), ()) for s in dict.fromkeys(job.students)
+                 if s.strip() and normal_id(s) not in named_already]
     sheets = worksheets.sheets(key, students, job.limits)
     if folder is None:
         assert job.fmt.sheet is not None
