@@ -24,7 +24,7 @@ except ImportError:  # older typer, built on click
 # the commands, in the order --help lists them (each module declares its own)
 # isort: off
 from gradcalc.cli import (  # noqa: F401
-    differentiate, scripting, plotting, checking, deriving, classes, handouts)
+    differentiate, scripting, plotting, checking, deriving, classes, handouts, autograding)
 # isort: on
 from gradcalc.cli.app import app
 from gradcalc.cli.output import printable

@@ -77,7 +77,7 @@ class Deadline:
             if self.late_until is None:
                 return 0.0, "submitted after the due date"
             return 1.0, "late"
-        return 1.0 - self.penalty, f"late: {self.penalty:g} of the points taken off"
+        return 1.0 - self.penalty, f"late: {self.penalty * 100:g}% of the points taken off"
 
     def as_json(self, when: datetime | None) -> dict[str, Any]:
         """What a receipt records of the deadline, for one submission."""

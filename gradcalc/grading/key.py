@@ -32,7 +32,9 @@ from gradcalc.tables.headers import Sheet, SheetRow, read_table, source_of
 VARIANT_COLUMNS = ("params", "term", "hints")
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
-OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", *COLUMNS, *VARIANT_COLUMNS)
+OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", "answers", *COLUMNS, *VARIANT_COLUMNS)
+#: when students are shown the expected answers (the key's `answers` column)
+ANSWERS = ("never", "after-due", "always")
 #: a steps cell's texts
 YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
 #: the most problems in one key
@@ -64,6 +66,7 @@ class Key:
     lower: dict[str, Problem] = field(default_factory=dict)
     #: the course's rules the submissions are graded by (gradcalc.grading.course.Course)
     course: Any = None
+    answers: str = ""  # when students see the expected answers ('' : not said)
 
     def __post_init__(self) -> None:
         self.lower = {n.lower(): p for n, p in self.problems.items()}
@@ -142,7 +145,19 @@ def key_from(table: Sheet) -> Key:
     if not problems:
         raise GradcalcError(f"{source} has no problems: one row per problem under the "
                             "header problem,function", kind="usage")
-    return Key(problems, source)
+    return Key(problems, source, answers=_answers(table, source))
+
+
+def _answers(table: Sheet, source: str) -> str:
+    """The key's `answers` cell (its first one given): never, after-due or always."""
+    for row in table.rows:
+        cell = row.get("answers").strip().lower()
+        if cell and cell not in ANSWERS:
+            raise GradcalcError(f"{source}, line {row.line}, column answers: {cell!r}: give "
+                                f"{', '.join(ANSWERS)}", kind="usage")
+        if cell:
+            return cell
+    return ""
 
 
 def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Problem:

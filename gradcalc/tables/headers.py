@@ -46,6 +46,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "hints": ("hints", "hint"),
     "steps": ("steps", "show steps", "worked solution"),
     "domain": ("domain", "limits"),
+    "answers": ("answers", "show answers"),
 }
 
 
