@@ -148,6 +148,8 @@ def test_the_policy_picks_by_time_and_the_late_penalty_applies(invoke, tmp_path,
                                             "due": "2027-09-14T23:59:00+00:00",
                                             "late_until": None, "penalty": 0.2}
     assert json.loads(r.out.splitlines()[-1])["summary"]["students"] == 1
+    assert f"1 student: {float(two) + 1:g} of 3 points, the {policy} submission to each " \
+           "problem counted" in r.err  # 3 rows, one student
 
 
 def test_an_unknown_policy_and_course_options_without_a_key_are_refused(invoke, tmp_path):

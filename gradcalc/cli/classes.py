@@ -11,6 +11,7 @@ import typer
 
 from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.checking import JUDGING, settings_of
+from gradcalc.cli.autograding import ShowAnswersOpt
 from gradcalc.cli.course import COURSE, course_of
 from gradcalc.cli.options import (
     ClassChunkRowsOpt,
@@ -42,6 +43,7 @@ GRADE: list[Parameter] = [
     *JUDGING,
     ("grades", GradesOpt, None),
     ("gradescope", GradescopeOpt, None),
+    ("show_answers", ShowAnswersOpt, None),
     ("report", ReportOpt, None),
     ("summary", SummaryOpt, False),
     *COURSE,
@@ -77,7 +79,7 @@ def grade(o: dict[str, Any]) -> None:
                                    sys.stdout, sys.stderr))
     job = ClassJob(file, fmt, settings_of(o), limits_of(o), o["key"], o["grades"],
                    o["gradescope"], o["report"], o["summary"], job_count(o["jobs"]),
-                   o["chunk_rows"], course_of(o))
+                   o["chunk_rows"], course_of(o), o["show_answers"])
     raise typer.Exit(write_class(job, sys.stdout, sys.stderr))
 
 

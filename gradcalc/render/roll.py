@@ -14,8 +14,20 @@ def listed(names: list[str]) -> str:
     return ", ".join(names[:SHOWN]) + (", ..." if len(names) > SHOWN else "")
 
 
-def roll_notes(book: Gradebook) -> str:
-    """One line per student not on the roster, then one line of the missing."""
+def counted(book: Gradebook, policy: str) -> str:
+    """The grades as the policy counts them, per student: how many, their points."""
+    from gradcalc.render.classview import points_text
+
+    n = len(book.students)
+    earned = round(sum(book.total(s) for s in book.students), 6)
+    return (f"{n} student{'s' * (n != 1)}: {points_text(earned)} of "
+            f"{points_text(round(n * book.max_total, 6))} points, the {policy} submission "
+            "to each problem counted\n")
+
+
+def roll_notes(book: Gradebook, policy: str = "latest") -> str:
+    """One line per student not on the roster, one line of the missing, then the
+    grades as counted per student."""
     out = []
     for student, lines in book.unknown.items():
         where = ", ".join(str(n) for n in lines[:SHOWN]) + (", ..." if len(lines) > SHOWN
@@ -26,4 +38,6 @@ def roll_notes(book: Gradebook) -> str:
     if missing:
         out.append(f"{len(missing)} student{'s' * (len(missing) > 1)} on the roster "
                    f"submitted nothing: {listed(missing)}\n")
+    if book.problems:
+        out.append(counted(book, policy))
     return "".join(out)

@@ -41,6 +41,7 @@ class ClassJob:
     jobs: int = 1  # processes judging the rows (the output is the same for any number)
     chunk_rows: int | None = None  # rows per chunk handed to a process
     course: Any = None  # the course's rules (gradcalc.grading.course.Course)
+    show_answers: str | None = None  # when results.json shows the expected answers
 
     def __post_init__(self) -> None:
         self.fmt = named(self.fmt)
@@ -93,6 +94,8 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
             raise GradcalcError("--roster, --policy, --due, --late-until, --late-penalty "
                                 "and --blank-missing go with --key", kind="usage")
         key.course = job.course
+    if job.gradescope:
+        _shown(job, key)  # a policy that is not one is refused before any row is judged
     bar = job.fmt.person and sys.stderr.isatty()
     drawn = key is not None and any(p.template for p in key.problems.values())
     with _readable_twice(job.file, bool(job.gradescope) or bar or job.jobs > 1 or drawn
@@ -192,7 +195,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, out: Any,
     if job.course is not None and gather is not None:
         from gradcalc.render.roll import roll_notes
 
-        err.write(roll_notes(gather.book))
+        err.write(roll_notes(gather.book, job.course.policy))
     if job.fmt.person:
         from gradcalc.render.terminal import draw
 
@@ -338,13 +341,26 @@ def _write_files(job: ClassJob, gather: Any) -> None:
     if job.grades:
         files[job.grades] = grades.gradebook_csv(book)
     if job.gradescope:
-        files[job.gradescope] = grades.gradescope_json(list(gather.last.values()), book)
+        files[job.gradescope] = grades.gradescope_json(list(gather.last.values()), book,
+                                                       _shown(job, gather.key))
     if job.report:
         from gradcalc.render.report import report_html
 
         picture = gather.picture()
         files[job.report] = report_html(picture, solutions=_solutions(job, gather, picture))
     write_all(files)
+
+
+def _shown(job: ClassJob, key: Any) -> str:
+    """When a student's results.json shows the expected answers: the option, else the
+    key's answers column, else never."""
+    from gradcalc.grading.key import ANSWERS
+
+    value = job.show_answers or (key.answers if key is not None else "") or "never"
+    if value not in ANSWERS:
+        raise GradcalcError(f"--show-answers {value}: give {', '.join(ANSWERS)}",
+                            kind="usage")
+    return value
 
 
 def _solutions(job: ClassJob, gather: Any, picture: Any) -> dict[str, Any]:
