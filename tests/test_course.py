@@ -187,3 +187,23 @@ def test_replay_names_each_row_field_edited_apart_from_its_receipt(invoke, tmp_p
                   "receipt \"ana\"", "problem: the row says \"2\"", "params: the row says "
                   "{\"a\": 99}"):
         assert field in said
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("check", "--replay", "v.jsonl"), "No such option: --replay: saved verdicts are "
+     "judged again by `gradcalc replay FILE.jsonl`"),
+    (("check", "--file", "subs.csv"), "No such option: --file: a class file is graded by "
+     "`gradcalc grade FILE --key KEY.csv`"),
+    (("grade", "--key", "key.csv", "--file", "subs.csv"), "a class file is graded by "
+     "`gradcalc grade FILE --key KEY.csv`"),
+])
+def test_a_removed_option_names_its_new_home(invoke, args, said):
+    r = invoke(*args)
+    assert r.code == 2 and said in r.err
+
+
+def test_grade_on_submissions_without_a_key_suggests_it(invoke, tmp_path):
+    write(tmp_path, subs=SUBMITTED)
+    r = invoke("grade", str(tmp_path / "subs.csv"))
+    assert r.code == 2 and r.err.strip().endswith("these are submissions to an answer key "
+                                                  "(a problem column): add --key KEY.csv")

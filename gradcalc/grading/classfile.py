@@ -33,7 +33,15 @@ from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import PLAIN, Kind
 from gradcalc.homework.receipt import receipt, with_variant
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.tables.headers import MAX_CELL_CHARS, Sheet, SheetRow, header_of, rows_of
+from gradcalc.tables.headers import (
+    MAX_CELL_CHARS,
+    SYNONYMS,
+    Sheet,
+    SheetRow,
+    header_of,
+    normal,
+    rows_of,
+)
 
 #: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
 ONE_FILE = ("student", "function", "answer")
@@ -216,6 +224,10 @@ def open_class(file: str, key: Key | None) -> tuple[Sheet, Iterator[SheetRow]]:
     reader = csv.reader(text_lines(fh, source))
     try:
         table = header_of(reader, source, required, optional, label)
+    except GradcalcError as exc:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+        raise _suggest_key(exc, key) from None
     except BaseException:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -229,6 +241,18 @@ def open_class(file: str, key: Key | None) -> tuple[Sheet, Iterator[SheetRow]]:
                 fh.close()
 
     return table, rows()
+
+
+def _suggest_key(exc: GradcalcError, key: Key | None) -> GradcalcError:
+    """A header error; for submissions (a problem column, no function) read without a
+    key, the same with the option they need."""
+    found = exc.message.partition("; found: ")[2].partition("; needed")[0]
+    names = {normal(n) for n in found.split(", ")}
+    if key is not None or not names & set(SYNONYMS["problem"]) or \
+            names & set(SYNONYMS["function"]):
+        return exc
+    return GradcalcError(exc.message + "; these are submissions to an answer key (a "
+                         "problem column): add --key KEY.csv", kind=exc.kind)
 
 
 @dataclass(frozen=True)
