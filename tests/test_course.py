@@ -207,3 +207,12 @@ def test_grade_on_submissions_without_a_key_suggests_it(invoke, tmp_path):
     r = invoke("grade", str(tmp_path / "subs.csv"))
     assert r.code == 2 and r.err.strip().endswith("these are submissions to an answer key "
                                                   "(a problem column): add --key KEY.csv")
+
+
+@pytest.mark.parametrize("function", ["x^2 y", "a x^2"])
+def test_a_parameter_named_like_the_functions_variable_is_refused(invoke, tmp_path,
+                                                                  function):
+    write(tmp_path, key=f"problem,function,params\n1,{function},x = 1..3; a = 1..2\n")
+    r = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--student", "ana")
+    assert r.code == 2 and f"key.csv', line 2, column params: 'x' is a variable of the " \
+        f"function '{function}', not a parameter" in r.err

@@ -37,6 +37,8 @@ OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", "answers", *COLUMNS, *VARI
 ANSWERS = ("never", "after-due", "always")
 #: a steps cell's texts
 YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
+#: the names a function's variables go by: never a parameter's in that function
+VARIABLES = frozenset({"x", "y", "z"})
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 
@@ -179,6 +181,11 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
     used = {c for c in variants.PARAMETRISED
             if variants.names_in(cells.get(c) or "") & set(found.names)}
     kind = kind_of({**cells, **dict.fromkeys(used, "")}, where)
+    named = sorted(set(found.names) & VARIABLES & variants.names_in(problem.function))
+    if named:
+        raise GradcalcError(f"{where}, column params: {named[0]!r} is a variable of the "
+                            f"function {problem.function!r}, not a parameter: name the "
+                            "parameter otherwise (a, b, c, n, ...)", kind="usage")
     clash = sorted(set(found.names) & _variables(kind))
     if clash:
         raise GradcalcError(f"{where}, column params: {clash[0]!r} is a variable of the "
