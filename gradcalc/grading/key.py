@@ -181,16 +181,16 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
     used = {c for c in variants.PARAMETRISED
             if variants.names_in(cells.get(c) or "") & set(found.names)}
     kind = kind_of({**cells, **dict.fromkeys(used, "")}, where)
-    named = sorted(set(found.names) & VARIABLES & variants.names_in(problem.function))
-    if named:
-        raise GradcalcError(f"{where}, column params: {named[0]!r} is a variable of the "
-                            f"function {problem.function!r}, not a parameter: name the "
-                            "parameter otherwise (a, b, c, n, ...)", kind="usage")
     clash = sorted(set(found.names) & _variables(kind))
     if clash:
         raise GradcalcError(f"{where}, column params: {clash[0]!r} is a variable of the "
                             "problem (its kind columns name it), not a parameter",
                             kind="usage")
+    named = sorted(set(found.names) & VARIABLES & variants.names_in(problem.function))
+    if named:
+        raise GradcalcError(f"{where}, column params: {named[0]!r} is a variable of the "
+                            f"function {problem.function!r}, not a parameter: name the "
+                            "parameter otherwise (a, b, c, n, ...)", kind="usage")
     template = Template(problem.name, problem.function, found, term, where, kind,
                         tuple(cells.items()) if used else ())
     count, tried = variants.check_template(template)
