@@ -91,7 +91,7 @@ def _test(p: str, r: Result | None, book: Gradebook, answers: str) -> dict[str, 
     output = r.status + (f": {said}" if said else "")
     if answers == "always" and steps_note(r):
         output += "\n\nworked solution:\n" + steps_note(r, "\n")
-    if r.task.late_note:
+    if r.task.late_note and (r.earned > 0 or r.task.late == 0):
         output += f" ({r.task.late_note})"
     return {"name": p, "score": r.earned, "max_score": r.task.points,
             "status": "passed" if r.status == "correct" else "failed",
@@ -125,4 +125,5 @@ def gradescope(results: list[Result], book: Gradebook, answers: str = "always",
 
 def gradescope_json(results: list[Result], book: Gradebook, answers: str = "always",
                     header: str = "") -> str:
-    return json.dumps(gradescope(results, book, answers, header), indent=2) + "\n"
+    return json.dumps(gradescope(results, book, answers, header), indent=2,
+                      ensure_ascii=False) + "\n"

@@ -163,8 +163,8 @@ def autograde(root: Path) -> dict[str, Any]:
                    "stdout_visibility": "hidden", "tests": []}
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.json").write_text(json.dumps(results, indent=2) + "\n",
-                                         encoding="utf-8")
+    (folder / "results.json").write_text(
+        json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return results
 
 
