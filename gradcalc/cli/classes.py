@@ -12,7 +12,7 @@ import typer
 from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.autograding import ShowAnswersOpt
 from gradcalc.cli.checking import JUDGING, settings_of
-from gradcalc.cli.course import COURSE, course_of
+from gradcalc.cli.course import COURSE, GradeJsonOpt, course_of
 from gradcalc.cli.options import (
     ClassChunkRowsOpt,
     ClassPlainOpt,
@@ -38,7 +38,7 @@ from gradcalc.render.formats import chosen
 GRADE: list[Parameter] = [
     ("answers", SubmissionsArg, REQUIRED),
     ("key", KeyOpt, None),
-    ("json_out", JsonOpt, False),
+    ("json_out", GradeJsonOpt, False),
     ("plain_out", ClassPlainOpt, False),
     *JUDGING,
     ("grades", GradesOpt, None),

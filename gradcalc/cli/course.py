@@ -32,6 +32,10 @@ BlankOpt = Annotated[bool, typer.Option(
     "--blank-missing", help="In --grades, a problem with no submission is an empty cell, "
     "not 0.")]
 
+GradeJsonOpt = Annotated[bool, typer.Option(
+    "--json", help="One JSON object per answer, a line each as it is judged, then a "
+    "{\"summary\": ...} line.")]
+
 COURSE: list[Parameter] = [
     ("roster", GradeRosterOpt, None),
     ("policy", PolicyOpt, "latest"),
