@@ -216,3 +216,13 @@ def test_a_parameter_named_like_the_functions_variable_is_refused(invoke, tmp_pa
     r = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--student", "ana")
     assert r.code == 2 and f"key.csv', line 2, column params: 'x' is a variable of the " \
         f"function '{function}', not a parameter" in r.err
+
+
+def test_each_sheet_says_what_to_submit_and_in_what_form(invoke, tmp_path):
+    write(tmp_path, key=KEY, roster=GRADESCOPE)
+    r = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--roster",
+               str(tmp_path / "roster.csv"), "--out", str(tmp_path / "out"))
+    assert r.code == 0, r.err
+    page = (tmp_path / "out" / "sheet-ana@uni.edu.html").read_text()
+    assert "What to submit" in page and "<code>answers.txt</code>" in page
+    assert "<code>1: 3x^2 cos(x)</code>" in page and "Ana Lopez, A" in page
