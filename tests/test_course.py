@@ -226,3 +226,14 @@ def test_each_sheet_says_what_to_submit_and_in_what_form(invoke, tmp_path):
     page = (tmp_path / "out" / "sheet-ana@uni.edu.html").read_text()
     assert "What to submit" in page and "<code>answers.txt</code>" in page
     assert "<code>1: 3x^2 cos(x)</code>" in page and "Ana Lopez, A" in page
+
+
+def test_sheets_warn_when_classmates_would_often_share_a_variant(invoke, tmp_path):
+    write(tmp_path, key="problem,function,params\n1,a x^2,a = 2..3\n2,b x^3,b = 1..90\n",
+          roster="Email\n" + "".join(f"s{k}@uni.edu\n" for k in range(6)))
+    r = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--roster",
+               str(tmp_path / "roster.csv"), "--plain")
+    assert r.code == 0
+    assert "warning: problem 1: 6 of 6 students share their variant with a classmate (2 " \
+           "handed out, of 2 the parameters make)" in r.err
+    assert "problem 2" not in r.err

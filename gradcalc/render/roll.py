@@ -3,6 +3,9 @@ graded) and those on it who submitted nothing, as lines for standard error."""
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from gradcalc.grading.gradebook import Gradebook
 
 #: students named in one line before "..."
@@ -40,4 +43,25 @@ def roll_notes(book: Gradebook, policy: str = "latest") -> str:
                    f"submitted nothing: {listed(missing)}\n")
     if book.problems:
         out.append(counted(book, policy))
+    return "".join(out)
+
+
+#: the share of a class that may share a problem's variant with a classmate unwarned
+SHARED = 0.1
+
+
+def sharing_notes(sheets: list, key: Any) -> str:
+    """A warning per parametrised problem whose variants too many classmates share: how
+    many students have a classmate's variant, of how many variants the parameters make."""
+    out = []
+    for k, problem in enumerate(key.problems.values()):
+        if problem.template is None or len(sheets) < 2:
+            continue
+        held = Counter(sheet.items[k].function for sheet in sheets)
+        sharing = sum(n for n in held.values() if n > 1)
+        if sharing > SHARED * len(sheets):
+            out.append(f"warning: problem {problem.name}: {sharing} of {len(sheets)} "
+                       f"students share their variant with a classmate ({len(held)} "
+                       f"handed out, of {problem.variants:,} the parameters make): widen "
+                       "the ranges for fewer shared\n")
     return "".join(out)

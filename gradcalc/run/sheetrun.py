@@ -49,6 +49,7 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
     students += [(normal_id(s), ()) for s in dict.fromkeys(job.students)
                  if s.strip() and normal_id(s) not in named_already]
     sheets = worksheets.sheets(key, students, job.limits)
+    _warn_shared(sheets, key)
     if folder is None:
         assert job.fmt.sheet is not None
         for sheet in sheets:
@@ -65,6 +66,15 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
         out.write(f"{len(sheets)} sheet{'s' * (len(sheets) != 1)} written to {folder}: "
                   f"{pages}, {CSV_NAME}, {TEACHER_NAME}\n")
     return 0
+
+
+def _warn_shared(sheets: list, key: Any) -> None:
+    """On standard error: the problems whose variants too many classmates share."""
+    import sys
+
+    from gradcalc.render.roll import sharing_notes
+
+    sys.stderr.write(sharing_notes(sheets, key))
 
 
 def _folder(out: str) -> Path:
