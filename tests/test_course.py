@@ -237,3 +237,17 @@ def test_sheets_warn_when_classmates_would_often_share_a_variant(invoke, tmp_pat
     assert "warning: problem 1: 6 of 6 students share their variant with a classmate (2 " \
            "handed out, of 2 the parameters make)" in r.err
     assert "problem 2" not in r.err
+
+
+def test_the_reports_worked_solution_is_a_variants_and_hints_name_parameters(invoke,
+                                                                            tmp_path):
+    write(tmp_path, key="problem,function,params,term,hints\n"
+          "1,a sin(b x),a = 2..9; b = 2..5,t,chain-inner-factor -> {b}x has a derivative\n",
+          subs="student,problem,answer\nana,1,6cos(4x)\n")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--report", str(tmp_path / "r.html"), "--summary", "--plain")
+    page = (tmp_path / "r.html").read_text()
+    solutions = page[page.index('id="solutions"'):]
+    assert "6sin(4x)" in solutions and "24cos(4x)" in solutions
+    assert "∂f/∂a" not in solutions and "∇f" not in solutions  # a, b are not variables
+    assert "hint chain-inner-factor: bx has a derivative" in page and r.code == 1

@@ -13,6 +13,7 @@ each student's b), a hint by the key's words, and an example variant is kept.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from gradcalc.grading.variants import Variant, template_steps
 
 #: example answers kept per mistake, slowest rows listed
 EXAMPLES, SLOWEST = 3, 10
+#: a hint's placeholder of a parameter's value ({b})
+PLACEHOLDER = re.compile(r"[{]([A-Za-z_]\w*)[}]")
 #: the label of an incorrect answer whose mistake has no name
 UNNAMED = "(not recognised)"
 
@@ -75,7 +78,8 @@ def mistake(r: Result) -> str | None:
         return None
     fired = r.fired
     if fired is not None:
-        return f"hint {fired[0].on}: {fired[0].message}"
+        # the key's words, its placeholders as the parameters' names ({b}x: bx)
+        return f"hint {fired[0].on}: " + PLACEHOLDER.sub(r"\1", fired[0].message)
     named = getattr(r.verdict, "misconception", None)
     if isinstance(named, dict) and named.get("rule"):
         from gradcalc.homework.feedback.catalogue import CATALOGUE

@@ -374,7 +374,8 @@ def _solutions(job: ClassJob, gather: Any, picture: Any) -> dict[str, Any]:
     for p in picture.problems:
         found = gather.key.problems.get(p.name) if gather.key is not None else None
         task = gather.first[p.name].task if p.name in gather.first else None
-        source = found or task
+        # a parametrised problem's solution is a variant's: its parameters as numbers
+        source = task if found is not None and found.template is not None else found or task
         if source is None:
             continue
         try:
