@@ -148,8 +148,7 @@ def test_submissions_without_a_key_need_the_function(invoke, tmp_path):
 @pytest.mark.parametrize("option", ["--key", "--grades", "--gradescope", "--report"])
 def test_class_options_need_a_file(invoke, option):
     r = invoke("check", "x^2", "--answer", "2x", option, "k.csv")
-    assert r.code == 2 and f"{option} is an option of gradcalc " in r.err
-    assert "grade" in r.err.partition("option of gradcalc")[2]
+    assert r.code == 2 and f"{option} is an option of gradcalc grade" in r.err
 
 
 def test_answer_from_standard_input(cli):

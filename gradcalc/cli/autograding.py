@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from gradcalc.cli.app import REQUIRED, Parameter, declare
+from gradcalc.cli.course import ShowAnswersOpt
 
 AutograderKeyOpt = Annotated[str, typer.Option(
     "--key", metavar="KEY.csv", help="The answer key (put into the zip).",
@@ -16,10 +17,6 @@ AutograderKeyOpt = Annotated[str, typer.Option(
 AutograderOutOpt = Annotated[str, typer.Option(
     "--out", metavar="FILE.zip", help="The zip to write (to upload as the assignment's "
     "autograder).", show_default=False)]
-ShowAnswersOpt = Annotated[str | None, typer.Option(
-    "--show-answers", metavar="never|after-due|always", help="When a student sees the "
-    "expected answers (default: the key's answers column, else never); the mistake is "
-    "named either way.", show_default=False)]
 PenaltyOpt = Annotated[float | None, typer.Option(
     "--late-penalty", metavar="FRACTION", help="The share of the points a submission "
     "after the due date (and before the late due date) loses.", show_default=False)]

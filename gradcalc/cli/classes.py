@@ -10,9 +10,8 @@ from typing import Any
 import typer
 
 from gradcalc.cli.app import REQUIRED, Parameter, declare
-from gradcalc.cli.autograding import ShowAnswersOpt
 from gradcalc.cli.checking import JUDGING, settings_of
-from gradcalc.cli.course import COURSE, GradeJsonOpt, course_of
+from gradcalc.cli.course import COURSE, GradeJsonOpt, ShowAnswersOpt, course_of
 from gradcalc.cli.options import (
     ClassChunkRowsOpt,
     ClassPlainOpt,

@@ -32,6 +32,10 @@ BlankOpt = Annotated[bool, typer.Option(
     "--blank-missing", help="In --grades, a problem with no submission is an empty cell, "
     "not 0.")]
 
+ShowAnswersOpt = Annotated[str | None, typer.Option(
+    "--show-answers", metavar="never|after-due|always", help="When a student sees the "
+    "expected answers (default: the key's answers column, else never); the mistake is "
+    "named either way.", show_default=False)]
 GradeJsonOpt = Annotated[bool, typer.Option(
     "--json", help="One JSON object per answer, a line each as it is judged, then a "
     "{\"summary\": ...} line.")]
