@@ -74,12 +74,9 @@ def student_note(r: Result) -> str:
 
 
 def expected_note(r: Result) -> str:
-    """The expected answer of an incorrect row (and the worked solution asked for)."""
+    """The expected answer of an incorrect row."""
     v = r.verdict
-    said = f"expected `{v.expected}`" if v is not None and v.verdict == "incorrect" else ""
-    if steps_note(r):
-        said += ("\n\n" if said else "") + "worked solution:\n" + steps_note(r, "\n")
-    return said
+    return f"expected `{v.expected}`" if v is not None and v.verdict == "incorrect" else ""
 
 
 def _test(p: str, r: Result | None, book: Gradebook, answers: str) -> dict[str, Any]:
@@ -89,7 +86,7 @@ def _test(p: str, r: Result | None, book: Gradebook, answers: str) -> dict[str, 
                 "output": "no answer submitted", "visibility": "visible"}
     said = note(r) if answers == "always" else student_note(r)
     output = r.status + (f": {said}" if said else "")
-    if answers == "always" and steps_note(r):
+    if steps_note(r):  # the key's steps column asks for it, whatever the policy
         output += "\n\nworked solution:\n" + steps_note(r, "\n")
     if r.task.late_note and (r.earned > 0 or r.task.late == 0):
         output += f" ({r.task.late_note})"
@@ -103,7 +100,8 @@ def gradescope(results: list[Result], book: Gradebook, answers: str = "always",
     """results.json for the one student in `results` (the last row per problem counts):
     a test per problem, visible; the expected answers in the tests' output when ANSWERS
     is `always`, in one more test shown after the due date when `after-due`, nowhere
-    when `never`."""
+    when `never` (a worked solution the key's steps column asks for is shown, and with
+    it the answer: the teacher asked)."""
     last = {problem_name(r): r for r in results}
     tests = [_test(p, last.get(p), book, answers) for p in book.problems]
     score = sum(t["score"] for t in tests)
