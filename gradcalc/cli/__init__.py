@@ -24,7 +24,7 @@ except ImportError:  # older typer, built on click
 # the commands, in the order --help lists them (each module declares its own)
 # isort: off
 from gradcalc.cli import (  # noqa: F401
-    differentiate, scripting, plotting, checking, deriving, classes, handouts)
+    differentiate, scripting, plotting, checking, deriving, classes, handouts, autograding)
 # isort: on
 from gradcalc.cli.app import app
 from gradcalc.cli.stdout import printable
@@ -42,9 +42,17 @@ def _fail(fmt: Format, category: str, message: str) -> int:
     return 2
 
 
+#: options that were removed, and the command that does their work now
+MOVED = {"--replay": "saved verdicts are judged again by `gradcalc replay FILE.jsonl`",
+         "--file": "a class file is graded by `gradcalc grade FILE --key KEY.csv`"}
+
+
 def _elsewhere(exc: NoSuchOption, command: object) -> str:
-    """For an option that another command has (`check --key`), which command it is."""
+    """For an option that another command has (`check --key`), which command it is; for
+    a removed one, its new home."""
     name, here = exc.option_name, getattr(command, "commands", {})
+    if name in MOVED:
+        return f": {MOVED[name]}"
     hosts = [n for n, c in here.items() if any(name in getattr(p, "opts", ())
                                                for p in c.params)]
     return f" ({name} is an option of gradcalc {' and '.join(hosts)})" if hosts else ""
@@ -78,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:
         return exc.exit_code
     except NoSuchOption as exc:
-        return _fail(fmt, "usage", exc.format_message() + _elsewhere(exc, command))
+        moved = exc.option_name in MOVED
+        said = f"No such option: {exc.option_name}" if moved else exc.format_message()
+        return _fail(fmt, "usage", said + _elsewhere(exc, command))
     except UsageError as exc:
         return _fail(fmt, "usage", exc.format_message())
     except ClickException as exc:

@@ -11,6 +11,7 @@ import typer
 
 from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.checking import JUDGING, settings_of
+from gradcalc.cli.course_options import COURSE, GradeJsonOpt, ShowAnswersOpt, course_of
 from gradcalc.cli.options import (
     ClassChunkRowsOpt,
     ClassPlainOpt,
@@ -37,14 +38,16 @@ from gradcalc.limits import DEFAULT_LIMITS
 GRADE: list[Parameter] = [
     ("answers", SubmissionsArg, REQUIRED),
     ("key", KeyOpt, None),
-    ("json_out", JsonOpt, False),
+    ("json_out", GradeJsonOpt, False),
     ("plain_out", ClassPlainOpt, False),
     format_parameter(("class_view",)),
     *JUDGING,
     ("grades", GradesOpt, None),
     ("gradescope", GradescopeOpt, None),
+    ("show_answers", ShowAnswersOpt, None),
     ("report", ReportOpt, None),
     ("summary", SummaryOpt, False),
+    *COURSE,
     ("jobs", JobsOpt, "1"),
     ("chunk_rows", ClassChunkRowsOpt, None),
     ("engine", EngineOpt, "local"),
@@ -69,7 +72,7 @@ def grade(o: dict[str, Any]) -> None:
         stdin_note("the class file (CSV)")
     job = ClassJob(run.source, run.sink.fmt, settings_of(o), limits_of(o), o["key"],
                    o["grades"], o["gradescope"], o["report"], o["summary"], run.options.jobs,
-                   run.options.chunk_rows)
+                   run.options.chunk_rows, course_of(o), o["show_answers"])
     raise typer.Exit(engine.grade(run, job))
 
 

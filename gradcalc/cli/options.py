@@ -115,8 +115,9 @@ SheetKeyOpt = Annotated[str, typer.Option(
     "--key", metavar="KEY.csv", help="The answer key (its params column: the parameters "
     "drawn for each student; term: the term's seed).", show_default=False)]
 RosterOpt = Annotated[str | None, typer.Option(
-    "--roster", metavar="ROSTER.csv", help="The students: a CSV with a student column (id, "
-    "student, email, ...); its other columns (a name, a section) go on each page.",
+    "--roster", metavar="ROSTER.csv", help="The students: Gradescope's, Canvas's or "
+    "Moodle's roster export, or a CSV with a student column (id, student, email, ...); "
+    "the name, the section and other columns go on each page.",
     show_default=False)]
 StudentOpt = Annotated[list[str], typer.Option(
     "--student", metavar="ID", help="A student (repeatable), beside or instead of "

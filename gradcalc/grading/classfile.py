@@ -22,15 +22,25 @@ from functools import lru_cache
 from typing import Any
 
 from gradcalc.errors import GradcalcError, failure
+from gradcalc.grading.course import Course, read_time, time_column
 from gradcalc.grading.hints import Hint, fire
 from gradcalc.grading.key import Key
+from gradcalc.grading.roster import normal_id
 from gradcalc.grading.variants import Variant, variant_of
 from gradcalc.homework import answer as judging
 from gradcalc.homework.answer import split_wrt
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import PLAIN, Kind
 from gradcalc.homework.receipt import receipt, with_variant
-from gradcalc.ingest.headers import MAX_CELL_CHARS, Sheet, SheetRow, header_of, rows_of
+from gradcalc.ingest.headers import (
+    MAX_CELL_CHARS,
+    SYNONYMS,
+    Sheet,
+    SheetRow,
+    header_of,
+    normal,
+    rows_of,
+)
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: the columns of a one-file class (id,function,answer[,wrt]) and of submissions to a key
@@ -61,6 +71,13 @@ class Task:
     variant: Variant | None = None  # the student's own variant of a parametrised problem
     hints: tuple[tuple[Hint, Hint], ...] = ()  # the teacher's hints: (key's, variant's)
     steps: bool = False  # the key asks for the worked solution in the feedback
+    #: the course's rules (gradcalc.grading.course): when it was submitted, the deadline,
+    #: the share of its points a late submission keeps and why
+    submitted: Any = None
+    deadline: Any = None
+    late: float = 1.0
+    late_note: str = ""
+    unknown: bool = False  # the student is not on the course's roster: not graded
 
 
 @dataclass
@@ -90,7 +107,8 @@ class Result:
 
     @property
     def earned(self) -> float:
-        return self.score * self.task.points
+        """The points earned: the share times the problem's points, less a late penalty."""
+        return self.score * self.task.points * self.task.late
 
     @property
     def receipt(self) -> dict:
@@ -99,7 +117,10 @@ class Result:
         else:
             rec = receipt(self.task.function, self.task.answer, split_wrt(self.task.wrt),
                           self.task.settings, kind=self.task.kind)
-        return with_variant(rec, *variant_parts(self.task))
+        rec = with_variant(rec, *variant_parts(self.task))
+        if self.task.deadline is not None:
+            rec = {**rec, "deadline": self.task.deadline.as_json(self.task.submitted)}
+        return rec
 
 
 def variant_parts(task: Task) -> tuple[dict | None, list | None]:
@@ -203,6 +224,10 @@ def open_class(file: str, key: Key | None) -> tuple[Sheet, Iterator[SheetRow]]:
     reader = csv.reader(text_lines(fh, source))
     try:
         table = header_of(reader, source, required, optional, label)
+    except GradcalcError as exc:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+        raise _suggest_key(exc, key) from None
     except BaseException:
         if fh is not sys.stdin.buffer:
             fh.close()
@@ -216,6 +241,18 @@ def open_class(file: str, key: Key | None) -> tuple[Sheet, Iterator[SheetRow]]:
                 fh.close()
 
     return table, rows()
+
+
+def _suggest_key(exc: GradcalcError, key: Key | None) -> GradcalcError:
+    """A header error; for submissions (a problem column, no function) read without a
+    key, the same with the option they need."""
+    found = exc.message.partition("; found: ")[2].partition("; needed")[0]
+    names = {normal(n) for n in found.split(", ")}
+    if key is not None or not names & set(SYNONYMS["problem"]) or \
+            names & set(SYNONYMS["function"]):
+        return exc
+    return GradcalcError(exc.message + "; these are submissions to an answer key (a "
+                         "problem column): add --key KEY.csv", kind=exc.kind)
 
 
 @dataclass(frozen=True)
@@ -277,7 +314,7 @@ def survey(file: str, key: Key | None, students: bool = False) -> tuple[int, lis
     for row in rows:
         count += 1
         if students:
-            seen.setdefault(row.get("student").strip(), None)
+            seen.setdefault(normal_id(row.get("student")), None)
     return count, list(seen)
 
 
@@ -291,13 +328,23 @@ def check_variants(file: str, key: Key) -> int:
     for row in open_class(file, key)[1]:
         problem = key.problems.get(row.get("problem").strip()) or \
             key.lower.get(row.get("problem").strip().lower())
-        student = row.get("student").strip()
-        if problem is None or problem.template is None or (problem.name, student) in seen:
+        student = ident_of(row.get("student"), getattr(key, "course", None))
+        if problem is None or problem.template is None or student is None or \
+                (problem.name, student) in seen:
             continue
         seen.add((problem.name, student))
         require_defined(variant_of(problem.template, student),
                         f"{problem.template.where} (the variant of {student!r})")
     return len(seen)
+
+
+def ident_of(text: str, course: Course | None) -> str | None:
+    """The student a row names: the roster's identifier (None when not on it), else the
+    text normalised."""
+    if course is None or course.roster is None:
+        return normal_id(text)
+    known = course.roster.find(text)
+    return known.ident if known is not None else None
 
 
 def tasks(table: Sheet, key: Key | None, settings: Settings) -> list[Task]:
@@ -309,10 +356,17 @@ def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
                settings: Settings) -> Iterator[Task]:
     """One Task per row, in order, as the rows come; a row's problems (too many cells,
     not in the key) become its error."""
+    course = getattr(key, "course", None)
+    clock = time_column(table.extra_names) if course is not None else None
     for row in rows:
-        student, answer = row.get("student").strip(), row.get("answer")
+        student, answer = normal_id(row.get("student")), row.get("answer")
         base = Task(row.line, student, row.get("problem").strip(), row.get("function"),
                     answer, row.get("wrt"), settings, extras=row.extras)
+        if course is not None:
+            base = _in_course(base, course, clock, table.source)
+        if base.error is not None:
+            yield base
+            continue
         if row.overflow:
             yield replace(base, error=("usage", "the row has more cells than the header "
                                        f"has columns ({len(table.header)})"))
@@ -341,6 +395,30 @@ def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
         yield replace(base, problem=problem.name, function=function,
                       wrt=problem.wrt, settings=own, points=problem.points, kind=kind,
                       variant=variant, hints=hints, steps=problem.steps)
+
+
+def _in_course(task: Task, course: Course, clock: str | None, source: str) -> Task:
+    """The row under the course's rules: the student as the roster knows them (else the
+    row's error), its time and what a late submission keeps."""
+    if course.roster is not None:
+        known = ident_of(task.student, course)
+        if known is None:
+            return replace(task, unknown=True, error=(
+                "input", f"student {task.student!r} is not on the roster "
+                         f"({course.roster.source}): not graded"))
+        task = replace(task, student=known)
+    when = None
+    if clock is not None:
+        text = dict(task.extras).get(clock, "").strip()
+        try:
+            when = read_time(text, f"the time ({clock})") if text else None
+        except GradcalcError as exc:
+            return replace(task, error=(exc.kind, exc.message))
+    due = course.deadline
+    if due.due is None and when is None:
+        return task
+    late, why = due.factor(when)
+    return replace(task, submitted=when, deadline=due, late=late, late_note=why)
 
 
 @lru_cache(maxsize=65536)

@@ -13,16 +13,21 @@ each student's b), a hint by the key's words, and an example variant is kept.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradcalc.grading.classfile import STATUSES, Result
+from gradcalc.grading.course import better
 from gradcalc.grading.key import Key
 from gradcalc.grading.variants import Variant, equation, template_steps
 
 #: example answers kept per mistake, slowest rows listed
 EXAMPLES, SLOWEST = 3, 10
+#: a hint's placeholder of a parameter's value ({b})
+PLACEHOLDER = re.compile(r"[{]([A-Za-z_]\w*)[}]")
 #: the label of an incorrect answer whose mistake has no name
 UNNAMED = "(not recognised)"
 
@@ -33,6 +38,16 @@ class Gradebook:
     points: dict[str, float]  # the most each problem gives
     students: dict[str, dict[str, float]] = field(default_factory=dict)  # earned
     section: dict[str, str] = field(default_factory=dict)
+    #: a roster's students: each one's name and identifiers (gradcalc.grading.roster)
+    known: dict[str, Any] = field(default_factory=dict)
+    #: students not on the roster, each with the lines of their rows (not graded)
+    unknown: dict[str, list[int]] = field(default_factory=dict)
+    blank: bool = False  # a problem with no submission is an empty cell, not 0
+
+    @property
+    def missing(self) -> list[str]:
+        """The roster's students who submitted nothing."""
+        return [s for s, scores in self.students.items() if not scores]
 
     def total(self, student: str) -> float:
         return sum(self.students[student].get(p, 0.0) for p in self.problems)
@@ -63,7 +78,8 @@ def mistake(r: Result) -> str | None:
         return None
     fired = r.fired
     if fired is not None:
-        return f"hint {fired[0].on}: {fired[0].message}"
+        # the key's words, its placeholders as the parameters' names ({b}x: bx)
+        return f"hint {fired[0].on}: " + PLACEHOLDER.sub(r"\1", fired[0].message)
     named = getattr(r.verdict, "misconception", None)
     if isinstance(named, dict) and named.get("rule"):
         from gradcalc.homework.feedback.catalogue import CATALOGUE
@@ -144,9 +160,22 @@ class Gather:
         self.total: Counter = Counter()
         self.last: dict[str, Result] = {}  # each problem's last row
         self.first: dict[str, Result] = {}  # each problem's first row (its worked solution)
+        course = getattr(key, "course", None)
+        self.policy = course.policy if course is not None else "latest"
+        self.kept: dict[tuple[str, str], tuple] = {}  # (time, order, points) counted
+        if course is not None:
+            self.book.blank = course.blank
+            for s in (course.roster.students if course.roster is not None else ()):
+                self.book.students[s.ident] = {}
+                self.book.known[s.ident] = s
+                if s.section:
+                    self.book.section[s.ident] = s.section
 
     def add(self, r: Result) -> None:
         book, name = self.book, problem_name(r)
+        if r.task.unknown:
+            book.unknown.setdefault(r.task.student, []).append(r.task.line)
+            return
         self.total[r.status] += 1
         self.last[name] = r
         if len(self.slowest) < SLOWEST or r.seconds > self.slowest[-1].seconds:
@@ -159,7 +188,7 @@ class Gather:
             book.problems.append(name)
             book.points[name] = r.task.points
             self.counts[name], self.labels[name] = Counter(), Counter()
-        book.students.setdefault(r.task.student, {})[name] = r.earned
+        self._count(r, name)
         section = next((v for k, v in r.task.extras if k.strip().lower() == "section"), "")
         if section:
             book.section[r.task.student] = section
@@ -180,6 +209,16 @@ class Gather:
             answer = r.task.answer.strip()
             if len(shown) < EXAMPLES and answer not in (a for a, _ in shown):
                 shown.append((answer, variant.function if variant else ""))
+
+    def _count(self, r: Result, name: str) -> None:
+        """The row's points in the gradebook, if the policy counts it over the student's
+        earlier rows for the problem."""
+        new = (r.task.submitted, r.task.line, r.earned)
+        old = self.kept.get((r.task.student, name))
+        scores = self.book.students.setdefault(r.task.student, {})
+        if old is None or better(self.policy, new, old):
+            self.kept[(r.task.student, name)] = new
+            scores[name] = r.earned
 
     def picture(self) -> Picture:
         book, functions = self.book, dict(self.functions)

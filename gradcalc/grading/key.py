@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.grading.hints import Hint, read_hints
@@ -31,9 +32,13 @@ from gradcalc.ingest.headers import Sheet, SheetRow, read_table, source_of
 VARIANT_COLUMNS = ("params", "term", "hints")
 #: the key's columns: required, then optional
 REQUIRED = ("problem", "function")
-OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", *COLUMNS, *VARIANT_COLUMNS)
+OPTIONAL = ("wrt", "rtol", "atol", "points", "steps", "answers", *COLUMNS, *VARIANT_COLUMNS)
+#: when students are shown the expected answers (the key's `answers` column)
+ANSWERS = ("never", "after-due", "always")
 #: a steps cell's texts
 YES, NO = ("true", "yes", "y", "1"), ("false", "no", "n", "0", "")
+#: the names a function's variables go by: never a parameter's in that function
+VARIABLES = frozenset({"x", "y", "z"})
 #: the most problems in one key
 MAX_PROBLEMS = 10_000
 
@@ -61,6 +66,9 @@ class Key:
     problems: dict[str, Problem]
     source: str
     lower: dict[str, Problem] = field(default_factory=dict)
+    #: the course's rules the submissions are graded by (gradcalc.grading.course.Course)
+    course: Any = None
+    answers: str = ""  # when students see the expected answers ('' : not said)
 
     def __post_init__(self) -> None:
         self.lower = {n.lower(): p for n, p in self.problems.items()}
@@ -139,7 +147,19 @@ def key_from(table: Sheet) -> Key:
     if not problems:
         raise GradcalcError(f"{source} has no problems: one row per problem under the "
                             "header problem,function", kind="usage")
-    return Key(problems, source)
+    return Key(problems, source, answers=_answers(table, source))
+
+
+def _answers(table: Sheet, source: str) -> str:
+    """The key's `answers` cell (its first one given): never, after-due or always."""
+    for row in table.rows:
+        cell = row.get("answers").strip().lower()
+        if cell and cell not in ANSWERS:
+            raise GradcalcError(f"{source}, line {row.line}, column answers: {cell!r}: give "
+                                f"{', '.join(ANSWERS)}", kind="usage")
+        if cell:
+            return cell
+    return ""
 
 
 def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Problem:
@@ -166,6 +186,11 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
         raise GradcalcError(f"{where}, column params: {clash[0]!r} is a variable of the "
                             "problem (its kind columns name it), not a parameter",
                             kind="usage")
+    named = sorted(set(found.names) & VARIABLES & variants.names_in(problem.function))
+    if named:
+        raise GradcalcError(f"{where}, column params: {named[0]!r} is a variable of the "
+                            f"function {problem.function!r}, not a parameter: name the "
+                            "parameter otherwise (a, b, c, n, ...)", kind="usage")
     template = Template(problem.name, problem.function, found, term, where, kind,
                         tuple(cells.items()) if used else ())
     count, tried = variants.check_template(template)

@@ -109,8 +109,10 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
         settings = settings_of(rec)
         wrt = split_wrt(",".join(rec["wrt"])) if rec.get("wrt") else None
         kind = kind_of(rec)
+        out.differences += row_against_receipt(obj, rec)
         if isinstance(rec.get("variant"), dict):
             out.differences += redrawn(rec["variant"], rec["function"], kind)
+        late = _late(rec)
         verdict = judging.run(judging.AnswerJob(rec["function"], rec["answer"], wrt,
                                                  settings, limits, kind=kind))
     except Exception as exc:  # noqa: BLE001 - an error is a result to compare, too
@@ -133,7 +135,7 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
         _differ("receipt's method", rec.get("method"), verdict.method, out.differences)
     if "score" in obj and "max_score" in obj:
         try:
-            _differ("score", obj["score"], share(verdict) * float(obj["max_score"]),
+            _differ("score", obj["score"], share(verdict) * float(obj["max_score"]) * late,
                     out.differences)
         except (TypeError, ValueError):
             out.differences.append("score: max_score is not a number")
@@ -149,6 +151,35 @@ def replay(number: int, obj: dict[str, Any], limits: Limits = DEFAULT_LIMITS) ->
                 _differ(f"point {k + 1} {part}", a.get(part) if isinstance(a, dict) else a,
                         b[part], out.differences)
     return out
+
+
+def row_against_receipt(obj: dict[str, Any], rec: dict[str, Any]) -> list[str]:
+    """Each field of the row that its verdict depends on and that says otherwise than its
+    receipt: the answer, and for a variant the student, the problem and the values (a
+    field the row does not have, as a lone check's answer, is not compared)."""
+    out = []
+    pairs = [("answer", obj.get("answer"), rec.get("answer"))]
+    variant = rec.get("variant")
+    if isinstance(variant, dict):
+        pairs += [("student", obj.get("id"), variant.get("student")),
+                  ("problem", obj.get("problem"), variant.get("problem")),
+                  ("params", obj.get("params"), variant.get("params"))]
+    for name, row, saved in pairs:
+        if name == "params" or name in obj or (name == "student" and "id" in obj):
+            if not _close(row, saved):
+                out.append(f"{name}: the row says {json.dumps(row)}, its receipt "
+                           f"{json.dumps(saved)}")
+    return out
+
+
+def _late(rec: dict[str, Any]) -> float:
+    """The share of its points the row kept by the receipt's deadline (1 without one)."""
+    if "deadline" not in rec:
+        return 1.0
+    from gradcalc.grading.course import deadline_from
+
+    deadline, submitted = deadline_from(rec["deadline"])
+    return deadline.factor(submitted)[0]
 
 
 def _hint_now(rec: dict[str, Any], verdict: Any, kind: Any, settings: Any,

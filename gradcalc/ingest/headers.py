@@ -47,6 +47,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "hints": ("hints", "hint"),
     "steps": ("steps", "show steps", "worked solution"),
     "domain": ("domain", "limits"),
+    "answers": ("answers", "show answers"),
 }
 
 

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 KEPT = 4096
 #: the row's own fields: they come first, and a verdict's field of the same name
 #: (its own share of the score) gives way to the row's
-_OWN = ("id", "line", "problem", "answer", "columns", "score", "max_score", "params", "hint")
+_OWN = ("id", "line", "problem", "answer", "columns", "score", "max_score", "params", "hint",
+        "late")
 
 _ENCODED: OrderedDict[int, tuple[Any, str, str | None]] = OrderedDict()
 
@@ -54,6 +55,8 @@ def row_head(r: Result, keyed: bool) -> dict[str, Any]:
     fired = r.fired
     if fired is not None:
         head["hint"] = {"on": fired[1].on, "message": fired[1].message}
+    if r.task.late_note:
+        head["late"] = r.task.late_note
     return head
 
 
@@ -76,7 +79,7 @@ def json_line(r: Result, keyed: bool) -> str:
     part, receipt = _verdict_part(r.verdict)
     if receipt is None:
         receipt = json.dumps(r.receipt)
-    elif r.task.variant is not None or r.task.hints:
+    elif r.task.variant is not None or r.task.hints or r.task.deadline is not None:
         receipt = json.dumps(r.receipt)  # the verdict's, with the row's own variant
     worked = solution_fields(r)
     if worked:  # the key asks for the worked solution: it comes before the receipt

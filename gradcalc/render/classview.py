@@ -101,6 +101,8 @@ def row_plain(r: Result, keyed: bool) -> str:
     verdict = verdict_line(r)
     if steps_note(r):
         verdict += f"; {steps_note(r)}"
+    if r.task.late_note:
+        verdict += f"; {r.task.late_note}"
     cells = [r.task.student, r.task.problem if keyed else r.task.function,
              *(v for _, v in r.task.extras), r.task.answer,
              f"{points_text(r.earned)}/{points_text(r.task.points)}", verdict]

@@ -3,8 +3,10 @@
 Per problem: the share of correct, incorrect, undetermined and unreadable answers as a
 bar, and the commonest mistakes with the students who made them and example answers (for
 a parametrised problem, its parameters, an example variant, and the variant each example
-answered), and a link to its worked solution further down the page; then the slowest
-rows, every student's scores, and the worked solutions, every step checked. Every text
+answered), and a link to its worked solution further down the page; then every
+student's scores (against a roster: the students not on it and those without a
+submission), and the worked solutions, every step checked. How long rows took is not
+the teacher's business: it is in the benchmarks, not on the page. Every text
 from the files is escaped; styles are inline in the page, so it opens from disk in any
 browser, offline.
 """
@@ -87,6 +89,25 @@ def _worked(k: int, name: str, solution: Any) -> list[str]:
     return out
 
 
+def _roll(book: Any) -> list[str]:
+    """Against a roster: the students not on it (not graded) and those who submitted
+    nothing."""
+    out = []
+    if book.unknown:
+        out += ['<h2 id="unknown">Not on the roster (not graded)</h2>', "<table><tr><th>"
+                "student as submitted</th><th>lines</th></tr>"]
+        out += [f"<tr><td>{escape(s)}</td><td>{', '.join(map(str, lines))}</td></tr>"
+                for s, lines in book.unknown.items()]
+        out.append("</table>")
+    missing = book.missing if book.known else []
+    if missing:
+        out += ['<h2 id="missing">No submission</h2>', "<ul>"]
+        out += [f"<li>{escape(book.known[s].name or s)} ({escape(s)})</li>"
+                for s in missing]
+        out.append("</ul>")
+    return out
+
+
 def report_html(pic: Picture, title: str = "gradcalc: the class picture",
                 solutions: dict[str, Any] | None = None) -> str:
     """The whole page as text; `solutions`: each problem's worked solution, by name."""
@@ -101,7 +122,7 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
            "<nav><p>Problems: " + ", ".join(
                f'<a href="#{_anchor(k)}">{escape(p.name)}</a>'
                for k, p in enumerate(pic.problems)) +
-           ' · <a href="#slowest">slowest rows</a> · <a href="#students">students</a></p>'
+           ' · <a href="#students">students</a></p>'
            "</nav>", "<h2>Problems</h2>"]
     for k, p in enumerate(pic.problems):
         link = (f' <a href="#{_solution_anchor(k)}">worked solution</a>'
@@ -125,14 +146,6 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
         else:
             out.append("<p>No incorrect answers.</p>")
         out.append("</section>")
-    out += ['<h2 id="slowest">Slowest rows</h2>', "<table><tr><th>line</th><th>student</th>"
-            "<th>problem</th><th>answer</th><th>verdict</th><th class=\"n\">ms</th></tr>"]
-    for r in pic.slowest:
-        out.append(f"<tr><td>{r.task.line}</td><td>{escape(r.task.student)}</td>"
-                   f"<td>{escape(r.task.problem or r.task.function)}</td>"
-                   f"<td><code>{escape(r.task.answer)}</code></td><td>{r.status}</td>"
-                   f'<td class="n">{1000 * r.seconds:.1f}</td></tr>')
-    out.append("</table>")
     out += ['<h2 id="students">Students</h2>', "<table><tr><th>student</th>" + "".join(
         f'<th class="n">{escape(p)}</th>' for p in book.problems) +
         f'<th class="n">total (of {points_text(book.max_total)})</th></tr>']
@@ -142,6 +155,7 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
         out.append(f"<tr><td>{escape(student)}</td>{cells}"
                    f'<td class="n">{points_text(round(book.total(student), 3))}</td></tr>')
     out.append("</table>")
+    out += _roll(book)
     if solutions:
         out.append('<h2 id="solutions">Worked solutions</h2>')
         for k, p in enumerate(pic.problems):

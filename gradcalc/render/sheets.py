@@ -145,7 +145,18 @@ def sheet_html(sheet: Sheet, title: str) -> str:
         body += [f'<section class="problem"><h2>Problem {escape(it.problem)}{worth}</h2>',
                  f"<p>{escape(it.prompt)}</p>", function_html(it),
                  '<div class="space"></div></section>']
-    return _page(f"{title}: {sheet.student}", body)
+    return _page(f"{title}: {sheet.student}", body + submit_html(sheet))
+
+
+def submit_html(sheet: Sheet) -> list[str]:
+    """What to submit, and in what form (as the autograder reads it)."""
+    first = sheet.items[0].problem if sheet.items else "1"
+    return ['<section class="submit"><h2>What to submit</h2>',
+            "<p>One text file, <code>answers.txt</code>, with one line per problem: the "
+            f"problem, a colon and your answer, e.g. <code>{escape(first)}: 3x^2 cos(x)"
+            "</code>. Write a product with a space or <code>*</code>, a power with "
+            "<code>^</code>, a gradient as a list: <code>[2x y, x^2]</code>.</p>",
+            "</section>"]
 
 
 def teacher_html(sheets: list[Sheet], title: str, templates: dict[str, tuple[str, str]]

@@ -41,6 +41,8 @@ class ClassJob:
     summary: bool = False
     jobs: int = 1  # processes judging the rows (the output is the same for any number)
     chunk_rows: int | None = None  # rows per chunk handed to a process
+    course: Any = None  # the course's rules (gradcalc.grading.course.Course)
+    show_answers: str | None = None  # when results.json shows the expected answers
 
     def __post_init__(self) -> None:
         self.fmt = named(self.fmt)
@@ -87,6 +89,13 @@ def write_class(job: ClassJob, out: Any, err: Any) -> int:
 
     _check_outputs(job)
     key = load_key(job.key) if job.key else None
+    if job.course is not None:
+        if key is None:
+            raise GradcalcError("--roster, --policy, --due, --late-until, --late-penalty "
+                                "and --blank-missing go with --key", kind="usage")
+        key.course = job.course
+    if job.gradescope:
+        _shown(job, key)  # a policy that is not one is refused before any row is judged
     view = _view(job, key, out, err)
     drawn = key is not None and any(p.template for p in key.problems.values())
     count = view.counts_rows  # a progress bar needs the rows counted
@@ -144,7 +153,7 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, view: Any) 
     table, rows = classfile.open_class(path, key)
     view.sink.extra_names = table.extra_names
     gather = Gather(key) if job.summary or job.grades or job.gradescope or job.report \
-        else None
+        or job.course is not None else None
     how = Judging(path, table, key, job.settings, job.limits, job.fmt,
                   keep=gather is not None or view.keeps_rows)
     if job.jobs > 1:  # each worker reads its own span of the file: no rows sent to it
@@ -165,6 +174,10 @@ def _judge_and_write(job: ClassJob, path: str, key: Any, total: int, view: Any) 
     finally:
         view.close()
     _write_files(job, gather)
+    if job.course is not None and gather is not None:
+        from gradcalc.render.roll import roll_notes
+
+        view.sink.err.write(roll_notes(gather.book, job.course.policy))
     picture = (lambda console: _show_picture(gather, console)) \
         if job.summary and gather is not None else None
     view.end(summary, len(students), picture)
@@ -310,13 +323,26 @@ def _write_files(job: ClassJob, gather: Any) -> None:
     if job.grades:
         files[job.grades] = lms.gradebook_csv(book)
     if job.gradescope:
-        files[job.gradescope] = lms.gradescope_json(list(gather.last.values()), book)
+        files[job.gradescope] = lms.gradescope_json(list(gather.last.values()), book,
+                                                    _shown(job, gather.key))
     if job.report:
         from gradcalc.render.report import report_html
 
         picture = gather.picture()
         files[job.report] = report_html(picture, solutions=_solutions(job, gather, picture))
     write_all(files)
+
+
+def _shown(job: ClassJob, key: Any) -> str:
+    """When a student's results.json shows the expected answers: the option, else the
+    key's answers column, else never."""
+    from gradcalc.grading.key import ANSWERS
+
+    value = job.show_answers or (key.answers if key is not None else "") or "never"
+    if value not in ANSWERS:
+        raise GradcalcError(f"--show-answers {value}: give {', '.join(ANSWERS)}",
+                            kind="usage")
+    return value
 
 
 def _solutions(job: ClassJob, gather: Any, picture: Any) -> dict[str, Any]:
@@ -330,7 +356,8 @@ def _solutions(job: ClassJob, gather: Any, picture: Any) -> dict[str, Any]:
     for p in picture.problems:
         found = gather.key.problems.get(p.name) if gather.key is not None else None
         task = gather.first[p.name].task if p.name in gather.first else None
-        source = found or task
+        # a parametrised problem's solution is a variant's: its parameters as numbers
+        source = task if found is not None and found.template is not None else found or task
         if source is None:
             continue
         try:

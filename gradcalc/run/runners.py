@@ -49,6 +49,9 @@ def _dask_class(run: Run, job: Any) -> int:
     from gradcalc.run.cluster import run_class
 
     given = [f"--{n}" for n in LOCAL_ONLY if getattr(job, n)]
+    if job.course is not None:  # a course's options (grading.course.Course)
+        given.append("--roster, --policy, --due, --late-until, --late-penalty or "
+                     "--blank-missing")
     if given:
         raise GradcalcError(f"{given[0]} goes without --engine dask", kind="usage")
     return run_class(run.source, run.sink.fmt, job.settings, job.limits,

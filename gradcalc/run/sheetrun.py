@@ -35,17 +35,19 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
     """The sheets written (or printed); the exit code (0)."""
     from gradcalc.grading import worksheets
     from gradcalc.grading.key import load_key
+    from gradcalc.grading.roster import normal_id, read_roster, sheet_students
 
     if not job.roster and not job.students:
         raise GradcalcError("sheets needs the students: --roster ROSTER.csv, or --student "
                             "ID (repeatable)", kind="usage")
     folder = _folder(job.out) if job.out else None
     key = load_key(job.key)
-    students = worksheets.roster(job.roster) if job.roster else []
+    students = sheet_students(read_roster(job.roster)) if job.roster else []
     named_already = {s for s, _ in students}
-    students += [(s.strip(), ()) for s in dict.fromkeys(job.students)
-                 if s.strip() and s.strip() not in named_already]
+    students += [(normal_id(s), ()) for s in dict.fromkeys(job.students)
+                 if s.strip() and normal_id(s) not in named_already]
     sheets = worksheets.sheets(key, students, job.limits)
+    _warn_shared(sheets, key)
     if folder is None:
         write = job.fmt.writer("sheet")
         for sheet in sheets:
@@ -54,6 +56,15 @@ def write_sheets(job: SheetsJob, out: Any) -> int:
     names = _write(folder, sheets, key, job.title)
     job.fmt.writer("sheets_written")(len(sheets), str(folder), names, out)
     return 0
+
+
+def _warn_shared(sheets: list, key: Any) -> None:
+    """On standard error: the problems whose variants too many classmates share."""
+    import sys
+
+    from gradcalc.render.roll import sharing_notes
+
+    sys.stderr.write(sharing_notes(sheets, key))
 
 
 def _folder(out: str) -> Path:

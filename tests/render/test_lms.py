@@ -57,12 +57,13 @@ def test_gradescope_results_json_follows_the_autograder_format(invoke, files):
                "--gradescope", str(out), "--plain")
     assert r.code == 1
     data = json.loads(out.read_text())
-    assert set(data) == {"score", "max_score", "output", "tests"}
+    assert set(data) == {"score", "max_score", "output", "tests", "output_format",
+                         "test_output_format", "visibility", "stdout_visibility"}
     assert isinstance(data["score"], float) and isinstance(data["max_score"], float)
     assert isinstance(data["output"], str)
     assert [t["name"] for t in data["tests"]] == ["p1", "p2", "p3"]  # one test per problem
     for t in data["tests"]:
-        assert set(t) == {"name", "score", "max_score", "status", "output"}
+        assert set(t) == {"name", "score", "max_score", "status", "output", "visibility"}
         assert isinstance(t["score"], float) and isinstance(t["max_score"], float)
         assert t["status"] in ("passed", "failed") and isinstance(t["output"], str)
         assert 0 <= t["score"] <= t["max_score"]
@@ -70,6 +71,7 @@ def test_gradescope_results_json_follows_the_autograder_format(invoke, files):
     assert data["max_score"] == 4.5
     p2 = data["tests"][1]
     assert p2["status"] == "failed" and "the chain rule's inner factor 3 is missing" in p2["output"]
+    assert "expected" not in p2["output"]  # by default a student is not shown the answer
     assert data["tests"][2]["output"] == "no answer submitted"
 
 

@@ -219,7 +219,7 @@ def test_grades_and_the_class_picture_across_variants(graded):
         assert full <= total[student] < full + 1  # a transposed 2×2 gradient: half a point
     page = (folder / "report.html").read_text(encoding="utf-8")
     assert "Parameters <code>a = 2..9; b = 2..5 except 3; a != b</code> (21 variants)" in page
-    assert "hint chain-inner-factor: the inner function {b}x has a derivative too" in page
+    assert "hint chain-inner-factor: the inner function bx has a derivative too" in page
 
 
 def test_jobs_write_the_same_verdicts(graded):
