@@ -21,6 +21,7 @@ from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula, latex, simplest
 from gradcalc.homework.solutions import states
 from gradcalc.homework.solutions.derivative_rules import Rules
+from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
 from gradcalc.homework.solutions.states import Term, leaf, pending
 from gradcalc.homework.solutions.subexpressions import (
     Node,
@@ -188,8 +189,8 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
             args = ", ".join(formula(proof.exact(pinned[n])) for n in problem.inputs)
             label = tex = f"{label.split('(')[0]}({args})"
         elif pinned:
-            where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
-            label, tex = f"{label} at {where}", rf"{tex}\ \text{{at }} {where}"
+            said, said_latex = where({n: proof.exact(v) for n, v in problem.pinned})
+            label, tex = f"at {said}: {label}", rf"\text{{at }} {said_latex}:\ {tex}"
         return f"{label} = {answers[0]}", f"{tex} = {latexes[0]}"
     n = len(problem.wrt)
     if problem.kind in ("hessian", "jacobian"):
@@ -206,19 +207,34 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
 def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],
               finals: list[tuple[str, str, Any]], answers: list[str], latexes: list[str],
               samples: int, seed: int, limits: Limits) -> None:
-    """The derivative's value at the point: the inputs put in, one verified step each."""
-    pinned = {symbols[n]: proof.exact(v) for n, v in problem.pinned}
-    where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
+    """The derivative's value at the point: the inputs put in (written out), the exact
+    value, one verified step each; the answer adds the decimal value."""
+    values = {n: proof.exact(v) for n, v in problem.pinned}
+    pinned = {symbols[n]: v for n, v in values.items()}
+    said, said_latex = where(values)
     checker = Checker(symbols, next(iter(pinned)), samples=samples, seed=seed,
                       limits=limits, fixed=dict(problem.pinned))
     for k, (title, title_latex, value) in enumerate(finals):
         at = simplest(value.xreplace(pinned))
-        raw = Raw("evaluate", formula(value), f"{formula(value)} at {where}: {formula(at)}",
-                  rf"\left. {latex(value)} \right|_{{{where}}} = {latex(at)}",
-                  (leaf(value),), (leaf(at),), note=where)
+        label, label_latex = _pinned_label(title, title_latex, problem, values)
+        put, put_latex = put_in(formula(value), values), put_in_latex(latex(value), values)
+        raw = Raw("evaluate", formula(value), f"{label} = {put} = {formula(at)}",
+                  f"{label_latex} = {put_latex} = {latex(at)}", (leaf(value),), (leaf(at),))
         steps, _ = chain([raw], checker)
-        solution.parts.append(Part(f"{title} at {where}", title_latex, formula(value),
-                                   latex(value), formula(at), latex(at), tuple(steps)))
-        answers[k], latexes[k] = formula(at), latex(at)
+        solution.parts.append(Part(f"{title} at {said}", label_latex, formula(value),
+                                   put_latex, formula(at), latex(at), tuple(steps)))
+        answers[k] = formula(at) + decimal(at)
+        latexes[k] = latex(at) + decimal(at).replace("≈", r"\approx")
     solution.points = max(solution.points, checker.count)
 
+
+def _pinned_label(title: str, title_latex: str, problem: Any, values: dict[str, Any]
+                  ) -> tuple[str, str]:
+    """f'(x) at x = 2 as f'(2); a label with several inputs (∂f/∂x) after the point:
+    `at (x, y) = (1, 2): ∂f/∂x`."""
+    if title.endswith(")") and "(" in title and all(n in values for n in problem.inputs):
+        args = ", ".join(formula(values[n]) for n in problem.inputs)
+        head = title.split("(")[0]
+        return f"{head}({args})", f"{head}({args})"
+    said, said_latex = where(values)
+    return f"at {said}: {title}", rf"\text{{at }} {said_latex}:\ {title_latex}"

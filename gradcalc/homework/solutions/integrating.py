@@ -11,17 +11,17 @@ exactly when their derivatives are equal), at sampled points on the tape.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import sympy as sp
 
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex, simplest
-from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions import integral_rules, states
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
 from gradcalc.homework.solutions.verified import (
-    BACKSTOP_SECONDS,
     MAX_STEPS,
     Checker,
     Raw,
@@ -29,7 +29,6 @@ from gradcalc.homework.solutions.verified import (
     shown,
 )
 from gradcalc.homework.solutions.worked import Part, Solution
-from gradcalc.verify.budget import Timeout, time_budget
 
 #: the largest integrand (sympy's count_ops) handed to manual integration
 MAX_INTEGRAND_OPS = 40
@@ -40,30 +39,32 @@ TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin
          "SecTanRule": "∫ sec(u)·tan(u) du = sec(u)", "CscCotRule": "∫ csc(u)·cot(u) du = −csc(u)",
          "Sec2Rule": "∫ sec(u)^2 du = tan(u)", "Csc2Rule": "∫ csc(u)^2 du = −cot(u)",
          "SinhRule": "∫ sinh(u) du = cosh(u)", "CoshRule": "∫ cosh(u) du = sinh(u)",
-         "ArctanRule": "∫ 1/(a + b·u^2) du, an arctangent",
+         "ArctanRule": "∫ 1/(u^2 + a^2) du = (1/a)·atan(u/a)",
          "ArcsinRule": "∫ 1/√(1 − u^2) du = asin(u)"}
 
 
 def steps_of(f: Any, x: Any, limits: Any) -> Any:
-    """sympy's rule tree for ∫ f dx; Unsupported when it has none (or f is too large). A
-    rational function is first written as partial fractions (sympy's `apart`), the way it
-    is taught, and sympy integrates those (its own search through substitutions of a
-    rational function is long, and no shorter)."""
-    from sympy.integrals.manualintegrate import RewriteRule, integral_steps
+    """The rule tree for ∫ f dx (`integral_rules.steps`: the textbook's rewritings,
+    sympy's rules within a counted budget, a substitution search); Unsupported when it
+    has none (or f is too large). A rational function is first written as partial
+    fractions (sympy's `apart`), the way it is taught."""
+    from sympy.integrals.manualintegrate import RewriteRule
 
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         raise Unsupported("an integrand this large")
     try:
-        with time_budget(BACKSTOP_SECONDS):
+        with integral_rules.budget():
             fractions = _partial_fractions(f, x)
             if fractions is not None:
-                rule = RewriteRule(f, x, fractions, integral_steps(fractions, x))
+                inner = integral_rules.steps(fractions, x)
+                rule = None if inner is None else RewriteRule(f, x, fractions, inner)
             else:
-                rule = integral_steps(f, x)
-    except Timeout:
-        raise Unsupported("sympy took too long") from None
-    if _unknown(rule):
-        raise Unsupported("no antiderivative by sympy's rules")
+                rule = integral_rules.steps(f, x)
+    except integral_rules.OverBudget:
+        raise Unsupported(f"sympy's rules took more than {integral_rules.MAX_RULE_CALLS} "
+                          "searches") from None
+    if rule is None or _unknown(rule):
+        raise Unsupported("no antiderivative by the rules")
     return rule
 
 
@@ -133,7 +134,8 @@ class Integrator:
 
     def name(self, dummy: Any) -> Any:
         if dummy not in self.names:
-            free = next(n for n in NAMES if n not in self.taken)
+            more = (f"u{k}" for k in itertools.count(1))  # past the five letters
+            free = next(n for n in itertools.chain(NAMES, more) if n not in self.taken)
             self.taken.add(free)
             self.names[dummy] = sp.Symbol(free, real=True)
         return self.names[dummy]
@@ -211,7 +213,11 @@ class Integrator:
     def _rewritten(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         f, g = self.shown(rule.integrand), self.shown(rule.rewritten)
         kind = "rewrite"
-        if f.is_rational_function(by) and g.is_Add:
+        if integral_rules.completed_square(f, by) == g:
+            kind = "complete-square"
+        elif integral_rules.product_to_sum(f, by) == g:
+            kind = "product-to-sum"
+        elif f.is_rational_function(by) and g.is_Add:
             kind = "partial-fractions"
         elif f.has(sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot):
             kind = "trig-identity"
