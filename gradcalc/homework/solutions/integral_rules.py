@@ -65,13 +65,13 @@ def _install() -> None:
 
 
 @contextmanager
-def budget(calls: int = MAX_RULE_CALLS) -> Iterator[None]:
-    """sympy's rule search counted: OverBudget past `calls` calls (nested budgets share
-    the outer one)."""
+def budget(calls: int | None = None) -> Iterator[None]:
+    """sympy's rule search counted: OverBudget past `calls` calls (`MAX_RULE_CALLS` by
+    default; nested budgets share the outer one)."""
     _install()
     outer = getattr(_STATE, "left", None)
     if outer is None:
-        _STATE.left = calls
+        _STATE.left = _STATE.given = MAX_RULE_CALLS if calls is None else calls
     try:
         yield
     finally:
@@ -82,7 +82,7 @@ def budget(calls: int = MAX_RULE_CALLS) -> Iterator[None]:
 def calls_used() -> int:
     """The calls made so far under the running budget (0 outside one)."""
     left = getattr(_STATE, "left", None)
-    return 0 if left is None else MAX_RULE_CALLS - left
+    return 0 if left is None else _STATE.given - left
 
 
 def sympy_steps(f: Any, x: Any) -> Any:

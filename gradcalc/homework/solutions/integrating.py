@@ -202,9 +202,8 @@ class Integrator:
         du = sp.diff(u, by)
         second = rule.second_step
         if second is None:
-            from sympy.integrals.manualintegrate import integral_steps
-
-            second = integral_steps(v * du, by)
+            with integral_rules.budget():
+                second = integral_rules.sympy_steps(v * du, by)
         rest = self.todo(second, by, to_x)
         return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
                 f"u = {formula(u)}, dv = {formula(dv)} d{by}: du = {formula(du)} d{by}, "
@@ -299,6 +298,10 @@ def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
     out = Solution("antiderivative", problem, problem_latex)
     try:
         parts, final, merged = worked(f, x, checker, constant, limits)
+    except integral_rules.OverBudget:
+        out.note = (f"no worked steps for this integral (sympy's rules took more than "
+                    f"{integral_rules.MAX_RULE_CALLS} searches)")
+        return out
     except (Unsupported, ValueError, TypeError, AttributeError, NotImplementedError) as exc:
         out.note = f"no worked steps for this integral ({exc})"
         return out
