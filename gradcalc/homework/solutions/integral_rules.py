@@ -6,9 +6,10 @@ The rewritings, each one step the solution shows: a product of sines and cosines
 sum (product-to-sum), an odd power of sin or cos as the one factor times a power of
 1 − cos² (or 1 − sin²), ready for u = cos (or sin); a power of tan as tan^(n−2)·(sec² − 1)
 (the reduction formula); a quadratic denominator without real roots written with its
-square completed. The substitution search tries, for u, each function's argument, each
-power's base and each trig function of the integrand (at most `MAX_CANDIDATES`), and
-takes the first u for which f(x)/u'(x) is a function of u alone.
+square completed; 1/sin^n and 1/cos^n as csc^n and sec^n. The substitution search
+tries, for u, each function's argument, each power's base and each trig function of
+the integrand (at most `MAX_CANDIDATES`), and takes the first u for which f(x)/u'(x) is
+a function of u alone.
 
 Every limit is counted work, never time: sympy's rule search is cut after
 `MAX_RULE_CALLS` calls of `integral_steps` (its recursion counted, one budget per
@@ -92,6 +93,53 @@ def sympy_steps(f: Any, x: Any) -> Any:
     return mi.integral_steps(f, x)
 
 
+# --------------------------------------------------------------------------- rule trees
+
+
+def _unknown(rule: Any) -> bool:
+    return type(rule).__name__ == "DontKnowRule" or any(
+        _unknown(r) for r in _children(rule))
+
+
+def _children(rule: Any) -> list[Any]:
+    name = type(rule).__name__
+    if name == "AlternativeRule":
+        return [_chosen(rule)]
+    out = []
+    for attr in ("substep", "second_step", "v_step"):
+        child = getattr(rule, attr, None)
+        if child is not None:
+            out.append(child)
+    out.extend(getattr(rule, "substeps", None) or [])
+    return out
+
+
+def _size(rule: Any) -> tuple[int, int]:
+    """(rule nodes, the size of the substitutions' u): smaller is the simpler solution."""
+    if type(rule).__name__ == "AlternativeRule":
+        return min(_size(r) for r in rule.alternatives)
+    nodes, u = 1, sp.count_ops(getattr(rule, "u_func", 0))
+    for child in _children(rule):
+        a, b = _size(child)
+        nodes, u = nodes + a, u + b
+    return nodes, u
+
+
+def _chosen(rule: Any) -> Any:
+    """An AlternativeRule's shortest alternative (the first of the shortest)."""
+    options = [r for r in rule.alternatives if not _unknown_deep(r)] or rule.alternatives
+    return min(options, key=_size)
+
+
+def _unknown_deep(rule: Any) -> bool:
+    name = type(rule).__name__
+    if name == "DontKnowRule":
+        return True
+    if name == "AlternativeRule":
+        return all(_unknown_deep(r) for r in rule.alternatives)
+    return any(_unknown_deep(c) for c in _children(rule))
+
+
 # --------------------------------------------------------------------------- rewritings
 
 
@@ -166,7 +214,19 @@ def completed_square(f: Any, x: Any) -> Any:
     return top / (a * ((x + h) ** 2 + (c / a - h**2)))
 
 
-REWRITINGS = (product_to_sum, odd_power, tan_power, completed_square)
+def reciprocal_trig(f: Any, x: Any) -> Any:
+    """1/sin^n(a) as csc^n(a), 1/cos^n(a) as sec^n(a) (and so in every term)."""
+    def flipped(e: Any) -> Any:
+        base, power = e.as_base_exp()
+        if isinstance(base, (sp.sin, sp.cos)) and power.is_Integer and power < 0:
+            other = sp.csc if isinstance(base, sp.sin) else sp.sec
+            return other(base.args[0]) ** -power
+        return e
+    g = f.replace(lambda e: e.is_Pow, flipped)
+    return None if g == f else g
+
+
+REWRITINGS = (product_to_sum, odd_power, tan_power, completed_square, reciprocal_trig)
 
 
 # --------------------------------------------------------------------------- substitution
@@ -219,8 +279,6 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
     """The rule tree of ∫ f dx (a rewriting first, sympy's rules, then a substitution,
     at most `MAX_DEPTH` deep); None when none is found. OverBudget propagates."""
     from sympy.integrals.manualintegrate import RewriteRule
-
-    from gradcalc.homework.solutions.integrating import _unknown
 
     for rewrite in REWRITINGS:
         g = rewrite(f, x)

@@ -19,6 +19,7 @@ import sympy as sp
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex, simplest
 from gradcalc.homework.solutions import integral_rules, states
+from gradcalc.homework.solutions.integral_rules import _chosen, _unknown
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
 from gradcalc.homework.solutions.verified import (
@@ -78,50 +79,6 @@ def _partial_fractions(f: Any, x: Any) -> Any:
         return None
     fractions = sp.apart(f, x)
     return fractions if fractions.is_Add and fractions != f else None
-
-
-def _unknown(rule: Any) -> bool:
-    return type(rule).__name__ == "DontKnowRule" or any(
-        _unknown(r) for r in _children(rule))
-
-
-def _children(rule: Any) -> list[Any]:
-    name = type(rule).__name__
-    if name == "AlternativeRule":
-        return [_chosen(rule)]
-    out = []
-    for attr in ("substep", "second_step", "v_step"):
-        child = getattr(rule, attr, None)
-        if child is not None:
-            out.append(child)
-    out.extend(getattr(rule, "substeps", None) or [])
-    return out
-
-
-def _size(rule: Any) -> tuple[int, int]:
-    """(rule nodes, the size of the substitutions' u): smaller is the simpler solution."""
-    if type(rule).__name__ == "AlternativeRule":
-        return min(_size(r) for r in rule.alternatives)
-    nodes, u = 1, sp.count_ops(getattr(rule, "u_func", 0))
-    for child in _children(rule):
-        a, b = _size(child)
-        nodes, u = nodes + a, u + b
-    return nodes, u
-
-
-def _chosen(rule: Any) -> Any:
-    """An AlternativeRule's shortest alternative (the first of the shortest)."""
-    options = [r for r in rule.alternatives if not _unknown_deep(r)] or rule.alternatives
-    return min(options, key=_size)
-
-
-def _unknown_deep(rule: Any) -> bool:
-    name = type(rule).__name__
-    if name == "DontKnowRule":
-        return True
-    if name == "AlternativeRule":
-        return all(_unknown_deep(r) for r in rule.alternatives)
-    return any(_unknown_deep(c) for c in _children(rule))
 
 
 class Integrator:
