@@ -19,7 +19,7 @@ import sympy as sp
 
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula, latex, simplest
-from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions import final_form, states
 from gradcalc.homework.solutions.derivative_rules import Rules
 from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
 from gradcalc.homework.solutions.states import Term, leaf, pending
@@ -77,7 +77,7 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
     start = pending(states.Todo("d", node.text, node.latex, node.value, rules.x,
                                 payload=node, partial=rules.partial))
     if final is None:
-        final = simplest(_diff(node.value, rules))
+        final = final_form.tidy(simplest(_diff(node.value, rules)))
     try:
         raws, last = rewrites(node, rules)
         value = states.to_sympy(last, _no_todo)
@@ -99,6 +99,28 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
     start_text = shown((start,))
     return Worked(Part(title, title_latex, start_text[0], start_text[1], formula(final),
                        latex(final), tuple(steps)), final, merged, complete)
+
+
+def _easiest(value: Any, rules: Rules) -> Node:
+    """The form of an earlier result the next differentiation takes: the result, or it
+    expanded with its non-polynomial factors collected (x^2·(2x + 3)·e^(2x) as
+    (2x^3 + 3x^2)·e^(2x)), whichever the rules finish in fewer steps (counted)."""
+    on = (rules.x,)
+    forms = [value]
+    expanded = sp.expand(value)
+    if expanded != value and sp.count_ops(expanded) <= 2 * sp.count_ops(value):
+        others = [f for f in expanded.atoms(sp.Function, sp.Pow) if not f.is_polynomial(*on)]
+        forms.append(sp.collect(expanded, others) if others else expanded)
+    best, fewest = from_sympy(value, on), None
+    for form in forms:
+        node = from_sympy(form, on)
+        try:
+            count = len(rewrites(node, rules)[0])
+        except (Unsupported, ValueError, TypeError):
+            continue
+        if fewest is None or count < fewest:
+            best, fewest = node, count
+    return best
 
 
 def _diff(value: Any, rules: Rules) -> Any:
@@ -147,7 +169,7 @@ def solve_problem(problem: Any, samples: int = 8, seed: int = 0,
                 checker = Checker(symbols, symbols[w], anchor=entry, samples=samples,
                                   seed=seed, limits=limits)
                 rules = Rules(symbols[w], partial=several)
-                target = node if k == 1 else from_sympy(done[prefix[:-1]], (symbols[w],))
+                target = node if k == 1 else _easiest(done[prefix[:-1]], rules)
                 title, tex = _label(name, prefix, problem.inputs, r, problem.function.shape)
                 worked = work(target, rules, checker, title, tex)
                 solution.parts.append(worked.part)

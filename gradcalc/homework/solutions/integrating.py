@@ -17,8 +17,8 @@ from typing import Any
 import sympy as sp
 
 from gradcalc.backends.symbolic import as_expr
-from gradcalc.homework.reading.student import formula, latex, simplest
-from gradcalc.homework.solutions import integral_rules, states
+from gradcalc.homework.reading.student import formula, latex
+from gradcalc.homework.solutions import final_form, integral_rules, states
 from gradcalc.homework.solutions.integral_rules import _chosen, _unknown
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
@@ -212,7 +212,7 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
         if len(raws) > MAX_STEPS:
             raise Unsupported("too many steps")
     value = states.to_sympy(state, _none)
-    final = simplest(value)
+    final = final_form.final(value)
     if formula(final) != states.text(state) and final != value:
         before = shown((state,))
         raws.append(Raw("simplify", before[0], f"{before[0]} = {formula(final)}",
