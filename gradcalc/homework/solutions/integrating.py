@@ -100,10 +100,12 @@ class Integrator:
     def shown(self, e: Any) -> Any:
         return as_expr(e).xreplace(self.names)
 
-    def todo(self, rule: Any, by: Any, to_x: Any) -> Term:
+    def todo(self, rule: Any, by: Any, to_x: Any, integrand: Any = None) -> Term:
+        """∫ of the rule's integrand (or `integrand`: what a constant multiple leaves,
+        which sympy's substep may state without its constant) still to do."""
         while type(rule).__name__ == "AlternativeRule":
             rule = _chosen(rule)
-        f = self.shown(rule.integrand)
+        f = self.shown(rule.integrand if integrand is None else integrand)
         return pending(Todo("int", formula(f), latex(f), f, by, payload=rule, to_x=to_x))
 
     def rewrite(self, todo: Todo) -> tuple[str, Term, str]:
@@ -121,7 +123,8 @@ class Integrator:
             return "integral-exponential", leaf(self.shown(rule.eval())), ""
         if name == "ConstantTimesRule":
             return ("integral-constant-multiple", product(
-                leaf(self.shown(rule.constant)), self.todo(rule.substep, by, to_x)), "")
+                leaf(self.shown(rule.constant)),
+                self.todo(rule.substep, by, to_x, rule.other)), "")
         if name == "AddRule":
             return "integral-sum", total([(1, self.todo(r, by, to_x))
                                           for r in rule.substeps]), ""
@@ -132,9 +135,7 @@ class Integrator:
         if name == "RewriteRule":
             return self._rewritten(rule, by, to_x)
         if name == "CyclicPartsRule":
-            u = ", ".join(formula(self.shown(p.u)) for p in rule.parts_rules)
-            return ("cyclic-parts", leaf(self.shown(rule.eval())),
-                    f"u = {u} in turn: the integral comes back, and is solved for")
+            return "cyclic-parts", leaf(self.shown(rule.eval())), self._cyclic(rule, by)
         if name in TABLE:
             return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
         return "integral", leaf(self.shown(rule.eval())), ""
@@ -150,8 +151,24 @@ class Integrator:
             kind, result, note = self.rewrite(inner.todo)
             if result.kind == "leaf":
                 return kind, leaf(result.value.xreplace({u: g})), note
-        said = f"d{u} = d{by}" if du == 1 else f"d{u} = {formula(du)} d{by}"
+        said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _cyclic(self, rule: Any, by: Any) -> str:
+        """Parts, again and again, until ∫ f comes back as c·I: the equation for I and
+        its solution, I = ∫ f d(by)."""
+        said, terms, sign = [], [], 1
+        for p in rule.parts_rules:
+            u, dv = self.shown(p.u), self.shown(p.dv)
+            said.append(f"u = {formula(u)}, dv = {_times_d(dv, by)}")
+            terms.append(sign * u * self.shown(p.v_step.eval()))
+            sign = -sign
+        c = self.shown(rule.coefficient)
+        rest = formula(sp.Add(*terms))
+        back = f"{'+' if c > 0 else '-'} {_coefficient(abs(c))}I"
+        return (f"I = ∫ {formula(self.shown(rule.integrand))} d{by}; by parts with "
+                f"{', then '.join(said)}: I = {rest} {back}, so "
+                f"{_coefficient(1 - c)}I = {rest}")
 
     def _parts(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         u, dv = self.shown(rule.u), self.shown(rule.dv)
@@ -163,7 +180,7 @@ class Integrator:
                 second = integral_rules.sympy_steps(v * du, by)
         rest = self.todo(second, by, to_x)
         return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
-                f"u = {formula(u)}, dv = {formula(dv)} d{by}: du = {formula(du)} d{by}, "
+                f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
                 f"v = {formula(v)}")
 
     def _rewritten(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
@@ -177,7 +194,50 @@ class Integrator:
             kind = "partial-fractions"
         elif f.has(sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot):
             kind = "trig-identity"
-        return kind, self.todo(rule.substep, by, to_x), f"{formula(f)} = {formula(g)}"
+        note = f"{formula(f)} = {formula(g)}"
+        if kind == "partial-fractions":
+            note = cover_up(f, by) or note
+        return kind, self.todo(rule.substep, by, to_x), note
+
+
+def cover_up(f: Any, x: Any) -> str:
+    """How the coefficients of p/q's partial fractions are found, when q is a product of
+    distinct linear factors and p of lower degree (the cover-up method: A = p(r)/q_r(r),
+    q_r being q without the factor x − r); '' otherwise."""
+    top, bottom = sp.fraction(sp.together(f))
+    if not bottom.is_polynomial(x) or sp.degree(top, x) >= sp.degree(bottom, x):
+        return ""
+    factors = sp.factor_list(bottom, x)[1]
+    if any(m != 1 or sp.degree(p, x) != 1 for p, m in factors):
+        return ""
+    letters = "ABCDEFGH"[:len(factors)]
+    if len(letters) < len(factors):
+        return ""
+    fractions, found = [], []
+    for letter, (p, _) in zip(letters, factors, strict=True):
+        root = sp.solve(p, x)[0]
+        others = sp.cancel(bottom / p)
+        value = sp.cancel(top.subs(x, root) / others.subs(x, root))
+        fractions.append(f"{letter}/({formula(p)})")
+        found.append(f"{letter} = {formula(value)} (at {x} = {formula(root)})")
+    return (f"{formula(f)} = {' + '.join(fractions)}; cover-up: " + ", ".join(found))
+
+
+def _coefficient(c: Any) -> str:
+    """A number before I: '' for 1, `2·`, `(9/4)·`."""
+    if c == 1:
+        return ""
+    return f"{formula(c)}·" if c.is_Integer else f"({formula(c)})·"
+
+
+def _times_d(e: Any, by: Any) -> str:
+    """e·d(by) as a textbook writes it: `dx`, `2x dx`, `(2x + 4) dx`, `-dx`."""
+    if e == 1:
+        return f"d{by}"
+    if e == -1:
+        return f"-d{by}"
+    text = formula(e)
+    return f"({text}) d{by}" if e.is_Add else f"{text} d{by}"
 
 
 def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
