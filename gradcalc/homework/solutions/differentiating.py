@@ -171,7 +171,11 @@ def solve_problem(problem: Any, samples: int = 8, seed: int = 0,
                 rules = Rules(symbols[w], partial=several)
                 target = node if k == 1 else _easiest(done[prefix[:-1]], rules)
                 title, tex = _label(name, prefix, problem.inputs, r, problem.function.shape)
-                worked = work(target, rules, checker, title, tex)
+                try:
+                    worked = work(target, rules, checker, title, tex)
+                except (TypeError, ValueError) as exc:  # sympy on an undefined value
+                    solution.note = f"no worked steps for this function ({exc})"
+                    return solution
                 solution.parts.append(worked.part)
                 solution.merged += worked.merged
                 solution.points = max(solution.points, checker.count)

@@ -51,7 +51,7 @@ def _sign_in(e: Any) -> Any:
         return e
     coeff, factors = e.as_coeff_mul()
     sums = [a for a in factors if a.is_Add]
-    if coeff >= 0 or len(sums) != 1:
+    if not (coeff.is_extended_real and coeff < 0) or len(sums) != 1:
         return e
     rest = [a for a in factors if a is not sums[0]]
     return -coeff * sp.Mul(*rest, sp.expand(-sums[0]))
