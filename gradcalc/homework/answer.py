@@ -73,6 +73,10 @@ def worked(job: AnswerJob, verdict: Verdict | None = None, read_answer: bool = T
         problem = reading(job.function, job.answer, job.wrt, job.kind, job.limits,
                           job.wrt_from).problem
         solution = place(solution, job, verdict, problem)
+    elif verdict is not None and verdict.verdict == "incorrect" and solution.kind == "implicit":
+        from gradcalc.homework.solutions.departure import place_implicit
+
+        solution = place_implicit(solution, job.answer, job.limits)
     return solution
 
 

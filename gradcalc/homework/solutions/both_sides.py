@@ -14,6 +14,7 @@ checked at points of the curve (found as the judge finds them).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,29 @@ from gradcalc.homework.solutions.states import Term, Todo, leaf, pending
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, from_sympy, inline
 from gradcalc.homework.solutions.verified import Checker, Raw, chain, shown
 from gradcalc.homework.solutions.worked import Part, Solution
+
+
+@dataclass(frozen=True)
+class Path:
+    """An implicit solution's path, for placing a departure: each term of the equation
+    (its text, its derivative by x with y' a symbol, +1 on the left, −1 on the right),
+    the differentiated equation's left minus right side, the slope found, the names."""
+
+    terms: tuple[tuple[str, Any, int], ...]
+    residual: Any
+    slope: Any
+    symbols: dict[str, Any]
+    prime: Any
+
+
+def _terms(nodes: list[Any], X: Any, Y: Any, slope: Any) -> tuple[tuple[str, Any, int], ...]:
+    out = []
+    for side, node in zip((1, -1), nodes, strict=True):
+        pairs = zip(node.args, node.signs, strict=True) if node.op == "sum" else [(node, 1)]
+        for term, sign in pairs:
+            d = sp.diff(term.value, X) + sp.diff(term.value, Y) * slope
+            out.append((term.text, sign * d, side))
+    return tuple(out)
 
 
 def _no_todo(todo: Todo) -> Any:
@@ -98,6 +122,7 @@ def solution(left: str, right: str, side: Any, x: str, y: str, order: int, setti
         out.note = "the algebra could not be verified"
         return out
     result, label = solved, f"d{y}/d{x}"
+    out.path = Path(_terms(nodes, X, Y, slope), residual, solved, symbols, slope)
     if order == 2:
         second = _second(solved, X, Y, slope, symbols, rules, side, settings, limits, on_curve,
                          x, y)
