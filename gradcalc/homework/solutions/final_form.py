@@ -21,7 +21,7 @@ from typing import Any
 
 import sympy as sp
 
-from gradcalc.homework.reading.student import formula, simplest
+from gradcalc.homework.reading.student import StudentPrinter, formula, simplest
 
 #: the measure's extra weight of a log of a product, quotient or root
 NESTED_LOG = 3
@@ -87,3 +87,16 @@ def tidy(short: Any) -> Any:
         return short
     forms = [short, *_tidied(short)]
     return min(forms, key=lambda f: (measure(f), forms.index(f)))
+
+
+def shown(e: Any) -> str:
+    """The student's notation, with |…| for every absolute value when each is the whole
+    argument of a function (`ln(|x - 1|)/2 - ln(|x + 1|)/2`: bars that cannot pair up
+    two ways), as the steps print them; else as `formula` prints it."""
+    if not isinstance(e, sp.Basic):
+        return formula(e)
+    inside = [n for n in sp.preorder_traversal(e) if isinstance(n, sp.Function)
+              and len(n.args) == 1 and isinstance(n.args[0], sp.Abs)]
+    if len(inside) != len(e.atoms(sp.Abs)) or not inside:
+        return formula(e)
+    return StudentPrinter("e").doprint(e)

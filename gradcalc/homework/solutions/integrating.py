@@ -12,6 +12,7 @@ exactly when their derivatives are equal), at sampled points on the tape.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -273,16 +274,17 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
             raise Unsupported("too many steps")
     value = states.to_sympy(state, _none)
     final = final_form.final(value)
-    if formula(final) != states.text(state) and final != value:
+    said = final_form.shown(final)
+    if said != states.text(state) and final != value:
         before = shown((state,))
-        raws.append(Raw("simplify", before[0], f"{before[0]} = {formula(final)}",
-                        f"{before[1]} = {latex(final)}", (state,), (leaf(final),),
+        raws.append(Raw("simplify", before[0], f"{before[0]} = {said}",
+                        f"{before[1]} = {latex(final)}", (state,), (leaf(final, said),),
                         "derivative"))
-    with_c = total([(1, leaf(final)), (1, leaf(constant))])
+    with_c = total([(1, leaf(final, said)), (1, leaf(constant))])
     first = shown((start,))
-    raws.append(Raw("constant-of-integration", formula(final),
+    raws.append(Raw("constant-of-integration", said,
                     f"{first[0]} = {states.text(with_c)}",
-                    f"{first[1]} = {states.latex(with_c)}", (leaf(final),), (with_c,),
+                    f"{first[1]} = {states.latex(with_c)}", (leaf(final, said),), (with_c,),
                     "derivative", "every antiderivative of f differs by a constant"))
     steps, complete = chain(raws, checker)
     merged = sum(len(s.merged) for s in steps)
@@ -293,9 +295,9 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     if not complete:
         merged = len(raws)
         parts = [Part(title, tex, start_text[0], start_text[1], "", "", ())]
-    back = from_sympy(final, (x,))
+    back = replace(from_sympy(final, (x,)), text=said)
     todo = Todo("d", back.text, back.latex, final, x, payload=back)
-    check = Raw("differentiate-back", formula(final),
+    check = Raw("differentiate-back", said,
                 f"{states.text(pending(todo))} = {formula(f)}",
                 f"{states.latex(pending(todo))} = {latex(f)}", (pending(todo),), (leaf(f),),
                 "value")
@@ -324,7 +326,7 @@ def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
         return out
     out.parts, out.merged, out.points = parts, merged, checker.count
     if final is not None:
-        out.answer = f"∫ f({x}) d{x} = {formula(final)} + {constant}"
+        out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
         out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
     else:
         out.note = "the steps could not all be verified, so none are shown"
