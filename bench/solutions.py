@@ -45,7 +45,8 @@ ANTIDERIVATIVES = [
     "sec(3/x)^2/x^2", "x e^(x^2)", "1/(x ln(x))", "x^3 - 4x + 1/x", "sqrt(1 - x^2)",
     "1/sqrt(1 - x^2)", "x sqrt(x + 1)", "(2x + 3)/(x^2 + 3x + 2)", "x^2/(x^2 + 1)",
     "e^(3x)", "3^x", "atan(x)", "x sin(3x)", "cos(x)^3", "4s + 3/sin(s)^2",
-    "1/(x^2 - 1)", "x^2 ln(x)", "sin(x) cos(x)", "e^x/(1 + e^(2x))",
+    "1/(x^2 - 1)", "x^2 ln(x)", "sin(x) cos(x)", "e^x/(1 + e^(2x))", "x cosh(x)",
+    "2sec(x)^3", "sec(3x)^4", "x^2 sinh(2x)", "x e^x/(x + 1)^2", "sec(x)^2 tan(x)^3",
 ]
 IMPLICIT = [
     ("x^2 + y^2 = 25", 1, ""), ("x^3 + y^3 = 6x y", 1, ""), ("x y^2 = 1", 1, "x=1, y=-1"),

@@ -23,6 +23,10 @@ x = sp.Symbol("x", real=True)
     ("cos(2x)/(1+sin(2x)^2)", "substitution", "atan(sin(2x))/2"),
     ("sec(3/x)^2/x^2", "substitution", "-tan(3/x)/3"),
     ("sec(4-x)^2", None, None),
+    ("4s + 3/sin(s)^2", "trig-identity", None),
+    ("x cosh(x)", "parts", "x·sinh(x) - cosh(x)"),
+    ("2sec(x)^3", "reduction", "ln(|tan(x) + sec(x)|) + sec(x)·tan(x)"),
+    ("sec(3x)^4", "reduction", "(sec(3x)^2 + 2)·tan(3x)/9"),
 ])
 def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     run = invoke("derive", function, "--antiderivative", "--json")
@@ -34,7 +38,7 @@ def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     if rule:
         assert rule in rules
     if answer:
-        assert out["answer"] == f"∫ f(x) dx = {answer} + C"
+        assert out["answer"].split(" = ", 1)[1] == f"{answer} + C"
     assert "_u" not in run.out and "Dummy" not in run.out
 
 

@@ -9,7 +9,8 @@ sum (product-to-sum), an odd power of sin or cos as the one factor times a power
 square completed; 1/sin^n and 1/cos^n as csc^n and sec^n. The substitution search
 tries, for u, each function's argument, each power's base and each trig function of
 the integrand (at most `MAX_CANDIDATES`), and takes the first u for which f(x)/u'(x) is
-a function of u alone.
+a function of u alone; then parts, u the polynomial factor of p(x)·g(x). A power of
+sec from the third up is the reduction formula, one step of its own.
 
 Every limit is counted work, never time: sympy's rule search is cut after
 `MAX_RULE_CALLS` calls of `integral_steps` (its recursion counted, one budget per
@@ -22,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
@@ -275,6 +277,48 @@ def _shifted(g: Any, x: Any, depth: int) -> Any:
     return None if inner is None else URule(g, x, u, shift, inner)
 
 
+@dataclass(frozen=True)
+class SecReductionRule:
+    """∫ sec^n(a·x + b) dx = sec^(n−2)·tan/(a·(n − 1)) + (n − 2)/(n − 1)·∫ sec^(n−2) dx,
+    n ≥ 3 (parts with u = sec^(n−2), dv = sec^2 dx, the integral solved for)."""
+
+    integrand: Any
+    variable: Any
+    power: int
+    arg: Any
+    substep: Any
+
+    @property
+    def first(self) -> Any:
+        a, n = sp.diff(self.arg, self.variable), self.power
+        return sp.sec(self.arg) ** (n - 2) * sp.tan(self.arg) / (a * (n - 1))
+
+    @property
+    def factor(self) -> Any:
+        return sp.Rational(self.power - 2, self.power - 1)
+
+    def eval(self) -> Any:
+        return self.first + self.factor * self.substep.eval()
+
+
+def sec_reduction(f: Any, x: Any, depth: int) -> Any:
+    """The reduction formula for c·sec^n(a·x + b), n ≥ 3."""
+    from sympy.integrals.manualintegrate import ConstantTimesRule
+
+    coeff, rest = f.as_independent(x, as_Add=False)
+    base, power = rest.as_base_exp()
+    if not (isinstance(base, sp.sec) and power.is_Integer and 3 <= power <= MAX_POWER):
+        return None
+    arg = base.args[0]
+    if not (arg.is_polynomial(x) and sp.degree(arg, x) == 1):
+        return None
+    inner = steps(sp.sec(arg) ** (power - 2), x, depth)
+    if inner is None:
+        return None
+    rule = SecReductionRule(rest, x, int(power), arg, inner)
+    return rule if coeff == 1 else ConstantTimesRule(f, x, coeff, rest, rule)
+
+
 def steps(f: Any, x: Any, depth: int = 0) -> Any:
     """The rule tree of ∫ f dx (a rewriting first, sympy's rules, then a substitution,
     at most `MAX_DEPTH` deep); None when none is found. OverBudget propagates."""
@@ -290,7 +334,30 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         if inner is not None:
             return RewriteRule(f, x, g, inner)
         break
+    reduced = sec_reduction(f, x, depth)
+    if reduced is not None:
+        return reduced
     rule = sympy_steps(f, x)
     if not _unknown(rule):
         return rule
-    return substitution(f, x, depth) if depth < MAX_DEPTH else None
+    if depth >= MAX_DEPTH:
+        return None
+    return substitution(f, x, depth) or parts(f, x, depth)
+
+
+def parts(f: Any, x: Any, depth: int = 0) -> Any:
+    """A PartsRule for p(x)·g(x), p a polynomial: u = p, dv = g dx, when g's integral
+    and v·du's are found (x·cosh(x), x^2·sinh(2x), where sympy's rules find none)."""
+    from sympy.integrals.manualintegrate import PartsRule
+
+    coeff, rest = f.as_independent(x, as_Add=False)
+    factors = sp.Mul.make_args(rest)
+    poly = sp.Mul(*[a for a in factors if a.is_polynomial(x)])
+    dv = sp.Mul(*[a for a in factors if not a.is_polynomial(x)])
+    if coeff != 1 or poly == 1 or dv == 1 or sp.degree(poly, x) > MAX_POWER:
+        return None
+    v_step = steps(dv, x, depth + 1)
+    if v_step is None:
+        return None
+    second = steps(sp.expand(v_step.eval() * sp.diff(poly, x)), x, depth + 1)
+    return None if second is None else PartsRule(f, x, poly, dv, v_step, second)

@@ -135,6 +135,13 @@ class Integrator:
             return self._parts(rule, by, to_x)
         if name == "RewriteRule":
             return self._rewritten(rule, by, to_x)
+        if name == "SecReductionRule":
+            n = rule.power
+            return ("reduction", total([
+                (1, leaf(self.shown(rule.first))),
+                (1, product(leaf(rule.factor), self.todo(rule.substep, by, to_x)))]),
+                f"∫ sec^n(u) du = sec^(n−2)(u)·tan(u)/(n − 1) + ((n − 2)/(n − 1))·∫ "
+                f"sec^(n−2)(u) du, n = {n}")
         if name == "CyclicPartsRule":
             return "cyclic-parts", leaf(self.shown(rule.eval())), self._cyclic(rule, by)
         if name in TABLE:

@@ -63,6 +63,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "x^2 + bx + c = (x + b/2)^2 + (c − b^2/4)"),
     Rule("product-to-sum", "product to sum",
          "sin(a)·sin(b) = (cos(a − b) − cos(a + b))/2, ..."),
+    Rule("reduction", "reduction formula",
+         "∫ sec^n = sec^(n−2)·tan/(n − 1) + ((n − 2)/(n − 1))·∫ sec^(n−2)"),
     Rule("rewrite", "rewrite", "the integrand written another way"),
     Rule("integral", "integration", "an antiderivative of a part, in one step"),
     Rule("constant-of-integration", "the constant of integration", "F(x) + C"),
