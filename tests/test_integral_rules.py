@@ -72,7 +72,24 @@ def test_the_same_integral_makes_the_same_count_of_calls():
 
 
 def test_a_refusal_past_the_budget_names_the_count(invoke, monkeypatch):
+    from gradcalc.homework import dispatch
+
+    monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
     monkeypatch.setattr(integral_rules, "MAX_RULE_CALLS", 1)
     run = invoke("derive", "x^2 e^x sin(x)", "--antiderivative", "--plain")
     assert run.code == 0
     assert "more than 1 searches" in run.out
+
+
+def test_steps_that_do_not_verify_are_said_alike_in_plain_and_json(invoke, monkeypatch):
+    from gradcalc.homework import dispatch
+    from gradcalc.homework.solutions import verified
+
+    monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
+    monkeypatch.setattr(verified.Checker, "holds", lambda self, raw: (False, False, 0))
+    plain = invoke("derive", "x^3 cos(x)", "--antiderivative", "--plain")
+    assert plain.out.splitlines()[-1] == (
+        "checked: the steps could not all be verified, so none are shown")
+    out = json.loads(invoke("derive", "x^3 cos(x)", "--antiderivative", "--json").out)
+    assert out["steps"] == [] and out["verified"]["merged"] == 0
+    assert out["note"] == "the steps could not all be verified, so none are shown"

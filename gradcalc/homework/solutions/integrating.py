@@ -299,9 +299,8 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     start_text = shown((start,))
     parts = [Part(title, tex, start_text[0], start_text[1], states.text(with_c),
                   states.latex(with_c), tuple(steps))]
-    if not complete:
-        merged = len(raws)
-        parts = [Part(title, tex, start_text[0], start_text[1], "", "", ())]
+    if not complete:  # none shown: the note says so, and no step claims to be merged
+        return [Part(title, tex, start_text[0], start_text[1], "", "", ())], None, 0
     back = replace(from_sympy(final, (x,)), text=said)
     todo = Todo("d", back.text, back.latex, final, x, payload=back)
     check = Raw("differentiate-back", said,
