@@ -75,6 +75,10 @@ def worked(job: AnswerJob, verdict: Verdict | None = None, read_answer: bool = T
                           job.wrt_from).problem
         default = problem_kind(verdict.kind).marker is None
         solution = place(solution, job, verdict, problem, derivative=default)
+    elif verdict is not None and verdict.verdict == "incorrect":
+        from gradcalc.homework.dispatch import departure
+
+        solution = departure(job.kind, solution, job.answer, job.limits)
     return solution
 
 

@@ -110,3 +110,10 @@ def forget() -> int:
         forgets = getattr(module_of(entry), "forget", None)
         kept += forgets() if forgets else 0
     return kept
+
+
+def departure(kind: Kind, solution: Any, answer: str, limits: Limits) -> Any:
+    """A wrong answer's departure from the worked solution, where the kind's module marks
+    one beyond a located misconception (its `departure`); else the solution unchanged."""
+    own = getattr(module_of(kind_of(kind)), "departure", None)
+    return solution if own is None else own(solution, answer, limits)

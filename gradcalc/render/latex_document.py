@@ -22,16 +22,21 @@ def escaped(text: str) -> str:
 
 def rows(solution: Solution, k: int) -> list[str]:
     """Part k's rows of equalities: its start, then `= after` for each step, the rule's
-    name (and the step's own equation when it is not the whole) beside it."""
+    name (and the step's own equation when it is not the whole) beside it; a part whose
+    states are equations (implicit differentiation) has one equation a row, each
+    implied by the one before (⇒), never a chain of `=` through them."""
     part = solution.parts[k]
-    out = [rf"{part.title_latex} &= {part.start_latex}"]
+    equation = " = " in part.start  # a part of equations: each implies the next
+    out = [rf"& {part.start_latex}" if equation else
+           rf"{part.title_latex} &= {part.start_latex}"]
     for _, p, step in solution.steps:
         if p != k:
             continue
         why = rf"\text{{{escaped(step.name)}}}"
         if not step.text.endswith(step.after):
             why += rf":\ {step.latex}"
-        out.append(rf"&= {step.after_latex} && {why}")
+        out.append(rf"\Rightarrow\ & {step.after_latex} && {why}" if equation else
+                   rf"&= {step.after_latex} && {why}")
     return out
 
 

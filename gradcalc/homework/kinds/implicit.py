@@ -319,7 +319,8 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
           answer: str | None = None) -> Any:
     """The worked solution (homework/solutions/both_sides.py): both sides differentiated,
-    the dy/dx terms collected, solved; a second derivative on points of the curve."""
+    the dy/dx terms collected, solved; a second derivative on points of the curve; with
+    --at, the value at that point of the curve (refused as `check` refuses it)."""
     from gradcalc.homework.solutions.both_sides import solution
 
     y = kind.implicit or "y"
@@ -327,10 +328,21 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     names = free_names(read_side(answer, "answer", 0, limits, equation_names(side, y))
                        .program) if answer else []
     x, constants = variables(side, y, wrt, names, wrt_from)
+    point = (at_point._point(side, x, y, constants, kind.at, limits)  # noqa: SLF001 - as judged
+             if kind.at else None)
     return solution(left, right, side, x, y, kind.order, settings, limits,
-                    lambda: curve_points(side, x, y, settings, limits, constants)[0])
+                    lambda: curve_points(side, x, y, settings, limits, constants)[0],
+                    constants, point)
 
 
 def prompt(kind: Kind, asked: str, wrt: tuple[str, ...]) -> str:
     """What a sheet asks: dy/dx (or d²y/dx²) by implicit differentiation."""
     return f"Find {asked or 'dy/dx'} by implicit differentiation."
+
+
+def departure(solution: Any, answer: str, limits: Limits) -> Any:
+    """The worked solution with the step where a wrong dy/dx left the path marked
+    (`homework.solutions.departure.place_implicit`)."""
+    from gradcalc.homework.solutions.departure import place_implicit
+
+    return place_implicit(solution, answer, limits)

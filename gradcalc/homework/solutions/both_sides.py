@@ -14,21 +14,47 @@ checked at points of the curve (found as the judge finds them).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from gradcalc.homework import proof
+from gradcalc.homework.exact import exact_number
 from gradcalc.homework.problem import read_side
 from gradcalc.homework.reading.student import formula, latex, simplest
 from gradcalc.homework.solutions import states
 from gradcalc.homework.solutions.derivative_rules import Rules
 from gradcalc.homework.solutions.differentiating import rewrites, work
+from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, from_sympy, inline
 from gradcalc.homework.solutions.verified import Checker, Raw, chain, shown
 from gradcalc.homework.solutions.worked import Part, Solution
+
+
+@dataclass(frozen=True)
+class Path:
+    """An implicit solution's path, for placing a departure: each term of the equation
+    (its text, its derivative by x with y' a symbol, +1 on the left, −1 on the right),
+    the differentiated equation's left minus right side, the slope found, the names."""
+
+    terms: tuple[tuple[str, Any, int], ...]
+    residual: Any
+    slope: Any
+    symbols: dict[str, Any]
+    prime: Any
+
+
+def _terms(nodes: list[Any], X: Any, Y: Any, slope: Any) -> tuple[tuple[str, Any, int], ...]:
+    out = []
+    for side, node in zip((1, -1), nodes, strict=True):
+        pairs = zip(node.args, node.signs, strict=True) if node.op == "sum" else [(node, 1)]
+        for term, sign in pairs:
+            d = sp.diff(term.value, X) + sp.diff(term.value, Y) * slope
+            out.append((term.text, sign * d, side))
+    return tuple(out)
 
 
 def _no_todo(todo: Todo) -> Any:
@@ -36,10 +62,14 @@ def _no_todo(todo: Todo) -> Any:
 
 
 def solution(left: str, right: str, side: Any, x: str, y: str, order: int, settings: Any,
-             limits: Any, on_curve: Callable[[], dict[str, np.ndarray]]) -> Solution:
-    """The worked solution of dy/dx (order 1) or d²y/dx² (order 2) of left = right."""
+             limits: Any, on_curve: Callable[[], dict[str, np.ndarray]],
+             constants: tuple[str, ...] = (), point: dict[str, float] | None = None
+             ) -> Solution:
+    """The worked solution of dy/dx (order 1) or d²y/dx² (order 2) of left = right; the
+    equation's other names are `constants`; with `point` (a point of the curve, every
+    name given), the value there as a last part."""
     X, Y, slope = proof.symbol(x), proof.symbol(y), sp.Symbol(f"{y}'", real=True)
-    symbols = {x: X, y: Y, f"{y}'": slope}
+    symbols = {x: X, y: Y, f"{y}'": slope} | {c: proof.symbol(c) for c in constants}
     out = Solution("implicit", f"{left} = {right}", "")
     try:
         nodes = [from_ir(inline(read_side(t, "equation", 0, limits).program), symbols)
@@ -92,6 +122,7 @@ def solution(left: str, right: str, side: Any, x: str, y: str, order: int, setti
         out.note = "the algebra could not be verified"
         return out
     result, label = solved, f"d{y}/d{x}"
+    out.path = Path(_terms(nodes, X, Y, slope), residual, solved, symbols, slope)
     if order == 2:
         second = _second(solved, X, Y, slope, symbols, rules, side, settings, limits, on_curve,
                          x, y)
@@ -101,10 +132,37 @@ def solution(left: str, right: str, side: Any, x: str, y: str, order: int, setti
         parts, result = second
         out.parts.extend(parts)
         label = f"d^2{y}/d{x}^2"
+    label_latex = (rf"\frac{{d{y}}}{{d{x}}}" if order == 1 else
+                   rf"\frac{{d^2{y}}}{{d{x}^2}}")
     out.answer = f"{label} = {formula(result, (x, y))}"
-    out.answer_latex = (rf"\frac{{d{y}}}{{d{x}}} = {latex(result)}" if order == 1 else
-                        rf"\frac{{d^2{y}}}{{d{x}^2}} = {latex(result)}")
+    out.answer_latex = f"{label_latex} = {latex(result)}"
+    if point is not None:
+        _at(out, result, (label, label_latex), point, symbols, settings, limits)
     return out
+
+
+def _at(out: Solution, result: Any, label: tuple[str, str], point: dict[str, float],
+        symbols: dict[str, Any], settings: Any, limits: Any) -> None:
+    """The result's value at the point of the curve: the point put in (written out),
+    the exact value, and the answer with its decimal value."""
+    values = {n: exact_number(v) for n, v in point.items()}
+    said, said_latex = where(values)
+    at = simplest(result.xreplace({symbols[n]: v for n, v in values.items()}))
+    put, put_latex = put_in(formula(result), values), put_in_latex(latex(result), values)
+    head, head_latex = f"at {said}: {label[0]}", rf"\text{{at }} {said_latex}:\ {label[1]}"
+    raw = Raw("evaluate", formula(result), f"{head} = {put} = {formula(at)}",
+              f"{head_latex} = {put_latex} = {latex(at)}", (leaf(result),), (leaf(at),))
+    given = {n: np.full(2, v) for n, v in point.items()}
+    checker = Checker(symbols, symbols[next(iter(point))], samples=settings.samples,
+                      seed=settings.seed, limits=limits, given=given)
+    steps, ok = chain([raw], checker)
+    if not ok:
+        out.note = "the value at the point could not be verified"
+        return
+    out.parts.append(Part(f"{label[0]} at {said}", head_latex, formula(result), put_latex,
+                          formula(at), latex(at), tuple(steps)))
+    out.answer = f"{head} = {formula(at)}{decimal(at)}"
+    out.answer_latex = f"{head_latex} = {latex(at)}{decimal(at)}".replace("≈", r"\approx")
 
 
 def _both(nodes: list[Any], rules: Rules) -> tuple[list[Raw], tuple[Term, Term]]:

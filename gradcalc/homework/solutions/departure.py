@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import sympy as sp
 
 from gradcalc.homework import proof
 from gradcalc.homework.feedback import misconceptions, second_steps
@@ -162,3 +163,70 @@ def _local(program: Any, points: dict[str, np.ndarray], w: str, mistake: Any
                     formula(simplest(proof.exact(right), BACKSTOP_SECONDS, inputs), inputs))
     except (Timeout, Exception):  # noqa: BLE001 - no versions: the step is marked alone
         return "", ""
+
+
+# --------------------------------------------------------------------------- implicit
+
+
+#: how many operations longer than the right derivative of a term its version may be
+SLACK = 2
+
+
+def place_implicit(solution: Solution, answer: str, limits: Any) -> Solution:
+    """An implicit solution with the step where a wrong dy/dx left the path marked: the
+    solve step when the answer is the slope times a number (a factor lost in dividing),
+    else the differentiation of the one term whose change makes the answer solve the
+    differentiated equation, the simplest such change (its version: the term's
+    derivative minus what the answer leaves over; no longer than the right one by more
+    than `SLACK` operations, and with no name it lacks). Unchanged when none is found."""
+    path = solution.path
+    if path is None:
+        return solution
+    try:
+        with time_budget(BACKSTOP_SECONDS):
+            found = _implicit_departure(solution, path, answer, limits)
+    except (Timeout, Exception):  # noqa: BLE001 - no departure found: the verdict stands
+        return solution
+    if found is None:
+        return solution
+    n, at, student, right = found
+    step = solution.steps[n - 1][2]
+    by = "solving gives" if step.rule == "solve" else f"the {step.name} gives"
+    marked = solution.marked(n, student)
+    marked.departs_at = {"step": n, "rule": step.rule, "at": at, "student": student,
+                         "right": right, "said": f"you wrote {student} here; {by} {right}"}
+    return marked
+
+
+def _implicit_departure(solution: Solution, path: Any, answer: str, limits: Any
+                        ) -> tuple[int, str, str, str] | None:
+    from gradcalc.homework.problem import read_side
+
+    names = tuple(n for n in path.symbols if not n.endswith("'"))
+    side = read_side(answer, "answer", 0, limits, names)
+    given = proof.side_exprs(side, names, {n: 0.5 for n in names}, limits)[0]
+    given = given.xreplace({proof.symbol(n): path.symbols[n] for n in names})
+    ratio = sp.simplify(given / path.slope)
+    prime = path.prime.name
+    if ratio.is_number and ratio != 1:
+        solve = [n for n, _, s in solution.steps if s.rule == "solve"]
+        if not solve:
+            return None
+        return (solve[-1], prime, f"{prime} = {formula(given)}",
+                f"{prime} = {formula(path.slope)}")
+    left = sp.simplify(path.residual.xreplace({path.prime: given}))
+    best: tuple[int, str, Any, Any] | None = None
+    for text, d, side_sign in path.terms:
+        theirs = sp.simplify(d - side_sign * left)
+        if theirs == d:
+            continue
+        ops = int(sp.count_ops(theirs))
+        if not theirs.free_symbols <= d.free_symbols or ops > sp.count_ops(d) + SLACK:
+            continue  # not a slip in this term: a new name, or a longer formula
+        if best is None or ops < best[0]:
+            best = (ops, text, theirs, d)
+    if best is None:
+        return None
+    _, text, theirs, d = best
+    n = step_of(solution, text)
+    return None if n is None else (n, text, formula(theirs), formula(d))

@@ -154,11 +154,17 @@ class Rules:
             return Rewrite("chain", product(leaf(outer), self.d(exp)),
                            f"outer {base.text}^( ), inner {exp.text}: {said}",
                            also="exponential")
-        inner = total([(1, product(self.d(exp), leaf(sp.log(base.value)))),
-                       (1, quotient(product(self.known(exp), self.d(base)),
-                                    self.known(base)))])
-        return Rewrite("log-differentiation", product(leaf(n.value), inner),
-                       f"y = {n.text}: ln(y) = {exp.text}·ln({base.text})")
+        from gradcalc.homework.solutions.subexpressions import from_sympy
+
+        ln = from_sympy(sp.log(base.value), self.on)
+        grouped = exp.op in ("sum", "neg")
+        v = f"({exp.text})" if grouped else exp.text
+        v_tex = rf"\left({exp.latex}\right)" if grouped else exp.latex
+        logged = Node("mul", exp.value * ln.value, f"{v}·{ln.text}",
+                      rf"{v_tex} \cdot {ln.latex}", (exp, ln))
+        return Rewrite("log-differentiation", product(leaf(n.value), self.d(logged)),
+                       f"y = {n.text}: ln(y) = {logged.text}, so y'/y = "
+                       f"d/d{self.x}({logged.text}) and y' = y·(y'/y)")
 
     def _call(self, n: Node) -> Rewrite:
         rules = derivatives()

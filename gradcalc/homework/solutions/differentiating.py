@@ -15,10 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import sympy as sp
+
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula, latex, simplest
-from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions import final_form, states
 from gradcalc.homework.solutions.derivative_rules import Rules
+from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
 from gradcalc.homework.solutions.states import Term, leaf, pending
 from gradcalc.homework.solutions.subexpressions import (
     Node,
@@ -76,7 +79,7 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
                                 payload=node, partial=rules.partial))
     shortest = final is None
     if final is None:
-        final = simplest(_diff(node.value, rules))
+        final = final_form.tidy(simplest(_diff(node.value, rules)))
     try:
         raws, last = rewrites(node, rules)
         value = states.to_sympy(last, _no_todo)
@@ -101,6 +104,28 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
     start_text = shown((start,))
     return Worked(Part(title, title_latex, start_text[0], start_text[1], formula(final),
                        latex(final), tuple(steps)), final, merged, complete)
+
+
+def _easiest(value: Any, rules: Rules) -> Node:
+    """The form of an earlier result the next differentiation takes: the result, or it
+    expanded with its non-polynomial factors collected (x^2·(2x + 3)·e^(2x) as
+    (2x^3 + 3x^2)·e^(2x)), whichever the rules finish in fewer steps (counted)."""
+    on = (rules.x,)
+    forms = [value]
+    expanded = sp.expand(value)
+    if expanded != value and sp.count_ops(expanded) <= 2 * sp.count_ops(value):
+        others = [f for f in expanded.atoms(sp.Function, sp.Pow) if not f.is_polynomial(*on)]
+        forms.append(sp.collect(expanded, others) if others else expanded)
+    best, fewest = from_sympy(value, on), None
+    for form in forms:
+        node = from_sympy(form, on)
+        try:
+            count = len(rewrites(node, rules)[0])
+        except (Unsupported, ValueError, TypeError):
+            continue
+        if fewest is None or count < fewest:
+            best, fewest = node, count
+    return best
 
 
 def _diff(value: Any, rules: Rules) -> Any:
@@ -149,9 +174,13 @@ def solve_problem(problem: Any, samples: int = 8, seed: int = 0,
                 checker = Checker(symbols, symbols[w], anchor=entry, samples=samples,
                                   seed=seed, limits=limits)
                 rules = Rules(symbols[w], partial=several)
-                target = node if k == 1 else from_sympy(done[prefix[:-1]], (symbols[w],))
+                target = node if k == 1 else _easiest(done[prefix[:-1]], rules)
                 title, tex = _label(name, prefix, problem.inputs, r, problem.function.shape)
-                worked = work(target, rules, checker, title, tex)
+                try:
+                    worked = work(target, rules, checker, title, tex)
+                except (TypeError, ValueError) as exc:  # sympy on an undefined value
+                    solution.note = f"no worked steps for this function ({exc})"
+                    return solution
                 solution.parts.append(worked.part)
                 solution.merged += worked.merged
                 solution.points = max(solution.points, checker.count)
@@ -191,8 +220,8 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
             args = ", ".join(formula(proof.exact(pinned[n])) for n in problem.inputs)
             label = tex = f"{label.split('(')[0]}({args})"
         elif pinned:
-            where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
-            label, tex = f"{label} at {where}", rf"{tex}\ \text{{at }} {where}"
+            said, said_latex = where({n: proof.exact(v) for n, v in problem.pinned})
+            label, tex = f"at {said}: {label}", rf"\text{{at }} {said_latex}:\ {tex}"
         return f"{label} = {answers[0]}", f"{tex} = {latexes[0]}"
     n = len(problem.wrt)
     if problem.kind in ("hessian", "jacobian"):
@@ -209,19 +238,34 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
 def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],
               finals: list[tuple[str, str, Any]], answers: list[str], latexes: list[str],
               samples: int, seed: int, limits: Limits) -> None:
-    """The derivative's value at the point: the inputs put in, one verified step each."""
-    pinned = {symbols[n]: proof.exact(v) for n, v in problem.pinned}
-    where = ", ".join(f"{n} = {formula(proof.exact(v))}" for n, v in problem.pinned)
+    """The derivative's value at the point: the inputs put in (written out), the exact
+    value, one verified step each; the answer adds the decimal value."""
+    values = {n: proof.exact(v) for n, v in problem.pinned}
+    pinned = {symbols[n]: v for n, v in values.items()}
+    said, said_latex = where(values)
     checker = Checker(symbols, next(iter(pinned)), samples=samples, seed=seed,
                       limits=limits, fixed=dict(problem.pinned))
     for k, (title, title_latex, value) in enumerate(finals):
         at = simplest(value.xreplace(pinned))
-        raw = Raw("evaluate", formula(value), f"{formula(value)} at {where}: {formula(at)}",
-                  rf"\left. {latex(value)} \right|_{{{where}}} = {latex(at)}",
-                  (leaf(value),), (leaf(at),), note=where)
+        label, label_latex = _pinned_label(title, title_latex, problem, values)
+        put, put_latex = put_in(formula(value), values), put_in_latex(latex(value), values)
+        raw = Raw("evaluate", formula(value), f"{label} = {put} = {formula(at)}",
+                  f"{label_latex} = {put_latex} = {latex(at)}", (leaf(value),), (leaf(at),))
         steps, _ = chain([raw], checker)
-        solution.parts.append(Part(f"{title} at {where}", title_latex, formula(value),
-                                   latex(value), formula(at), latex(at), tuple(steps)))
-        answers[k], latexes[k] = formula(at), latex(at)
+        solution.parts.append(Part(f"{title} at {said}", label_latex, formula(value),
+                                   put_latex, formula(at), latex(at), tuple(steps)))
+        answers[k] = formula(at) + decimal(at)
+        latexes[k] = latex(at) + decimal(at).replace("≈", r"\approx")
     solution.points = max(solution.points, checker.count)
 
+
+def _pinned_label(title: str, title_latex: str, problem: Any, values: dict[str, Any]
+                  ) -> tuple[str, str]:
+    """f'(x) at x = 2 as f'(2); a label with several inputs (∂f/∂x) after the point:
+    `at (x, y) = (1, 2): ∂f/∂x`."""
+    if title.endswith(")") and "(" in title and all(n in values for n in problem.inputs):
+        args = ", ".join(formula(values[n]) for n in problem.inputs)
+        head = title.split("(")[0]
+        return f"{head}({args})", f"{head}({args})"
+    said, said_latex = where(values)
+    return f"at {said}: {title}", rf"\text{{at }} {said_latex}:\ {title_latex}"

@@ -11,17 +11,19 @@ exactly when their derivatives are equal), at sampled points on the tape.
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
 from typing import Any
 
 import sympy as sp
 
 from gradcalc.backends.symbolic import as_expr
-from gradcalc.homework.reading.student import formula, latex, simplest
-from gradcalc.homework.solutions import states
+from gradcalc.homework.reading.student import formula, latex
+from gradcalc.homework.solutions import final_form, integral_rules, states
+from gradcalc.homework.solutions.integral_rules import _chosen, _unknown
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
 from gradcalc.homework.solutions.verified import (
-    BACKSTOP_SECONDS,
     MAX_STEPS,
     Checker,
     Raw,
@@ -29,7 +31,6 @@ from gradcalc.homework.solutions.verified import (
     shown,
 )
 from gradcalc.homework.solutions.worked import Part, Solution
-from gradcalc.verify.budget import Timeout, time_budget
 
 #: the largest integrand (sympy's count_ops) handed to manual integration
 MAX_INTEGRAND_OPS = 40
@@ -40,30 +41,32 @@ TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin
          "SecTanRule": "∫ sec(u)·tan(u) du = sec(u)", "CscCotRule": "∫ csc(u)·cot(u) du = −csc(u)",
          "Sec2Rule": "∫ sec(u)^2 du = tan(u)", "Csc2Rule": "∫ csc(u)^2 du = −cot(u)",
          "SinhRule": "∫ sinh(u) du = cosh(u)", "CoshRule": "∫ cosh(u) du = sinh(u)",
-         "ArctanRule": "∫ 1/(a + b·u^2) du, an arctangent",
+         "ArctanRule": "∫ 1/(u^2 + a^2) du = (1/a)·atan(u/a)",
          "ArcsinRule": "∫ 1/√(1 − u^2) du = asin(u)"}
 
 
 def steps_of(f: Any, x: Any, limits: Any) -> Any:
-    """sympy's rule tree for ∫ f dx; Unsupported when it has none (or f is too large). A
-    rational function is first written as partial fractions (sympy's `apart`), the way it
-    is taught, and sympy integrates those (its own search through substitutions of a
-    rational function is long, and no shorter)."""
-    from sympy.integrals.manualintegrate import RewriteRule, integral_steps
+    """The rule tree for ∫ f dx (`integral_rules.steps`: the textbook's rewritings,
+    sympy's rules within a counted budget, a substitution search); Unsupported when it
+    has none (or f is too large). A rational function is first written as partial
+    fractions (sympy's `apart`), the way it is taught."""
+    from sympy.integrals.manualintegrate import RewriteRule
 
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         raise Unsupported("an integrand this large")
     try:
-        with time_budget(BACKSTOP_SECONDS):
+        with integral_rules.budget():
             fractions = _partial_fractions(f, x)
             if fractions is not None:
-                rule = RewriteRule(f, x, fractions, integral_steps(fractions, x))
+                inner = integral_rules.steps(fractions, x)
+                rule = None if inner is None else RewriteRule(f, x, fractions, inner)
             else:
-                rule = integral_steps(f, x)
-    except Timeout:
-        raise Unsupported("sympy took too long") from None
-    if _unknown(rule):
-        raise Unsupported("no antiderivative by sympy's rules")
+                rule = integral_rules.steps(f, x)
+    except integral_rules.OverBudget:
+        raise Unsupported(f"sympy's rules took more than {integral_rules.MAX_RULE_CALLS} "
+                          "searches") from None
+    if rule is None or _unknown(rule):
+        raise Unsupported("no antiderivative by the rules")
     return rule
 
 
@@ -79,50 +82,6 @@ def _partial_fractions(f: Any, x: Any) -> Any:
     return fractions if fractions.is_Add and fractions != f else None
 
 
-def _unknown(rule: Any) -> bool:
-    return type(rule).__name__ == "DontKnowRule" or any(
-        _unknown(r) for r in _children(rule))
-
-
-def _children(rule: Any) -> list[Any]:
-    name = type(rule).__name__
-    if name == "AlternativeRule":
-        return [_chosen(rule)]
-    out = []
-    for attr in ("substep", "second_step", "v_step"):
-        child = getattr(rule, attr, None)
-        if child is not None:
-            out.append(child)
-    out.extend(getattr(rule, "substeps", None) or [])
-    return out
-
-
-def _size(rule: Any) -> tuple[int, int]:
-    """(rule nodes, the size of the substitutions' u): smaller is the simpler solution."""
-    if type(rule).__name__ == "AlternativeRule":
-        return min(_size(r) for r in rule.alternatives)
-    nodes, u = 1, sp.count_ops(getattr(rule, "u_func", 0))
-    for child in _children(rule):
-        a, b = _size(child)
-        nodes, u = nodes + a, u + b
-    return nodes, u
-
-
-def _chosen(rule: Any) -> Any:
-    """An AlternativeRule's shortest alternative (the first of the shortest)."""
-    options = [r for r in rule.alternatives if not _unknown_deep(r)] or rule.alternatives
-    return min(options, key=_size)
-
-
-def _unknown_deep(rule: Any) -> bool:
-    name = type(rule).__name__
-    if name == "DontKnowRule":
-        return True
-    if name == "AlternativeRule":
-        return all(_unknown_deep(r) for r in rule.alternatives)
-    return any(_unknown_deep(c) for c in _children(rule))
-
-
 class Integrator:
     """The steps of one antiderivative: each rule's part of the state rewritten."""
 
@@ -133,7 +92,8 @@ class Integrator:
 
     def name(self, dummy: Any) -> Any:
         if dummy not in self.names:
-            free = next(n for n in NAMES if n not in self.taken)
+            more = (f"u{k}" for k in itertools.count(1))  # past the five letters
+            free = next(n for n in itertools.chain(NAMES, more) if n not in self.taken)
             self.taken.add(free)
             self.names[dummy] = sp.Symbol(free, real=True)
         return self.names[dummy]
@@ -141,10 +101,12 @@ class Integrator:
     def shown(self, e: Any) -> Any:
         return as_expr(e).xreplace(self.names)
 
-    def todo(self, rule: Any, by: Any, to_x: Any) -> Term:
+    def todo(self, rule: Any, by: Any, to_x: Any, integrand: Any = None) -> Term:
+        """∫ of the rule's integrand (or `integrand`: what a constant multiple leaves,
+        which sympy's substep may state without its constant) still to do."""
         while type(rule).__name__ == "AlternativeRule":
             rule = _chosen(rule)
-        f = self.shown(rule.integrand)
+        f = self.shown(rule.integrand if integrand is None else integrand)
         return pending(Todo("int", formula(f), latex(f), f, by, payload=rule, to_x=to_x))
 
     def rewrite(self, todo: Todo) -> tuple[str, Term, str]:
@@ -162,7 +124,8 @@ class Integrator:
             return "integral-exponential", leaf(self.shown(rule.eval())), ""
         if name == "ConstantTimesRule":
             return ("integral-constant-multiple", product(
-                leaf(self.shown(rule.constant)), self.todo(rule.substep, by, to_x)), "")
+                leaf(self.shown(rule.constant)),
+                self.todo(rule.substep, by, to_x, rule.other)), "")
         if name == "AddRule":
             return "integral-sum", total([(1, self.todo(r, by, to_x))
                                           for r in rule.substeps]), ""
@@ -172,10 +135,15 @@ class Integrator:
             return self._parts(rule, by, to_x)
         if name == "RewriteRule":
             return self._rewritten(rule, by, to_x)
+        if name == "SecReductionRule":
+            n = rule.power
+            return ("reduction", total([
+                (1, leaf(self.shown(rule.first))),
+                (1, product(leaf(rule.factor), self.todo(rule.substep, by, to_x)))]),
+                f"∫ sec^n(u) du = sec^(n−2)(u)·tan(u)/(n − 1) + ((n − 2)/(n − 1))·∫ "
+                f"sec^(n−2)(u) du, n = {n}")
         if name == "CyclicPartsRule":
-            u = ", ".join(formula(self.shown(p.u)) for p in rule.parts_rules)
-            return ("cyclic-parts", leaf(self.shown(rule.eval())),
-                    f"u = {u} in turn: the integral comes back, and is solved for")
+            return "cyclic-parts", leaf(self.shown(rule.eval())), self._cyclic(rule, by)
         if name in TABLE:
             return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
         return "integral", leaf(self.shown(rule.eval())), ""
@@ -191,8 +159,24 @@ class Integrator:
             kind, result, note = self.rewrite(inner.todo)
             if result.kind == "leaf":
                 return kind, leaf(result.value.xreplace({u: g})), note
-        said = f"d{u} = d{by}" if du == 1 else f"d{u} = {formula(du)} d{by}"
+        said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _cyclic(self, rule: Any, by: Any) -> str:
+        """Parts, again and again, until ∫ f comes back as c·I: the equation for I and
+        its solution, I = ∫ f d(by)."""
+        said, terms, sign = [], [], 1
+        for p in rule.parts_rules:
+            u, dv = self.shown(p.u), self.shown(p.dv)
+            said.append(f"u = {formula(u)}, dv = {_times_d(dv, by)}")
+            terms.append(sign * u * self.shown(p.v_step.eval()))
+            sign = -sign
+        c = self.shown(rule.coefficient)
+        rest = formula(sp.Add(*terms))
+        back = f"{'+' if c > 0 else '-'} {_coefficient(abs(c))}I"
+        return (f"I = ∫ {formula(self.shown(rule.integrand))} d{by}; by parts with "
+                f"{', then '.join(said)}: I = {rest} {back}, so "
+                f"{_coefficient(1 - c)}I = {rest}")
 
     def _parts(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         u, dv = self.shown(rule.u), self.shown(rule.dv)
@@ -200,22 +184,68 @@ class Integrator:
         du = sp.diff(u, by)
         second = rule.second_step
         if second is None:
-            from sympy.integrals.manualintegrate import integral_steps
-
-            second = integral_steps(v * du, by)
+            with integral_rules.budget():
+                second = integral_rules.sympy_steps(v * du, by)
         rest = self.todo(second, by, to_x)
         return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
-                f"u = {formula(u)}, dv = {formula(dv)} d{by}: du = {formula(du)} d{by}, "
+                f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
                 f"v = {formula(v)}")
 
     def _rewritten(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         f, g = self.shown(rule.integrand), self.shown(rule.rewritten)
         kind = "rewrite"
-        if f.is_rational_function(by) and g.is_Add:
+        if integral_rules.completed_square(f, by) == g:
+            kind = "complete-square"
+        elif integral_rules.product_to_sum(f, by) == g:
+            kind = "product-to-sum"
+        elif f.is_rational_function(by) and g.is_Add:
             kind = "partial-fractions"
         elif f.has(sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot):
             kind = "trig-identity"
-        return kind, self.todo(rule.substep, by, to_x), f"{formula(f)} = {formula(g)}"
+        note = f"{formula(f)} = {formula(g)}"
+        if kind == "partial-fractions":
+            note = cover_up(f, by) or note
+        return kind, self.todo(rule.substep, by, to_x), note
+
+
+def cover_up(f: Any, x: Any) -> str:
+    """How the coefficients of p/q's partial fractions are found, when q is a product of
+    distinct linear factors and p of lower degree (the cover-up method: A = p(r)/q_r(r),
+    q_r being q without the factor x − r); '' otherwise."""
+    top, bottom = sp.fraction(sp.together(f))
+    if not bottom.is_polynomial(x) or sp.degree(top, x) >= sp.degree(bottom, x):
+        return ""
+    factors = sp.factor_list(bottom, x)[1]
+    if any(m != 1 or sp.degree(p, x) != 1 for p, m in factors):
+        return ""
+    letters = "ABCDEFGH"[:len(factors)]
+    if len(letters) < len(factors):
+        return ""
+    fractions, found = [], []
+    for letter, (p, _) in zip(letters, factors, strict=True):
+        root = sp.solve(p, x)[0]
+        others = sp.cancel(bottom / p)
+        value = sp.cancel(top.subs(x, root) / others.subs(x, root))
+        fractions.append(f"{letter}/({formula(p)})")
+        found.append(f"{letter} = {formula(value)} (at {x} = {formula(root)})")
+    return (f"{formula(f)} = {' + '.join(fractions)}; cover-up: " + ", ".join(found))
+
+
+def _coefficient(c: Any) -> str:
+    """A number before I: '' for 1, `2·`, `(9/4)·`."""
+    if c == 1:
+        return ""
+    return f"{formula(c)}·" if c.is_Integer else f"({formula(c)})·"
+
+
+def _times_d(e: Any, by: Any) -> str:
+    """e·d(by) as a textbook writes it: `dx`, `2x dx`, `(2x + 4) dx`, `-dx`."""
+    if e == 1:
+        return f"d{by}"
+    if e == -1:
+        return f"-d{by}"
+    text = formula(e)
+    return f"({text}) d{by}" if e.is_Add else f"{text} d{by}"
 
 
 def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
@@ -250,17 +280,18 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
         if len(raws) > MAX_STEPS:
             raise Unsupported("too many steps")
     value = states.to_sympy(state, _none)
-    final = simplest(value)
-    if formula(final) != states.text(state) and final != value:
+    final = final_form.final(value)
+    said = final_form.shown(final)
+    if said != states.text(state) and final != value:
         before = shown((state,))
-        raws.append(Raw("simplify", before[0], f"{before[0]} = {formula(final)}",
-                        f"{before[1]} = {latex(final)}", (state,), (leaf(final),),
+        raws.append(Raw("simplify", before[0], f"{before[0]} = {said}",
+                        f"{before[1]} = {latex(final)}", (state,), (leaf(final, said),),
                         "derivative"))
-    with_c = total([(1, leaf(final)), (1, leaf(constant))])
+    with_c = total([(1, leaf(final, said)), (1, leaf(constant))])
     first = shown((start,))
-    raws.append(Raw("constant-of-integration", formula(final),
+    raws.append(Raw("constant-of-integration", said,
                     f"{first[0]} = {states.text(with_c)}",
-                    f"{first[1]} = {states.latex(with_c)}", (leaf(final),), (with_c,),
+                    f"{first[1]} = {states.latex(with_c)}", (leaf(final, said),), (with_c,),
                     "derivative", "every antiderivative of f differs by a constant"))
     steps, complete = chain(raws, checker)
     merged = sum(len(s.merged) for s in steps)
@@ -268,12 +299,11 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     start_text = shown((start,))
     parts = [Part(title, tex, start_text[0], start_text[1], states.text(with_c),
                   states.latex(with_c), tuple(steps))]
-    if not complete:
-        merged = len(raws)
-        parts = [Part(title, tex, start_text[0], start_text[1], "", "", ())]
-    back = from_sympy(final, (x,))
+    if not complete:  # none shown: the note says so, and no step claims to be merged
+        return [Part(title, tex, start_text[0], start_text[1], "", "", ())], None, 0
+    back = replace(from_sympy(final, (x,)), text=said)
     todo = Todo("d", back.text, back.latex, final, x, payload=back)
-    check = Raw("differentiate-back", formula(final),
+    check = Raw("differentiate-back", said,
                 f"{states.text(pending(todo))} = {formula(f)}",
                 f"{states.latex(pending(todo))} = {latex(f)}", (pending(todo),), (leaf(f),),
                 "value")
@@ -293,12 +323,16 @@ def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
     out = Solution("antiderivative", problem, problem_latex)
     try:
         parts, final, merged = worked(f, x, checker, constant, limits)
+    except integral_rules.OverBudget:
+        out.note = (f"no worked steps for this integral (sympy's rules took more than "
+                    f"{integral_rules.MAX_RULE_CALLS} searches)")
+        return out
     except (Unsupported, ValueError, TypeError, AttributeError, NotImplementedError) as exc:
         out.note = f"no worked steps for this integral ({exc})"
         return out
     out.parts, out.merged, out.points = parts, merged, checker.count
     if final is not None:
-        out.answer = f"∫ f({x}) d{x} = {formula(final)} + {constant}"
+        out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
         out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
     else:
         out.note = "the steps could not all be verified, so none are shown"

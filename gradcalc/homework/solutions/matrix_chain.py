@@ -22,7 +22,8 @@ from gradcalc.engine import ops
 from gradcalc.engine.functional import grad
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.backprop.formulas import program_of
-from gradcalc.homework.backprop.terms import Unsupported, text
+from gradcalc.homework.backprop.terms import Unsupported
+from gradcalc.homework.backprop.terms import text as typed
 from gradcalc.homework.backprop.walk import Walk
 from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.solutions.worked import Part, Solution, Step
@@ -85,6 +86,12 @@ def _rule(parent: Any) -> str:
 
 def _dims(shape: tuple[int, ...]) -> str:
     return "×".join(str(d) for d in shape) if shape else "scalar"
+
+
+def text(e: Any) -> str:
+    """An expression as the steps print it: as the misconception search prints it
+    (`covers` keep that text), with `^` for powers, as the student types them."""
+    return typed(e).replace("**", "^")
 
 
 def _of(e: Any) -> str:
@@ -228,7 +235,7 @@ def _steps(walk: Recording, tape: LossAtDraws, loss: str,
             f"every use of {named} collected"
         if isinstance(g, Num) and shape:
             note += f"; {text(g)} for every entry"
-        covers = ((text(parent),) if parent is not None else ()) + (text(e),)
+        covers = ((typed(parent),) if parent is not None else ()) + (typed(e),)
         out.append(Step(rule, at, f"∂{loss}/∂{of} = {shown}",
                         rf"\frac{{\partial {loss}}}{{\partial {_tex(of)}}} = {_tex(shown)}",
                         "", shown, _tex(shown), note=note, shape=_dims(shape),

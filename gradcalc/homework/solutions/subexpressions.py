@@ -23,6 +23,7 @@ from gradcalc.engine import ops
 from gradcalc.engine.primitive import PRIMITIVES, by_name, derived
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import expression, formula, latex
+from gradcalc.language.ir import ListLit
 from gradcalc.language.program import (
     EULER,
     Assign,
@@ -91,12 +92,16 @@ def _substitute(e: Any, env: dict[str, Any]) -> Any:
         return replace(e, args=tuple(_substitute(a, env) for a in e.args))
     if isinstance(e, Num):
         return e
+    if isinstance(e, ListLit) and len(e.items) == 1:  # brackets: [u]^2 is (u)^2
+        return replace(e, items=(_substitute(e.items[0], env),))
     raise Unsupported(type(e).__name__)
 
 
 def from_ir(e: Any, variables: dict[str, Any]) -> Node:
     """The node of an IR expression; `variables` maps the inputs' names to their sympy
     symbols (Euler's number is `e` when it is not one of them)."""
+    if isinstance(e, ListLit) and len(e.items) == 1:  # brackets, as `check` reads them
+        return from_ir(e.items[0], variables)
     if isinstance(e, Num):
         value = proof.exact(e.value)
         return Node("const", value, expression(e), latex(value), ir=e)

@@ -91,6 +91,9 @@ class Solution:
     how: str = ""  # how the steps were checked, when not at points of the variables
     #: where a wrong answer left the path: {"step", "rule", "at", "student", "right", "said"}
     departs_at: dict[str, Any] | None = None
+    #: what placing a departure needs beyond the steps (implicit: `both_sides.Path`);
+    #: never printed
+    path: Any = field(default=None, repr=False, compare=False)
 
     @property
     def steps(self) -> list[tuple[int, int, Step]]:

@@ -1,0 +1,102 @@
+"""A result's final form, the simplest of its candidates by one measure.
+
+The candidates: the result as the rules left it, the shortest printed form
+`reading.student.simplest` finds, and that form tidied as a textbook writes it: a
+negative coefficient taken into the one sum it multiplies (`-(cos(x) - sin(x))·e^x/2`
+is `(sin(x) - cos(x))·e^x/2`), powers of e with a common base combined (`e·e^(-2t)` is
+`e^(1 - 2t)`), and logarithms of products and quotients split into sums
+(`ln(√|x - 1|/√|x + 1|)` is `ln|x - 1|/2 - ln|x + 1|/2`).
+
+The measure (smaller is simpler): sympy's count of operations, plus `NESTED_LOG` for each
+logarithm whose argument is a product, quotient or root (ln of a combination reads
+worse than a sum of logs), plus `SIGN` for a minus sign in front of a parenthesised sum
+(`-(a - b)`); ties go to the shorter printed text, then to the earlier candidate. The
+result as the rules left it is a candidate, so the final form is never longer by this
+measure than the unsimplified one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from gradcalc.homework.reading.student import StudentPrinter, formula, simplest
+
+#: the measure's extra weight of a log of a product, quotient or root
+NESTED_LOG = 3
+#: the measure's extra weight of a minus sign in front of a parenthesised sum
+SIGN = 2
+#: the largest expression (count_ops) the tidying rewritings are tried on
+MAX_OPS = 80
+
+
+def measure(e: Any) -> tuple[int, int]:
+    """(the weighted count of operations, the printed length)."""
+    if not isinstance(e, sp.Basic):
+        return 0, len(str(e))
+    ops = int(sp.count_ops(e))
+    for node in sp.preorder_traversal(e):
+        if isinstance(node, sp.log) and (node.args[0].is_Mul or node.args[0].is_Pow):
+            ops += NESTED_LOG
+        if node.is_Mul and node.could_extract_minus_sign() and any(
+                a.is_Add for a in node.args):
+            ops += SIGN
+    return ops, len(formula(e))
+
+
+def _sign_in(e: Any) -> Any:
+    """-c·(a - b)·rest as c·(b - a)·rest (the one sum of a product takes the sign)."""
+    if not e.is_Mul:
+        return e
+    coeff, factors = e.as_coeff_mul()
+    sums = [a for a in factors if a.is_Add]
+    if not (coeff.is_extended_real and coeff < 0) or len(sums) != 1:
+        return e
+    rest = [a for a in factors if a is not sums[0]]
+    return -coeff * sp.Mul(*rest, sp.expand(-sums[0]))
+
+
+def _tidied(short: Any) -> list[Any]:
+    return [_sign_in(short), _sign_in(sp.powsimp(short))]
+
+
+def candidates(e: Any) -> list[Any]:
+    """The forms considered, the result as the rules left it first."""
+    out = [e]
+    if not isinstance(e, sp.Basic) or e.is_Atom or sp.count_ops(e) > MAX_OPS:
+        return out
+    short = simplest(e)
+    out += [short, *_tidied(short)]
+    if e.has(sp.log):
+        split = sp.expand_log(short, force=True)
+        out += [split, sp.expand_log(e, force=True)]
+    return out
+
+
+def final(e: Any) -> Any:
+    """The simplest candidate by `measure` (the first of the simplest)."""
+    forms = candidates(e)
+    return min(forms, key=lambda f: (measure(f), forms.index(f)))
+
+
+def tidy(short: Any) -> Any:
+    """A shortest form (a derivative's, as `check` prints it) or its tidied form, the
+    simpler by `measure`."""
+    if not isinstance(short, sp.Basic) or short.is_Atom or sp.count_ops(short) > MAX_OPS:
+        return short
+    forms = [short, *_tidied(short)]
+    return min(forms, key=lambda f: (measure(f), forms.index(f)))
+
+
+def shown(e: Any) -> str:
+    """The student's notation, with |…| for every absolute value when each is the whole
+    argument of a function (`ln(|x - 1|)/2 - ln(|x + 1|)/2`: bars that cannot pair up
+    two ways), as the steps print them; else as `formula` prints it."""
+    if not isinstance(e, sp.Basic):
+        return formula(e)
+    inside = [n for n in sp.preorder_traversal(e) if isinstance(n, sp.Function)
+              and len(n.args) == 1 and isinstance(n.args[0], sp.Abs)]
+    if len(inside) != len(e.atoms(sp.Abs)) or not inside:
+        return formula(e)
+    return StudentPrinter("e").doprint(e)

@@ -1,0 +1,44 @@
+"""The final form of a result: the simplest of its candidates by one documented measure,
+never more complex by it than the result as the rules left it."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from gradcalc.homework import proof
+from gradcalc.homework.reading.student import formula
+from gradcalc.homework.solutions.final_form import final, measure, tidy
+
+x, t = proof.symbol("x"), proof.symbol("t")
+
+
+@pytest.mark.parametrize("function,answer", [
+    ("e^x sin(x)", "(sin(x) - cos(x))·e^x/2"),
+    ("1/(x^2 - 1)", "ln(|x - 1|)/2 - ln(|x + 1|)/2"),
+])
+def test_an_antiderivative_ends_in_its_textbook_form(invoke, function, answer):
+    run = invoke("derive", function, "--antiderivative", "--plain")
+    assert run.out.splitlines()[-2] == f"answer: ∫ f(x) dx = {answer} + C"
+
+
+def test_a_derivative_takes_the_sign_into_its_sum_and_joins_its_exponentials(invoke):
+    run = invoke("derive", "t e^(1-2t)", "--plain")
+    assert run.out.splitlines()[-2] == "answer: f'(t) = (1 - 2t)·e^(1 - 2t)"
+
+
+@pytest.mark.parametrize("e", [
+    sp.exp(x) * sp.sin(x) / 2 - sp.exp(x) * sp.cos(x) / 2,
+    sp.log(sp.Abs(x - 1)) / 2 - sp.log(sp.Abs(x + 1)) / 2,
+    3 * x**2 * sp.cos(3 * x) + 2 * x * sp.sin(3 * x),
+    sp.exp(1 - 2 * t) - 2 * t * sp.exp(1 - 2 * t),
+])
+def test_never_more_complex_than_the_unsimplified_result(e):
+    chosen = final(e)
+    assert measure(chosen) <= measure(e)
+    assert sp.simplify(chosen - e) == 0
+
+
+def test_tidy_keeps_a_form_with_nothing_to_tidy():
+    e = 3 * x**2 * sp.cos(3 * x) + 2 * x * sp.sin(3 * x)
+    assert formula(tidy(e)) == "3x^2·cos(3x) + 2x·sin(3x)"

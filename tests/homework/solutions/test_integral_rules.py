@@ -1,0 +1,95 @@
+"""Antiderivatives of a first-year course, with steps: the textbook's rewritings before
+sympy's rules, a substitution searched where sympy finds none, and every limit counted
+work (calls of sympy's rule search), never time."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+from gradcalc.homework.solutions import integral_rules
+
+x = sp.Symbol("x", real=True)
+
+
+@pytest.mark.parametrize("function,rule,answer", [
+    ("\\sin(3x)\\sin(7x)", "product-to-sum", "sin(4x)/8 - sin(10x)/20"),
+    ("sin(2x)^5", "trig-identity", "-cos(2x)^5/10 + cos(2x)^3/3 - cos(2x)/2"),
+    ("sin(2x)^3 cos(2x)^2", "trig-identity", "cos(2x)^5/10 - cos(2x)^3/6"),
+    ("tan(x)^4", "trig-identity", "x + tan(x)^3/3 - tan(x)"),
+    ("1/(x^2+4x+29)", "complete-square", None),
+    ("cos(2x)/(1+sin(2x)^2)", "substitution", "atan(sin(2x))/2"),
+    ("sec(3/x)^2/x^2", "substitution", "-tan(3/x)/3"),
+    ("sec(4-x)^2", None, None),
+    ("4s + 3/sin(s)^2", "trig-identity", None),
+    ("x cosh(x)", "parts", "x·sinh(x) - cosh(x)"),
+    ("2sec(x)^3", "reduction", "ln(|tan(x) + sec(x)|) + sec(x)·tan(x)"),
+    ("sec(3x)^4", "reduction", "(sec(3x)^2 + 2)·tan(3x)/9"),
+])
+def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
+    run = invoke("derive", function, "--antiderivative", "--json")
+    assert run.code == 0, run.err
+    out = json.loads(run.out)
+    assert out["note"] is None and out["verified"]["merged"] == 0
+    rules = [s["rule"] for s in out["steps"]]
+    assert rules[-1] == "differentiate-back"
+    if rule:
+        assert rule in rules
+    if answer:
+        assert out["answer"].split(" = ", 1)[1] == f"{answer} + C"
+    assert "_u" not in run.out and "Dummy" not in run.out
+
+
+def test_completing_the_square_states_the_arctangent_formula(invoke):
+    run = invoke("derive", "1/(x^2+4x+29)", "--antiderivative", "--plain")
+    assert "1/(x^2 + 4x + 29) = 1/((x + 2)^2 + 25)" in run.out
+    assert "∫ 1/(u^2 + a^2) du = (1/a)·atan(u/a)" in run.out
+
+
+def test_more_substitutions_than_letters_do_not_crash(invoke):
+    from gradcalc.homework.solutions.integrating import Integrator
+
+    maker = Integrator(x)
+    names = [maker.name(sp.Dummy()).name for _ in range(7)]
+    assert names == ["u", "w", "t", "s", "z", "u1", "u2"]
+
+
+def test_the_rule_search_is_cut_by_counted_calls(monkeypatch):
+    monkeypatch.setattr(integral_rules, "MAX_RULE_CALLS", 3)
+    with pytest.raises(integral_rules.OverBudget), integral_rules.budget(3):
+        integral_rules.steps(sp.exp(x) * sp.sin(x) * x**2 * sp.cos(x), x)
+
+
+def test_the_same_integral_makes_the_same_count_of_calls():
+    counts = []
+    for _ in range(2):
+        with integral_rules.budget():
+            integral_rules.steps(x**2 * sp.exp(x), x)
+            counts.append(integral_rules.calls_used())
+    assert counts[0] == counts[1] > 0
+
+
+def test_a_refusal_past_the_budget_names_the_count(invoke, monkeypatch):
+    from gradcalc.homework import dispatch
+
+    monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
+    monkeypatch.setattr(integral_rules, "MAX_RULE_CALLS", 1)
+    run = invoke("derive", "x^2 e^x sin(x)", "--antiderivative", "--plain")
+    assert run.code == 0
+    assert "more than 1 searches" in run.out
+
+
+def test_steps_that_do_not_verify_are_said_alike_in_plain_and_json(invoke, monkeypatch):
+    from gradcalc.homework import dispatch
+    from gradcalc.homework.solutions import verified
+
+    monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
+    monkeypatch.setattr(verified.Checker, "holds", lambda self, raw: (False, False, 0))
+    plain = invoke("derive", "x^3 cos(x)", "--antiderivative", "--plain")
+    assert plain.out.splitlines()[-1] == (
+        "checked: the steps could not all be verified, so none are shown")
+    out = json.loads(invoke("derive", "x^3 cos(x)", "--antiderivative", "--json").out)
+    assert out["steps"] == [] and out["verified"]["merged"] == 0
+    assert out["note"] == "the steps could not all be verified, so none are shown"
