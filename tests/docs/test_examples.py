@@ -81,9 +81,9 @@ def test_only_a_plain_gradcalc_command_runs_in_process(command, argv):
 
 def test_every_docs_page_is_tested():
     """A page with shell examples is listed here or has a test of its own."""
-    own_tests = {"pytorch.md": "test_docs_pytorch.py", "scripting.md": "test_docs_scripting.py",
-                 "performance.md": None, "architecture.md": "test_docs_architecture.py",
-                 "commands.md": "test_docs_commands.py", "notebooks.md": "test_notebooks.py"}
+    own_tests = {"pytorch.md": "docs/test_pytorch.py", "scripting.md": "docs/test_scripting.py",
+                 "performance.md": None, "architecture.md": "docs/test_architecture.py",
+                 "commands.md": "docs/test_commands.py", "notebooks.md": "docs/test_notebooks.py"}
     for path in sorted((ROOT / "docs").glob("*.md")):
         rel = f"docs/{path.name}"
         if rel in PAGES:
