@@ -24,7 +24,25 @@ Point = Any
 def _leaves(x: Point) -> tuple[list[Tensor], bool]:
     is_tuple = isinstance(x, tuple)
     xs = x if is_tuple else (x,)
-    return [Tensor(as_array(v), requires_grad=True) for v in xs], is_tuple
+    return [Tensor.wrap(_input(v), None).requires_grad_(True) for v in xs], is_tuple
+
+
+def _input(v: Any) -> np.ndarray:
+    """A point's array for a leaf: a float64 array as a read-only view (no copy: nothing
+    writes to a leaf's value, and the view cannot), anything else as a float64 copy."""
+    if type(v) is np.ndarray and v.dtype == np.float64:
+        view = v.view()
+        view.flags.writeable = False
+        return view
+    return as_array(v)
+
+
+def _apart(out: np.ndarray, xs: list[Tensor]) -> np.ndarray:
+    """`out`, copied if it shares memory with a leaf (f returned its input): a result
+    never aliases the caller's array."""
+    if any(np.may_share_memory(out, leaf.value) for leaf in xs):
+        return np.array(out, copy=True)
+    return out
 
 
 def _shape_result(values: list[Any], is_tuple: bool) -> Any:
@@ -72,7 +90,7 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     """
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
-    out_value = _value(out)
+    out_value = _apart(_value(out), leaves)
 
     def pull(v: Any) -> Any:
         seed = as_array(v)
@@ -147,7 +165,7 @@ def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarr
         raise ValueError(f"v has shapes {[vi.shape for vi in vs]}; the point has shapes "
                          f"{[leaf.shape for leaf in leaves]}")
     out = f(*leaves)
-    out_value = _value(out)
+    out_value = _apart(_value(out), leaves)
     u = Tensor(np.zeros(np.shape(out_value)), requires_grad=True)
     grads = sweep(out, u, leaves, create_graph=True)
     roots = [(g.node, vi) for g, vi in zip(grads, vs, strict=True)
