@@ -21,10 +21,8 @@ _SCALARS = (float, np.float64)
 
 
 def _into(g: Any, v: Any) -> bool:
-    """Whether `g op v` may be written into g: g is the spare, v a float64 of g's shape
-    (or a scalar), so the result has g's shape and dtype."""
-    if g is not state.spare:
-        return False
+    """Whether `g op v` may be written into the spare g: v is a float64 of g's shape (or
+    a scalar), so the result has g's shape and dtype."""
     t = type(v)
     if t is np.ndarray:
         if v.shape != g.shape or v.dtype != np.float64:
@@ -37,14 +35,14 @@ def _into(g: Any, v: Any) -> bool:
 
 def times(g: Any, v: Any) -> Any:
     """g * v."""
-    return np.multiply(g, v, out=g) if _into(g, v) else g * v
+    return np.multiply(g, v, out=g) if g is state.spare and _into(g, v) else g * v
 
 
 def over(g: Any, v: Any) -> Any:
     """g / v."""
-    return np.true_divide(g, v, out=g) if _into(g, v) else g / v
+    return np.true_divide(g, v, out=g) if g is state.spare and _into(g, v) else g / v
 
 
 def negated(g: Any) -> Any:
     """-g."""
-    return np.negative(g, out=g) if _into(g, 0.0) else -g
+    return np.negative(g, out=g) if g is state.spare and _into(g, 0.0) else -g

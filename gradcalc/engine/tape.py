@@ -412,8 +412,16 @@ class _Sweep:
         self.seen: list[tuple[Node, Any]] = []  # library nodes swept, and their cotangent
 
     def run(self, order: Iterable[Node]) -> None:
+        state.spare = None  # lent only inside `_rules`, and taken back there
+        try:
+            self._run(order)
+        finally:
+            state.spare = None
+
+    def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
         stop_at, trace, lift, needed = self.stop_at, self.trace, self.lift, self.needed
+        retain = self.retain_graph
         for node in order:
             prim = node.prim
             if prim is None or node not in pending:
@@ -441,39 +449,50 @@ class _Sweep:
             if lift is not None:
                 args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
                 ans, g = lift(ans, node), lift(g, None)
-            else:
+                last = -1
+            elif type(g) is np.ndarray and sys.getrefcount(g) == _ALONE and _own(g):
+                last = _last_parent(node.parents)  # its rule may write into g (scratch.py)
                 args = values
-            params = node.params
-            rules = prim.vjps if prim.variadic_vjp is None else None
-            parents = node.parents
-            # the last rule may write into g when no one else holds it (scratch.py)
-            last = _last_parent(parents) if lift is None and sys.getrefcount(g) == _ALONE \
-                and _own(g) else -1
-            for i, parent in enumerate(parents):
-                if parent is None:
-                    continue
-                state.spare = g if i == last else None
-                if rules is not None:  # the common case, without the Prim.vjp indirection
-                    gi = rules[i](g, ans, *args, **params)
+            else:
+                last, args = -1, values
+            self._rules(node, prim, g, ans, args, last)
+            g = None  # held no longer: the next node's cotangent may be alone
+            if not retain:
+                if prim.saves is True:
+                    node.saved = None
                 else:
-                    gi = prim.vjp(i, g, ans, args, params)
+                    release(node)
+
+    def _rules(self, node: Node, prim: Any, g: Any, ans: Any, args: Any, last: int) -> None:
+        """Run `node`'s rule for each argument with a node and add the results into the
+        pending cotangents; the rule at `last` may write into `g`."""
+        pending, needed, params = self.pending, self.needed, node.params
+        rules = prim.vjps if prim.variadic_vjp is None else None
+        for i, parent in enumerate(node.parents):
+            if parent is None:
+                continue
+            if i == last:
+                state.spare = g
+            if rules is not None:  # the common case, without the Prim.vjp indirection
+                gi = rules[i](g, ans, *args, **params)
+            else:
+                gi = prim.vjp(i, g, ans, args, params)
+            if i == last:
                 state.spare = None
-                if gi is None or needed is not None and parent not in needed:
-                    continue  # no gradient (a custom backward's None), or none wanted
-                if parent not in pending:
+            if gi is None or needed is not None and parent not in needed:
+                continue  # no gradient (a custom backward's None), or none wanted
+            if parent not in pending:
+                pending[parent] = gi
+            elif type(gi) is not Zero:  # a Zero adds nothing
+                before = pending[parent]
+                if type(before) is Zero:
                     pending[parent] = gi
-                elif type(gi) is not Zero:  # a Zero adds nothing
-                    before = pending[parent]
-                    if type(before) is Zero:
-                        pending[parent] = gi
-                    elif sys.getrefcount(before) == _ALONE + 1 and _addable(before, gi):
-                        np.add(before, gi, out=before)  # the sweep's own sum: in place
-                    else:
-                        pending[parent] = before + gi
-                    del before
-            g = gi = None  # held no longer: the next node's cotangent may be alone
-            if not self.retain_graph:
-                release(node)
+                elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
+                        and _addable(before, gi):
+                    np.add(before, gi, out=before)  # the sweep's own sum: in place
+                else:
+                    pending[parent] = before + gi
+                before = None
 
     def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
         """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""
