@@ -17,6 +17,7 @@ import gradcalc
 from gradcalc.backends import batched
 from gradcalc.backends.numeric import as_function
 from gradcalc.engine import functional
+from gradcalc.engine.fused import fusion
 from gradcalc.language.parse import parse
 from gradcalc.limits import Limits
 
@@ -70,7 +71,12 @@ def library_case() -> dict[str, str]:
 
 
 def observe() -> dict[str, Any]:
-    """Every case's numbers as hex strings."""
+    """Every case's numbers as hex strings, from the tape (fused kernels off)."""
+    with fusion(False):
+        return _observe()
+
+
+def _observe() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, program in PROGRAMS.items():
         f, values = _function(program)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine import tape
+from gradcalc.engine import fused, tape
 from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.shapes import value
 from gradcalc.engine.tensor import Tensor, as_array, lift
@@ -88,6 +88,9 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
 
     The sweep frees the recorded graph as it goes, so the returned function runs once.
     """
+    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    if kernel is not None:
+        return _fused_pullback(kernel, isinstance(x, tuple))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
     out_value = _apart(_value(out), leaves)
@@ -102,6 +105,20 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     return out_value, pull
 
 
+def _fused_pullback(kernel: fused.Kernel, is_tuple: bool
+                    ) -> tuple[np.ndarray, Callable[[Any], Any]]:
+    """`pullback` by a fused kernel: its value now, its gradients on demand."""
+
+    def pull(v: Any) -> Any:
+        seed = as_array(v)
+        if seed.shape != kernel.value.shape:
+            raise ValueError(f"v has shape {seed.shape}; the output has shape "
+                             f"{kernel.value.shape}")
+        return _shape_result(kernel.pull(seed), is_tuple)
+
+    return kernel.value, pull
+
+
 def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
     """(f(x), vᵀ·J) — what PyTorch's `f(x).backward(v)` leaves in `x.grad`."""
     value, pull = pullback(f, x)
@@ -110,6 +127,9 @@ def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
 
 def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
+    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    if kernel is not None and kernel.value.size == 1:
+        return _shape_result(kernel.pull(np.ones(kernel.value.shape)), isinstance(x, tuple))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
     if np.size(_value(out)) != 1:
