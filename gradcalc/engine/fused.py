@@ -25,14 +25,10 @@ import math
 import os
 from collections.abc import Callable
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-try:  # the [fast] extra
-    import numexpr as _ne
-except ImportError:  # pragma: no cover - fusion is then off
-    _ne = None
 
 #: elementwise functions of one argument, by the graph's name: numexpr's name
 FUNCS = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
@@ -41,25 +37,37 @@ BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
 
 
 class Switch:
-    """Whether fusion runs (numexpr installed, not switched off), and from how many
-    elements."""
+    """Whether fusion runs (unless switched off, where numexpr is installed), and from
+    how many elements."""
 
     __slots__ = ("enabled", "min_size")
 
     def __init__(self) -> None:
         setting = os.environ.get("GRADCALC_FUSION", "")
-        self.enabled = _ne is not None and setting not in ("0", "off")
+        self.enabled = setting not in ("0", "off")
         self.min_size = 0 if setting == "always" else 1 << 14
 
 
 state = Switch()
 
 
+@lru_cache(maxsize=1)
+def numexpr() -> Any:
+    """The numexpr module (the [fast] extra), imported when a first kernel is made (not at
+    start-up), or None."""
+    try:
+        import numexpr as ne
+    except ImportError:  # pragma: no cover - fusion is then off
+        return None
+    return ne
+
+
 @contextmanager
 def fusion(on: bool = True, *, min_size: int | None = None):
-    """Inside the block, fuse (if numexpr is installed) or not, from `min_size` elements."""
+    """Inside the block, fuse (where numexpr is installed) or not, from `min_size`
+    elements."""
     saved = (state.enabled, state.min_size)
-    state.enabled = on and _ne is not None
+    state.enabled = on
     if min_size is not None:
         state.min_size = min_size
     try:
@@ -239,7 +247,7 @@ class Kernel:
         """One numexpr call over the named arrays (generated names only: no user text)."""
         self.calls += 1
         names = {f"a{k}": v for k, v in self._arrays.items()}
-        return _ne.evaluate(text, local_dict=names)
+        return numexpr().evaluate(text, local_dict=names)
 
     def _shared(self, roots: list[int]) -> list[int]:
         """Transcendental nodes that more than one place needs, not yet computed: each
@@ -281,6 +289,8 @@ def kernel_for(f: Callable[..., Any], point: tuple[Any, ...]) -> Kernel | None:
     if make is None or not state.enabled:
         return None
     if max((np.size(v) for v in point), default=0) < max(state.min_size, 1):
+        return None
+    if numexpr() is None:
         return None
     try:
         return make(point)
