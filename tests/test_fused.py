@@ -12,10 +12,12 @@ import sys
 import numpy as np
 import pytest
 
+from gradcalc.backends import batched
 from gradcalc.backends.numeric import as_function
 from gradcalc.engine import functional, fused
 from gradcalc.engine.fused import fusion
 from gradcalc.language.parse import parse
+from gradcalc.limits import Limits
 
 pytest.importorskip("numexpr", reason="fusion needs the [fast] extra's numexpr")
 
@@ -99,3 +101,17 @@ def test_the_symbolic_check_passes_with_fusion_on_and_off(setting: str) -> None:
                                "--json"], env=env, capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["check"]["status"] == "pass", program
+
+
+def test_points_fused_match_the_tape() -> None:
+    program = parse(PROGRAMS[1][0])
+    values = {"a": A, "b": B, "c": C}
+    found = []
+    for on in (False, True):
+        with fusion(on, min_size=0):
+            out, der, paths, passes = batched.evaluate(program, values, ["a", "c"], "y",
+                                                       Limits(), seed=np.ones)
+        found.append([out, der["a"], der["c"]])
+    for t, f in zip(*found, strict=True):
+        assert f.shape == t.shape == (N,)
+        assert np.max(np.abs(f - t)) <= RTOL * np.max(np.abs(t))

@@ -282,15 +282,17 @@ class Kernel:
         return f"({self._text(args[0])} {BINARY[op]} {self._text(args[1])})"
 
 
+def wanted(size: int) -> bool:
+    """Whether inputs of `size` elements (the largest) are fused: switched on, at least
+    `state.min_size` elements, numexpr installed."""
+    return state.enabled and size >= max(state.min_size, 1) and numexpr() is not None
+
+
 def kernel_for(f: Callable[..., Any], point: tuple[Any, ...]) -> Kernel | None:
     """The fused kernel of `f` (a program that offers one as `f.fused`) at `point`, or
     None: fusion off, inputs too small, or a step fusion does not take."""
     make = getattr(f, "fused", None)
-    if make is None or not state.enabled:
-        return None
-    if max((np.size(v) for v in point), default=0) < max(state.min_size, 1):
-        return None
-    if numexpr() is None:
+    if make is None or not wanted(max((np.size(v) for v in point), default=0)):
         return None
     try:
         return make(point)
