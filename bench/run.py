@@ -449,12 +449,16 @@ def machine() -> dict[str, str]:
             info[name] = "not installed"
     info["OPENBLAS_CORETYPE"] = os.environ.get("OPENBLAS_CORETYPE", "unset")
     info["OPENBLAS_L2_SIZE"] = os.environ.get("OPENBLAS_L2_SIZE", "unset")
+    return info
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (other work on the machine), or "unknown"."""
     try:
         with open("/proc/loadavg") as fh:
-            info["load average at start"] = " ".join(fh.read().split()[:3])
+            return " ".join(fh.read().split()[:3])
     except OSError:
-        pass
-    return info
+        return "unknown"
 
 
 def report(rows: list[Row], info: dict[str, str]) -> str:
@@ -479,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     quick = args.quick
     reps = 3 if quick else 9
     peers = {name: None if args.no_peers else peer(name) for name in PEER_NAMES}
+    load_at_start = load_average()
     rows = [
         row_gradient(10**4 if quick else 10**6, reps, peers),
         row_jacobian(100 if quick else 1000, reps, peers),
@@ -489,8 +494,8 @@ def main(argv: list[str] | None = None) -> int:
         row_batch(20 if quick else 300, 3 if quick else 5),
     ]
     info = machine()
-    with open("/proc/loadavg") as fh:
-        info["load average at end"] = " ".join(fh.read().split()[:3])
+    info["load average at start"] = load_at_start
+    info["load average at end"] = load_average()
     print(report(rows, info))
     if args.json:
         with open(args.json, "w") as fh:
