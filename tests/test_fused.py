@@ -75,6 +75,7 @@ def test_one_kernel_per_region() -> None:
     "y = sum(abs(x))",  # a kink
     "y = sum(x)*sum(x)",  # a sum inside
     "y = sum(x**x)",  # a power of two varying values
+    "y = sum(0**x)",  # a power of 0 (the tape's kink: d/dx = 0 there)
 ])
 def test_what_fusion_does_not_take_runs_on_the_tape(program: str) -> None:
     f, _ = as_function(parse(program), ["x"], {}, of="y")

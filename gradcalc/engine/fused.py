@@ -156,9 +156,10 @@ class Graph:
     def _pow_rule(self, k: int, g: int, x: int, y: int) -> list[tuple[int, int]]:
         a, c = self.apply, self.value_of(y)
         if c is None:
-            if self.value_of(x) is None:
-                raise Unfusable("a power of two varying values")  # its kinks: the tape
-            return [(y, a("mul", g, a("mul", k, self.num(math.log(self.value_of(x))))))]
+            base = self.value_of(x)
+            if base is None or base <= 0.0:  # two varying values, or the tape's kinks at 0
+                raise Unfusable("a power the tape differentiates with its conventions")
+            return [(y, a("mul", g, a("mul", k, self.num(math.log(base)))))]
         if c == 0.0:
             return []  # PyTorch: x**0 has derivative 0, even where x**-1 is inf
         if c == 2.0:
