@@ -116,3 +116,19 @@ def test_points_fused_match_the_tape() -> None:
     for t, f in zip(*found, strict=True):
         assert f.shape == t.shape == (N,)
         assert np.max(np.abs(f - t)) <= RTOL * np.max(np.abs(t))
+
+
+@pytest.mark.parametrize(("program", "names"), [
+    ("y = sum(9**9**9*x + x)", ["x"]),  # numbers folded as float64 (inf), as the tape does
+    ("y = sum(" + " + ".join(f"sin(x{i})" for i in range(70)) + ")",  # more operands than
+     [f"x{i}" for i in range(70)]),  # one numexpr kernel takes: the tape runs it
+])
+def test_awkward_programs_give_the_tapes_answers(program: str, names: list[str]) -> None:
+    f, _ = as_function(parse(program), names, {}, of="y")
+    point = tuple(A + i for i in range(len(names)))
+    found = []
+    for on in (False, True):
+        with fusion(on, min_size=0):
+            found.append(functional.grad(f, point))
+    for t, g in zip(*found, strict=True):
+        assert np.allclose(g, t, rtol=RTOL, atol=0.0, equal_nan=True)

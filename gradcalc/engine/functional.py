@@ -90,7 +90,7 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     """
     kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
     if kernel is not None:
-        return _fused_pullback(kernel, isinstance(x, tuple))
+        return _fused_pullback(kernel, f, x)
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
     out_value = _apart(_value(out), leaves)
@@ -105,16 +105,21 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     return out_value, pull
 
 
-def _fused_pullback(kernel: fused.Kernel, is_tuple: bool
+def _fused_pullback(kernel: fused.Kernel, f: Callable[..., Any], x: Point
                     ) -> tuple[np.ndarray, Callable[[Any], Any]]:
-    """`pullback` by a fused kernel: its value now, its gradients on demand."""
+    """`pullback` by a fused kernel: its value now, its gradients on demand (from the
+    tape, if the gradients' kernel cannot be made)."""
 
     def pull(v: Any) -> Any:
         seed = as_array(v)
         if seed.shape != kernel.value.shape:
             raise ValueError(f"v has shape {seed.shape}; the output has shape "
                              f"{kernel.value.shape}")
-        return _shape_result(kernel.pull(seed), is_tuple)
+        try:
+            return _shape_result(kernel.pull(seed), isinstance(x, tuple))
+        except fused.Unfusable:
+            with fused.fusion(False):
+                return pullback(f, x)[1](v)
 
     return kernel.value, pull
 
@@ -129,7 +134,7 @@ def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
     kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
     if kernel is not None and kernel.value.size == 1:
-        return _shape_result(kernel.pull(np.ones(kernel.value.shape)), isinstance(x, tuple))
+        return _fused_pullback(kernel, f, x)[1](np.ones(kernel.value.shape))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
     if np.size(_value(out)) != 1:

@@ -34,6 +34,11 @@ import numpy as np
 FUNCS = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
          "sqrt": "sqrt", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "atan": "arctan"}
 BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+#: the same operations on numbers, for folding them
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+          "pow": np.power, "neg": np.negative, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+          "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "sinh": np.sinh,
+          "cosh": np.cosh, "atan": np.arctan}
 
 
 class Switch:
@@ -105,7 +110,12 @@ class Graph:
         return self.args[k][0] if self.ops[k] == "num" else None
 
     def apply(self, op: str, *args: int) -> int:
-        """An operation, with the identities that cost nothing (x·1, 1·x)."""
+        """An operation: numbers folded as the tape computes them (float64, inf and nan
+        without a warning), x·1 and 1·x as x."""
+        consts = [self.value_of(a) for a in args]
+        if None not in consts and op in UFUNCS:
+            with np.errstate(all="ignore"):
+                return self.num(UFUNCS[op](*(np.float64(c) for c in consts)))
         if op == "mul":
             a, b = args
             if self.value_of(a) == 1.0:
@@ -248,7 +258,11 @@ class Kernel:
         """One numexpr call over the named arrays (generated names only: no user text)."""
         self.calls += 1
         names = {f"a{k}": v for k, v in self._arrays.items()}
-        return numexpr().evaluate(text, local_dict=names)
+        try:
+            return numexpr().evaluate(text, local_dict=names)
+        except (ValueError, TypeError, KeyError, OverflowError, ZeroDivisionError,
+                RuntimeError) as exc:  # e.g. more operands than a kernel takes: the tape
+            raise Unfusable(str(exc)) from exc
 
     def _shared(self, roots: list[int]) -> list[int]:
         """Transcendental nodes that more than one place needs, not yet computed: each
