@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.backends import fusing
 from gradcalc.backends.numeric import BINARY, COMPARE, NumericBackend, output_of
-from gradcalc.engine import ops
+from gradcalc.engine import fused, ops
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import EvalError, LimitError, ShapeError
 from gradcalc.language.program import Decisions, Interpreter, Pos, Program
@@ -313,6 +314,9 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
              ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """One vectorised run over all points of `values` and its reverse sweep; `Divergence`
     when the points disagree on a decision."""
+    fast = _fused_pass(program, values, names, of, seed)
+    if fast is not None:
+        return fast
     count = next(iter(values.values())).shape[0]
     # leaves over the table's own arrays: no copy (nothing writes to a leaf's value)
     leaves = {n: Tensor.wrap(values[n], None).requires_grad_(True) for n in names}
@@ -330,6 +334,23 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
         tensor_out = out if isinstance(out, Tensor) else Tensor.wrap(out, None)
         derivative = _sweep_points(tensor_out, [leaves[n] for n in names], names, seed)
     return out_value, derivative
+
+
+def _fused_pass(program: Program, values: dict[str, np.ndarray], names: list[str], of: str,
+                seed: Seed | None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
+    """`one_pass` by a fused kernel (gradcalc/engine/fused.py) where the program takes one
+    and each point's output is a scalar weighted by `seed`; else None."""
+    if seed is None or seed is hessian_seed or not fused.wanted(max(map(np.size, values.values()))):
+        return None
+    constants = {k: v for k, v in values.items() if k not in names}
+    try:
+        kernel = fusing.kernel(program, names, constants, of, tuple(values[n] for n in names))
+        if kernel.summed or kernel.value.shape != kernel.shape:
+            return None  # a per-point output that is not a scalar of every point
+        grads = kernel.pull(np.asarray(seed(()), dtype=np.float64))
+    except fused.Unfusable:
+        return None
+    return kernel.value, dict(zip(names, grads))
 
 
 def hessian_seed(shape: tuple[int, ...]) -> np.ndarray:

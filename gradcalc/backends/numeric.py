@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.backends import fusing
 from gradcalc.engine import ops, tape
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import EvalError, LimitError
@@ -247,4 +248,6 @@ def as_function(program: Program, names: list[str], constants: dict[str, Any], *
         return out if isinstance(out, Tensor) else Tensor(out)
 
     f.usage = usage  # type: ignore[attr-defined]  # the last run's operations and work
+    # a fused kernel at a point, where the program takes one (gradcalc/engine/fused.py)
+    f.fused = lambda point: fusing.kernel(program, names, constants, of, point)  # type: ignore[attr-defined]
     return f, decisions

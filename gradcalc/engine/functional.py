@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine import tape
+from gradcalc.engine import fused, tape
 from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.shapes import value
 from gradcalc.engine.tensor import Tensor, as_array, lift
@@ -24,7 +24,25 @@ Point = Any
 def _leaves(x: Point) -> tuple[list[Tensor], bool]:
     is_tuple = isinstance(x, tuple)
     xs = x if is_tuple else (x,)
-    return [Tensor(as_array(v), requires_grad=True) for v in xs], is_tuple
+    return [Tensor.wrap(_input(v), None).requires_grad_(True) for v in xs], is_tuple
+
+
+def _input(v: Any) -> np.ndarray:
+    """A point's array for a leaf: a float64 array as a read-only view (no copy: nothing
+    writes to a leaf's value, and the view cannot), anything else as a float64 copy."""
+    if type(v) is np.ndarray and v.dtype == np.float64:
+        view = v.view()
+        view.flags.writeable = False
+        return view
+    return as_array(v)
+
+
+def _apart(out: np.ndarray, xs: list[Tensor]) -> np.ndarray:
+    """`out`, copied if it shares memory with a leaf (f returned its input): a result
+    never aliases the caller's array."""
+    if any(np.may_share_memory(out, leaf.value) for leaf in xs):
+        return np.array(out, copy=True)
+    return out
 
 
 def _shape_result(values: list[Any], is_tuple: bool) -> Any:
@@ -70,9 +88,12 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
 
     The sweep frees the recorded graph as it goes, so the returned function runs once.
     """
+    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    if kernel is not None:
+        return _fused_pullback(kernel, f, x)
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
-    out_value = _value(out)
+    out_value = _apart(_value(out), leaves)
 
     def pull(v: Any) -> Any:
         seed = as_array(v)
@@ -84,6 +105,25 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     return out_value, pull
 
 
+def _fused_pullback(kernel: fused.Kernel, f: Callable[..., Any], x: Point
+                    ) -> tuple[np.ndarray, Callable[[Any], Any]]:
+    """`pullback` by a fused kernel: its value now, its gradients on demand (from the
+    tape, if the gradients' kernel cannot be made)."""
+
+    def pull(v: Any) -> Any:
+        seed = as_array(v)
+        if seed.shape != kernel.value.shape:
+            raise ValueError(f"v has shape {seed.shape}; the output has shape "
+                             f"{kernel.value.shape}")
+        try:
+            return _shape_result(kernel.pull(seed), isinstance(x, tuple))
+        except fused.Unfusable:
+            with fused.fusion(False):
+                return pullback(f, x)[1](v)
+
+    return kernel.value, pull
+
+
 def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
     """(f(x), vᵀ·J) — what PyTorch's `f(x).backward(v)` leaves in `x.grad`."""
     value, pull = pullback(f, x)
@@ -92,6 +132,9 @@ def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
 
 def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
+    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    if kernel is not None and kernel.value.size == 1:
+        return _fused_pullback(kernel, f, x)[1](np.ones(kernel.value.shape))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
     if np.size(_value(out)) != 1:
@@ -147,7 +190,7 @@ def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarr
         raise ValueError(f"v has shapes {[vi.shape for vi in vs]}; the point has shapes "
                          f"{[leaf.shape for leaf in leaves]}")
     out = f(*leaves)
-    out_value = _value(out)
+    out_value = _apart(_value(out), leaves)
     u = Tensor(np.zeros(np.shape(out_value)), requires_grad=True)
     grads = sweep(out, u, leaves, create_graph=True)
     roots = [(g.node, vi) for g, vi in zip(grads, vs, strict=True)

@@ -22,6 +22,9 @@ import numpy as np
 
 from gradcalc.engine.tape import Node, state
 
+#: the params of a node that has none: one shared dict, never written, not one per node
+NO_PARAMS: dict[str, Any] = {}
+
 
 class Traced:
     """A value that can carry a tape node: the base of Tensor, so that `apply` (which
@@ -188,7 +191,8 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
     if kind is None:
         return out
     if needs_grad and state.grad_enabled:  # tuples of arrays leave the cyclic GC's watch
-        return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out), params))
+        return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out),
+                                   params or NO_PARAMS))
     made = kind.wrap(out, None)
     for a in args:
         if isinstance(a, Traced) and (a.node is not None or getattr(a, "_floating", False)):

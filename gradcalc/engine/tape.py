@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import sys
 import weakref
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
@@ -88,16 +89,19 @@ class State:
 
     `grad_enabled`: record operations (set only through `set_grad_enabled`/`no_grad`);
     `quiet`: NumPy's floating-point warnings are already off (inside `hot()`);
-    `span`: the source span stamped on new nodes; `tape`: the recording, or None.
+    `span`: the source span stamped on new nodes; `tape`: the recording, or None;
+    `spare`: the cotangent a sweep owns, lent to the rule it is calling (gradcalc/engine/
+    scratch.py), or None.
     """
 
-    __slots__ = ("grad_enabled", "quiet", "span", "tape")
+    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare")
 
     def __init__(self) -> None:
         self.grad_enabled = True
         self.quiet = False
         self.span: Span | None = None
         self.tape: Tape | None = None
+        self.spare: np.ndarray | None = None
 
 
 state = State()
@@ -345,6 +349,21 @@ def backward(
     return result
 
 
+def _last_parent(parents: tuple) -> int:
+    """The position of the last argument that has a node (the last rule to run)."""
+    for i in range(len(parents) - 1, -1, -1):
+        if parents[i] is not None:
+            return i
+    return -1
+
+
+def _addable(before: Any, gi: Any) -> bool:
+    """Whether `before + gi` may be written into `before` (held by the pending dict
+    alone: checked by the caller): the same shape and float64."""
+    return _own(before) and type(gi) is np.ndarray and gi.shape == before.shape \
+        and gi.dtype == np.float64
+
+
 class FreedError(RuntimeError):
     """A sweep met a node whose saved values were freed. `finished` holds the cotangents
     of the leaves that were complete by then: PyTorch has already added those into .grad
@@ -353,6 +372,22 @@ class FreedError(RuntimeError):
     def __init__(self, finished: dict[Node, Any]) -> None:
         super().__init__(FREED_MESSAGE)
         self.finished = finished
+
+
+def _calibrate() -> int:
+    """The reference count `sys.getrefcount` reports for an array one local name holds."""
+    probe = np.empty(1)
+    return sys.getrefcount(probe)
+
+
+#: see `_calibrate`: a cotangent with this count (and its own memory) is the sweep's alone
+_ALONE = _calibrate()
+
+
+def _own(g: Any) -> bool:
+    """Whether `g` owns its writable float64 memory (not a view, a broadcast or a Zero)."""
+    return (type(g) is np.ndarray and g.base is None and g.dtype == np.float64
+            and g.flags.writeable)
 
 
 class _Sweep:
@@ -367,8 +402,16 @@ class _Sweep:
         self.seen: list[tuple[Node, Any]] = []  # library nodes swept, and their cotangent
 
     def run(self, order: Iterable[Node]) -> None:
+        state.spare = None  # lent only inside `_rules`, and taken back there
+        try:
+            self._run(order)
+        finally:
+            state.spare = None
+
+    def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
         stop_at, trace, lift, needed = self.stop_at, self.trace, self.lift, self.needed
+        retain = self.retain_graph
         for node in order:
             prim = node.prim
             if prim is None or node not in pending:
@@ -396,26 +439,50 @@ class _Sweep:
             if lift is not None:
                 args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
                 ans, g = lift(ans, node), lift(g, None)
-            else:
+                last = -1
+            elif type(g) is np.ndarray and sys.getrefcount(g) == _ALONE and _own(g):
+                last = _last_parent(node.parents)  # its rule may write into g (scratch.py)
                 args = values
-            params = node.params
-            rules = prim.vjps if prim.variadic_vjp is None else None
-            for i, parent in enumerate(node.parents):
-                if parent is None:
-                    continue
-                if rules is not None:  # the common case, without the Prim.vjp indirection
-                    gi = rules[i](g, ans, *args, **params)
+            else:
+                last, args = -1, values
+            self._rules(node, prim, g, ans, args, last)
+            g = None  # held no longer: the next node's cotangent may be alone
+            if not retain:
+                if prim.saves is True:
+                    node.saved = None
                 else:
-                    gi = prim.vjp(i, g, ans, args, params)
-                if gi is None or needed is not None and parent not in needed:
-                    continue  # no gradient (a custom backward's None), or none wanted
-                if parent not in pending:
+                    release(node)
+
+    def _rules(self, node: Node, prim: Any, g: Any, ans: Any, args: Any, last: int) -> None:
+        """Run `node`'s rule for each argument with a node and add the results into the
+        pending cotangents; the rule at `last` may write into `g`."""
+        pending, needed, params = self.pending, self.needed, node.params
+        rules = prim.vjps if prim.variadic_vjp is None else None
+        for i, parent in enumerate(node.parents):
+            if parent is None:
+                continue
+            if i == last:
+                state.spare = g
+            if rules is not None:  # the common case, without the Prim.vjp indirection
+                gi = rules[i](g, ans, *args, **params)
+            else:
+                gi = prim.vjp(i, g, ans, args, params)
+            if i == last:
+                state.spare = None
+            if gi is None or needed is not None and parent not in needed:
+                continue  # no gradient (a custom backward's None), or none wanted
+            if parent not in pending:
+                pending[parent] = gi
+            elif type(gi) is not Zero:  # a Zero adds nothing
+                before = pending[parent]
+                if type(before) is Zero:
                     pending[parent] = gi
-                elif type(gi) is not Zero:  # a Zero adds nothing
-                    before = pending[parent]
-                    pending[parent] = gi if type(before) is Zero else before + gi
-            if not self.retain_graph:
-                release(node)
+                elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
+                        and _addable(before, gi):
+                    np.add(before, gi, out=before)  # the sweep's own sum: in place
+                else:
+                    pending[parent] = before + gi
+                before = None
 
     def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
         """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""

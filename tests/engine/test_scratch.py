@@ -1,0 +1,92 @@
+"""The eager engine's work, counted (never timed): the point is not copied, a result
+never aliases the caller's array, the sweep writes its results into the cotangents it
+alone holds, and never into an array anyone else holds (docs/performance.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradcalc
+from gradcalc.backends.numeric import as_function
+from gradcalc.engine import functional, scratch, tape
+from gradcalc.engine.fused import fusion
+from gradcalc.language.parse import parse
+
+W1 = "y = sum(sin(x)*exp(-x**2) + log(1+x**2))"
+X = np.linspace(-3.0, 3.0, 1001)
+
+
+def _f(program: str, names: tuple[str, ...] = ("x",)):
+    return as_function(parse(program), list(names), {}, of="y")[0]
+
+
+def test_the_point_is_not_copied() -> None:
+    seen = []
+
+    def f(t):
+        seen.append(t.value)
+        return gradcalc.sum(t * t)
+
+    functional.grad(f, X)
+    assert np.shares_memory(seen[0], X) and not seen[0].flags.writeable
+
+
+def test_a_result_never_aliases_the_point() -> None:
+    value, grad = functional.vjp(lambda t: t, X, np.ones_like(X))
+    assert not np.shares_memory(value, X) and np.array_equal(value, X)
+    value, _ = functional.jvp(lambda t: t, X, np.ones_like(X))
+    assert not np.shares_memory(value, X)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many rule results were written into their cotangent, and how many sums into
+    the sweep's pending cotangent."""
+    counts = {"into g": 0, "sums in place": 0}
+    into, addable = scratch._into, tape._addable
+
+    def spy_into(g, v):
+        done = into(g, v)
+        counts["into g"] += done
+        return done
+
+    def spy_addable(before, gi):
+        done = addable(before, gi)
+        counts["sums in place"] += done
+        return done
+
+    monkeypatch.setattr(scratch, "_into", spy_into)
+    monkeypatch.setattr(tape, "_addable", spy_addable)
+    return counts
+
+
+def test_w1s_sweep_reuses_its_buffers(counted: dict[str, int]) -> None:
+    with fusion(False):  # the tape's sweep, not a fused kernel
+        functional.grad(_f(W1), X)
+    # pow (the second x**2), sin, exp, neg, pow write into g (log and mul get the sum's
+    # broadcast, which is no one's buffer); x's three parts are summed into the first
+    assert counted == {"into g": 5, "sums in place": 2}
+
+
+def test_a_traced_cotangent_is_never_overwritten(counted: dict[str, int]) -> None:
+    x = gradcalc.tensor(X, requires_grad=True)
+    with tape.recording() as t:
+        y = gradcalc.sum(gradcalc.exp(gradcalc.sin(x)) * x)
+    trace: dict = {}
+    tape.backward([(y.node, np.float64(1.0))], tape=t, trace=trace, retain_graph=True)
+    sin_node = next(n for n in t.nodes if n.prim is not None and n.prim.name == "sin")
+    assert np.array_equal(trace[sin_node], X * np.exp(np.sin(X)))
+    assert counted["into g"] == 0  # every cotangent was also the trace's
+
+
+def test_a_callers_seed_is_never_overwritten(counted: dict[str, int]) -> None:
+    x = gradcalc.tensor(X, requires_grad=True)
+    with tape.recording() as t:
+        y = gradcalc.exp(-gradcalc.sin(x))
+    seed = np.cos(X)
+    kept = seed.copy()
+    found = tape.backward([(y.node, seed)], tape=t)
+    assert np.array_equal(seed, kept)
+    assert np.array_equal(found[x.node], kept * y.value * -1.0 * np.cos(X))
+    assert counted["into g"] == 2  # the rules after exp's: into exp's fresh result
