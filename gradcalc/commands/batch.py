@@ -120,37 +120,15 @@ def check_job(obj: dict[str, Any], limits: Limits) -> tuple[Any, Any]:
 
 def _cell(field: str, v: Any) -> str:
     """A kind field's JSON value as a key's cell: 2, "x,y" or ["x", "y"], "x=2" or
-    {"x": 2}, "W=3x2" or {"W": [3, 2]}, true."""
-    if v is None or isinstance(v, str):
-        return v or ""
-    if isinstance(v, bool):
-        if field == "integers":
-            return "true" if v else ""
-    elif isinstance(v, int) and field == "order":
-        return str(v)
-    elif isinstance(v, list) and field in ("partial", "at") and all(
-            isinstance(p, str) for p in v):
-        return ";".join(v)
-    elif isinstance(v, dict) and field == "at":
-        return ";".join(f"{k}={json.dumps(x)}" for k, x in v.items())
-    elif isinstance(v, dict) and field == "shape" and all(
-            isinstance(d, (int, str)) and not isinstance(d, bool) or isinstance(d, list)
-            for d in v.values()):
-        return ";".join(f"{k}={_dims(d)}" for k, d in v.items())
-    from gradcalc.homework.kinds.registry import KINDS, SETTING
+    {"x": 2}, "W=3x2" or {"W": [3, 2]}, true (each setting's `from_json`)."""
+    from gradcalc.homework.kinds.registry import KINDS, SETTING, json_text
 
+    text = json_text(field, v)
+    if text is not None:
+        return text
     forms = (SETTING[field].json if field in SETTING else
              ", ".join(k.name for k in KINDS))  # the kind field
     raise GradcalcError(f'"{field}" is {forms}, not {_json_type(v)}', kind="usage")
-
-
-def _dims(d: Any) -> str:
-    if isinstance(d, list):
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in d):
-            raise GradcalcError('"shape" gives each input its dimensions, e.g. {"W": [3, 2]}',
-                                kind="usage")
-        return "x".join(str(n) for n in d) or "scalar"
-    return str(d)
 
 
 def _at(at: Any) -> list[str] | dict[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any
 from gradcalc.errors import GradcalcError
 from gradcalc.grading import draws, params
 from gradcalc.grading.params import Params, Values, json_of, text_of
-from gradcalc.homework.kinds.registry import PLAIN, Kind
+from gradcalc.homework.kinds.registry import PLAIN, SETTINGS, Kind, input_shapes
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
 #: variants of each problem tried when the key is read: their texts must read as the
@@ -141,8 +141,11 @@ def domain_text(cell: str, values: Values) -> str:
     return "".join(out)
 
 
-#: the kind columns a parameter may be used in, and how its value is put in there
-PARAMETRISED = {"at": at_text, "domain": domain_text, "order": substitute}
+#: how a parameter's value is put in a kind column, by the setting's `drawn` form
+PUT_IN = {"assignments": at_text, "conditions": domain_text, "expression": substitute}
+#: the kind columns a parameter may be used in (the settings with a `drawn` form), and
+#: how its value is put in there
+PARAMETRISED = {s.name: PUT_IN[s.drawn] for s in SETTINGS if s.drawn}
 
 
 def _tree(node: Any, numbers: dict[str, Any]) -> Any:
@@ -353,15 +356,17 @@ def undefined(function: str, kind: Kind, limits: Limits = DEFAULT_LIMITS) -> str
     kind says; an equation's two sides never meet (their difference keeps one sign)."""
     import numpy as np
 
-    if kind.shape:
-        return None if _tensor_defined(function, kind, limits) else \
+    shapes = input_shapes(kind)
+    if shapes:
+        return None if _tensor_defined(function, kind, shapes, limits) else \
             "is undefined everywhere (no draw of its tensors gives a real number)"
     from gradcalc.homework.problem import free_names, function_side
     from gradcalc.homework.sample import ROUNDS, candidates, evaluate
     from gradcalc.language.program import EULER
 
     text = function
-    if kind.implicit:
+    is_equation = equation(kind)
+    if is_equation:
         left, right = _sides(function, True)
         text = f"({left}) - ({right})"
     try:
@@ -383,19 +388,20 @@ def undefined(function: str, kind: Kind, limits: Limits = DEFAULT_LIMITS) -> str
         except GradcalcError:
             return None
         finite = np.logical_and.reduce([np.isfinite(v) for v in values])
-        if finite.any() and not kind.implicit:
+        if finite.any() and not is_equation:
             return None
         signs |= set(np.sign(values[0][finite]).tolist())
         if 0.0 in signs or {-1.0, 1.0} <= signs:
             return None
-    if kind.implicit and signs:
+    if is_equation and signs:
         return "has no real point (its two sides never meet)"
     if pinned:
         return "has no real value at " + ", ".join(f"{n} = {v:g}" for n, v in pinned.items())
     return "is undefined everywhere (no point where it is a real number)"
 
 
-def _tensor_defined(function: str, kind: Kind, limits: Limits) -> bool:
+def _tensor_defined(function: str, kind: Kind, shapes: dict[str, tuple[int, ...]],
+                    limits: Limits) -> bool:
     import numpy as np
 
     from gradcalc.backends.numeric import run_numeric
@@ -408,7 +414,7 @@ def _tensor_defined(function: str, kind: Kind, limits: Limits) -> bool:
     rng = np.random.default_rng(0)
     fixed = {n: np.asarray(v, dtype=np.float64) for n, v in kind.at}
     for _ in range(8):
-        values = {n: fixed.get(n, rng.standard_normal(shape)) for n, shape in kind.shape}
+        values = {n: fixed.get(n, rng.standard_normal(shape)) for n, shape in shapes.items()}
         try:
             with np.errstate(all="ignore"):
                 out = ops.value(run_numeric(program, values, of=program.default_output(),

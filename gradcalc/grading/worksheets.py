@@ -18,7 +18,7 @@ from gradcalc.grading.key import Key, Problem
 from gradcalc.grading.params import Values
 from gradcalc.grading.variants import equation, require_defined, variant_of
 from gradcalc.homework.judge import Settings
-from gradcalc.homework.kinds.registry import Kind, kind_of
+from gradcalc.homework.kinds.registry import Kind, input_shapes, kind_of
 from gradcalc.ingest.headers import read_table, source_of
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
@@ -100,7 +100,7 @@ def _item(name: str, points: float, function: str, wrt: str, kind: Kind, values:
     from gradcalc.homework import answer as judging
     from gradcalc.homework.answer import split_wrt
 
-    probe = "0" if not kind.shape else _zeros(kind, wrt)
+    probe = _zeros(input_shapes(kind), wrt)
     verdict = judging.run(judging.AnswerJob(function, probe, split_wrt(wrt), Settings(),
                                              limits, wrt_from="the key's wrt", kind=kind))
     read = verdict.read or {}
@@ -118,8 +118,8 @@ def _item(name: str, points: float, function: str, wrt: str, kind: Kind, values:
                 values, verdict.expected, _answer_formula(verdict.expected, kind, limits))
 
 
-def _zeros(kind: Kind, wrt: str) -> str:
-    shapes = dict(kind.shape)
+def _zeros(shapes: dict[str, tuple[int, ...]], wrt: str) -> str:
+    """The sheet's probe answer: 0, or zeros of the first wrt's shape (a tensor input)."""
     dims = shapes.get(wrt.split(",")[0].strip(), ())
     return f"zeros({', '.join(str(d) for d in dims)})" if dims else "0"
 

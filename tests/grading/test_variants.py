@@ -160,3 +160,11 @@ def test_a_receipts_variant_is_drawn_again_and_an_edit_is_found():
 ])
 def test_a_domain_cells_bounds_are_worked_out_exactly(cell, a, text):
     assert variants.domain_text(cell, (("a", Fraction(a)),)) == text
+
+
+def test_the_columns_a_parameter_may_be_drawn_in_are_the_settings_with_a_drawn_form() -> None:
+    from gradcalc.homework.kinds.registry import SETTINGS
+
+    assert set(variants.PARAMETRISED) == {s.name for s in SETTINGS if s.drawn} == {
+        "order", "at", "domain"}
+    assert variants.PARAMETRISED["at"] is variants.at_text

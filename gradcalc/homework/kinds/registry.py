@@ -19,6 +19,7 @@ from it without loading a judge.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sys
@@ -163,6 +164,45 @@ def _order_cell(text: str) -> str | None:
             "derivative")
 
 
+def _whole_text(v: Any) -> str | None:
+    """A batch line's whole number as its column's text."""
+    return str(v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _names_text(v: Any) -> str | None:
+    """A batch line's list of names as its column's text (`;` between them)."""
+    return ";".join(v) if isinstance(v, list) and all(isinstance(p, str) for p in v) else None
+
+
+def _values_text(v: Any) -> str | None:
+    """A batch line's list of 'x=2' texts or {"x": 2} as its column's text."""
+    if isinstance(v, dict):
+        return ";".join(f"{k}={json.dumps(x)}" for k, x in v.items())
+    return _names_text(v)
+
+
+def _dims(d: Any) -> str:
+    if isinstance(d, list):
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in d):
+            raise GradcalcError('"shape" gives each input its dimensions, e.g. {"W": [3, 2]}',
+                                kind="usage")
+        return "x".join(str(n) for n in d) or "scalar"
+    return str(d)
+
+
+def _shapes_text(v: Any) -> str | None:
+    """A batch line's {"W": [3, 2], "x": 2} as its column's text."""
+    if isinstance(v, dict) and all(isinstance(d, (int, str)) and not isinstance(d, bool)
+                                   or isinstance(d, list) for d in v.values()):
+        return ";".join(f"{k}={_dims(d)}" for k, d in v.items())
+    return None
+
+
+def _true_text(v: Any) -> str | None:
+    """A batch line's true or false as its column's text."""
+    return ("true" if v else "") if isinstance(v, bool) else None
+
+
 def _name_cell(text: str) -> str | None:
     if re.fullmatch(r"[^\W\d]\w*", text):
         return None
@@ -198,6 +238,14 @@ class Setting:
     cell: Callable[[str], str | None] | None = None
     #: the names of the problem's variables the value names (`at`'s x in x=2)
     names: Callable[[Any], Any] | None = None
+    #: a batch line's JSON value other than a text as its column's text, or None when the
+    #: value is not one of the forms `json` names (None: a text only)
+    from_json: Callable[[Any], str | None] | None = None
+    #: how a key's parameters are put in its column ("assignments": `at`'s x=a,
+    #: "conditions": a domain's x > a, "expression": `order`'s n+1); "": they are not
+    drawn: str = ""
+    #: the value gives the problem's inputs their shapes (tensor inputs)
+    shapes: bool = False
 
     @property
     def option(self) -> str:
@@ -254,16 +302,18 @@ class ProblemKind:
 
 _SHARED: tuple[Setting, ...] = (
     Setting("order", "The N-th derivative (with several --wrt and 2: the Hessian, a nested "
-            "list).", _read_order, 1, json="a whole number", saved=int, cell=_order_cell),
+            "list).", _read_order, 1, json="a whole number", saved=int, cell=_order_cell,
+            from_json=_whole_text, drawn="expression"),
     Setting("partial", "A mixed partial: d/dx, then d/dy (any length).",
             lambda v, limits: _names(v, "--partial"), (), "x,y",
             json='a text ("x,y") or a list of names', shown=list,
-            saved=lambda v: tuple(str(n) for n in v), listed=True, names=set),
+            saved=lambda v: tuple(str(n) for n in v), listed=True, names=set,
+            from_json=_names_text),
     Setting("at", "Hold inputs at values: the answer is the derivative's value there, e.g. "
             "'x=2' (repeatable); with --implicit, a point of the curve, e.g. 'x=1, y=-1'.",
             _at, (), "x=2", repeatable=True,
             json='a text ("x=2, y=1") or an object ({"x": 2})', shown=dict, saved=_pairs,
-            names=dict),
+            names=dict, from_json=_values_text, drawn="assignments"),
     Setting("implicit", "FUNCTION is an equation F = G; the answer is dy/dx by implicit "
             "differentiation (may use x and y), judged on points of the curve. Other names "
             "are constants (--wrt names x when the answer does not say).",
@@ -280,13 +330,15 @@ _SHARED: tuple[Setting, ...] = (
             "--wrt input's shape.", lambda v, limits: _shapes(v), (), "'W=3x2, x=2'",
             json='a text ("W=3x2, x=2") or an object ({"W": [3, 2], "x": 2})', shown=dict,
             saved=lambda v: tuple((str(n), tuple(int(d) for d in s)) for n, s in v.items()),
-            listed=True, names=dict),
+            listed=True, names=dict, from_json=_shapes_text, shapes=True),
     Setting("integers", "With --shape: draw the inputs as small integers (hand-computed "
             "homework).", lambda v, limits: _flag(v), False, json="true or false", flag=True,
-            owner="tensor", alone="whole-number draws go with tensor inputs: give --shape too"),
+            owner="tensor", alone="whole-number draws go with tensor inputs: give --shape too",
+            from_json=_true_text),
     Setting("domain", "Judge the answer only where these hold, e.g. 'x > 0', '-1 < x < 1', "
             "'x in [1, 10]' or 'x > 0, y > 0' (default: the function's whole real domain).",
-            _domain, None, "'x > 0'", json='a text ("x > 0, -1 < y < 1")'),
+            _domain, None, "'x > 0'", json='a text ("x > 0, -1 < y < 1")',
+            drawn="conditions"),
 )
 
 
@@ -351,6 +403,22 @@ def variables(kind: Kind) -> set[str]:
     """The names that the kind's settings make the problem's variables (`at`'s x)."""
     return {n for s in SETTINGS if s.names and getattr(kind, s.name) != s.default
             for n in s.names(getattr(kind, s.name))}
+
+
+def input_shapes(kind: Kind) -> dict[str, tuple[int, ...]]:
+    """The problem's tensor inputs and their shapes, as its settings give them (none:
+    its inputs are numbers)."""
+    return {n: dims for s in SETTINGS if s.shapes for n, dims in getattr(kind, s.name)}
+
+
+def json_text(name: str, v: Any) -> str | None:
+    """A batch line's field `name` (`kind` or a setting) as a key's cell: a text as it
+    is, another JSON value by its setting's `from_json`; None when it is not one of the
+    forms the field takes."""
+    if v is None or isinstance(v, str):
+        return v or ""
+    s = SETTING.get(name)
+    return s.from_json(v) if s is not None and s.from_json else None
 
 
 def problem_kind(verdict_kind: str) -> ProblemKind:

@@ -89,3 +89,74 @@ def test_each_kinds_module_imports_no_other_kind_nor_the_catalog_above_it() -> N
         assert imported(module) & (kinds - {module.__name__} | above) == set(), module
     assert imported(registry) & (kinds | above) == set()
     assert kinds <= imported(catalog)  # the scan sees `from package import module`
+
+
+#: the settings read by name outside gradcalc/homework/kinds/, and why each stays: both
+#: are shared settings, taken by more than one kind, so reading one says nothing of a
+#: particular kind (a kind-specific setting, its marker, one it owns or its own, is asked
+#: of the registry or the kind's module instead: `registry.input_shapes`, `ProblemKind`)
+SHARED_READS = {
+    # the inputs a problem holds at values (any kind that takes `at`) are held when
+    # `undefined` looks for a point where a variant's function is a real number
+    ("grading/variants.py", "at"),
+    # a sheet says where the answer is judged ("for x > 0") whatever the kind
+    ("grading/worksheets.py", "domain"),
+}
+
+
+def setting_reads(tree: ast.AST, where: str) -> list[tuple[str, str, int]]:
+    """Each read of a setting by name from a kind (`kind.shape`, `problem.kind.at`,
+    `getattr(kind, "tangent")`) in `tree`, as (file, setting, line)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            base, name = node.value, node.attr
+        elif (isinstance(node, ast.Call) and ast.unparse(node.func) == "getattr"
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)):
+            base, name = node.args[0], node.args[1].value
+        else:
+            continue
+        if name in registry.SETTING and ast.unparse(base).split(".")[-1].endswith("kind"):
+            found.append((where, name, node.lineno))
+    return found
+
+
+def test_nothing_outside_the_kinds_package_reads_a_kind_specific_setting() -> None:
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        if not where.startswith("homework/kinds/"):
+            found += [r for r in setting_reads(ast.parse(path.read_text()), where)
+                      if r[:2] not in SHARED_READS]
+    assert found == []
+
+
+def test_the_allowed_reads_are_of_shared_settings_and_still_there() -> None:
+    specific = ({k.marker for k in KINDS} | {s.name for k in KINDS for s in k.settings}
+                | {s.name for s in SETTINGS if s.owner})
+    for where, name in SHARED_READS:
+        assert name not in specific
+        assert name in {r[1] for r in setting_reads(ast.parse((ROOT / where).read_text()),
+                                                     where)}
+
+
+def test_the_scan_finds_a_read_of_a_setting() -> None:
+    tree = ast.parse("def f(problem, kind):\n    return problem.kind.shape or "
+                     "getattr(kind, 'tangent') or kind.implicit or shape.dims")
+    assert [r[1] for r in setting_reads(tree, "x.py")] == ["shape", "tangent", "implicit"]
+
+
+def test_a_batch_lines_json_value_becomes_its_column_by_its_setting() -> None:
+    assert registry.json_text("order", 2) == "2"
+    assert registry.json_text("at", {"x": 2}) == "x=2"
+    assert registry.json_text("shape", {"W": [3, 2], "s": []}) == "W=3x2;s=scalar"
+    assert registry.json_text("integers", True) == "true"
+    assert registry.json_text("tangent", "x=1") == "x=1"
+    assert registry.json_text("order", True) is None  # not a whole number
+    assert registry.json_text("tangent", {"x": 1}) is None  # a text only
+    assert registry.json_text("kind", 3) is None
+
+
+def test_a_tensor_problems_shapes_come_from_its_settings() -> None:
+    assert registry.input_shapes(Kind(shape="W=3x2, x=2")) == {"W": (3, 2), "x": (2,)}
+    assert registry.input_shapes(Kind(implicit="y")) == {}
