@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradcalc.errors import GradcalcError
+from gradcalc.render.rows_writer import ArrowRows, TextRows
 
 # --------------------------------------------------------------------------- the writers
 
@@ -297,6 +298,13 @@ class Format:
         """The format this view writes a --points table's rows in."""
         return FORMATS[self.rows or self.name]
 
+    @property
+    def rows_writer(self) -> TextRows:
+        """This row format's writer, which tells a run how its rows are produced (Arrow
+        tables or text, checked inline or not, through the columnar writer or not)."""
+        kind = ArrowRows if self.binary else TextRows
+        return kind(self.name, self.writer("chunk"), self.inline, self.fast)
+
     def writer(self, what: str) -> Callable[..., Any]:
         """The writer of `what` (a field's name); a usage error when this format has none."""
         found = getattr(self, what)
@@ -366,13 +374,13 @@ def chosen(name: str | None, flags: dict[str, bool], writers: tuple[str, ...]) -
     return FORMATS[pick]
 
 
-def rows_for(view: Format, output: str | None) -> Format:
-    """The format a --points table's rows are written in: Parquet for --output
-    FILE.parquet, else the view's (a binary one only to a file)."""
+def rows_for(view: Format, output: str | None) -> TextRows:
+    """The writer of a --points table's rows: Parquet's for --output FILE.parquet, else
+    the view's row format's (a binary one only to a file)."""
     if output is not None and output.lower().endswith(PARQUET_ENDINGS):
-        return PARQUET
+        return PARQUET.rows_writer
     rows = view.table_rows
     if rows.binary and output is None:
         raise GradcalcError(f"--format {rows.name} is written to a file: give --output FILE",
                             kind="usage")
-    return rows
+    return rows.rows_writer

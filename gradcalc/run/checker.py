@@ -26,6 +26,7 @@ from typing import Any
 from gradcalc.commands.jobs import Job
 from gradcalc.commands.points import Sample, check_sample
 from gradcalc.render.formats import Format, named
+from gradcalc.render.rows_writer import TextRows
 from gradcalc.run.workers import _THREADED as THREADED
 
 #: the modules the check needs, imported by the child (or a thread) ahead of the rows
@@ -161,16 +162,18 @@ class Checker:
 _ACTIVE: Checker | None = None
 
 
-def start(job: Job, rows: Format | str, jobs: int = 1) -> None:
+def start(job: Job, rows: TextRows | Format | str, jobs: int = 1) -> None:
     """A checked run's checker: a child process when forking is safe now (call first,
     before polars is imported); else the rows are checked here at the end, sympy
-    imported meanwhile in a thread when no --jobs workers are to be forked. JSON lines
-    carry each row's check, so their rows are checked inline, as the chunk is answered."""
+    imported meanwhile in a thread when no --jobs workers are to be forked. Rows that
+    carry each row's check (JSON lines; the writer of `rows`, or of the format it names,
+    says so) are checked inline, as the chunk is answered."""
     global _ACTIVE
     stop()
     if not job.check:
         return
-    if not named(rows).inline:
+    writer = rows if isinstance(rows, TextRows) else named(rows).rows_writer
+    if not writer.checks_inline:
         _ACTIVE = Checker()
         if _ACTIVE.spawn():
             return

@@ -76,7 +76,7 @@ def answer_partition(plan: chunks.Plan, fmt: stream.Writing, path: str, offset: 
         pieces = scan.csv_pieces([path], plan.header, plan.chunk_rows, several=True)
     totals, of, header = chunks.Totals(), "", []
     texts: list[Any] = []
-    sink = None if target is None else stream.Target(target + ".tmp", fmt.rows.binary)
+    sink = None if target is None else fmt.rows.open(target + ".tmp")
     try:
         for piece in pieces:
             piece.offset += offset
@@ -138,7 +138,7 @@ def run_points(job: Job, source: str, view: Format | str = CSV, output: str | No
         header = tabular.parquet_header(files[:1], reads)[0]
     else:
         header = scan.csv_header(files, reads)
-    rows = PARQUET if output is not None and os.path.isdir(output) else \
+    rows = PARQUET.rows_writer if output is not None and os.path.isdir(output) else \
         rows_for(named(view), output)
     client, cluster = client_for(scheduler)
     try:
@@ -157,14 +157,13 @@ def _run(client: Any, p: stream.Pass, header: Any) -> stream.Outcome:
                                      chunk_rows=chunk_rows, pure=False))
     total = sum(rows for rows, _, _ in scans)
     plan = chunks.plan(job, header, total, any(bad for _, bad, _ in scans), chunk_rows)
-    fmt = stream.Writing(rows, fast=rows.fast and stream.fast_available())
+    fmt = stream.Writing(rows, quick=rows.quick(stream.fast_available()))
     offsets = [sum(rows for rows, _, _ in scans[:k]) for k in range(len(files))]
     workdir = None
     if output is not None:
         folder = os.path.dirname(os.path.abspath(output.rstrip("/")))
         workdir = tempfile.mkdtemp(prefix=".gradcalc-", suffix=".parts", dir=folder)
-    ext = ".parquet" if rows.binary else ".part"
-    targets = [None if workdir is None else os.path.join(workdir, f"part-{k:05d}{ext}")
+    targets = [None if workdir is None else os.path.join(workdir, f"part-{k:05d}{rows.ending}")
                for k in range(len(files))]
     futures = [client.submit(answer_partition, plan, fmt, path, offset, scan[2], target,
                              pure=False)
@@ -192,7 +191,7 @@ def _run(client: Any, p: stream.Pass, header: Any) -> stream.Outcome:
             if p.progress is not None:
                 p.progress("answering", totals.count, total)
         if workdir is not None:
-            _commit(workdir, targets, output or "", rows.binary)
+            rows.join_parts(workdir, targets, output or "")
             workdir = None
     finally:
         for future in futures:
@@ -202,23 +201,6 @@ def _run(client: Any, p: stream.Pass, header: Any) -> stream.Outcome:
     return stream.Outcome(totals, totals.warnings(of, chunk_rows),
                           write.sample_note(totals.checks, totals.count) if job.check
                           else None, totals.error())
-
-
-def _commit(workdir: str, parts: list[str | None], output: str, binary: bool) -> None:
-    """The parts into place: joined in order into one CSV, or as the Parquet directory."""
-    if binary:
-        if os.path.isdir(output):
-            shutil.rmtree(output)
-        os.replace(workdir, output)
-        return
-    joined = os.path.join(workdir, "joined")
-    with open(joined, "wb") as out:
-        for part in parts:
-            assert part is not None
-            with open(part, "rb") as fh:
-                shutil.copyfileobj(fh, out, 1 << 22)
-    os.replace(joined, output)
-    shutil.rmtree(workdir, ignore_errors=True)
 
 
 def judge_partition(path: str, fmt: Format, settings: Any, limits: Any

@@ -27,17 +27,19 @@ from gradcalc.errors import GradcalcError
 from gradcalc.ingest import scan
 from gradcalc.render import point_rows as write
 from gradcalc.render.formats import Format, named, rows_for
+from gradcalc.render.rows_writer import RowsFile, TextRows
 from gradcalc.run import checker
 from gradcalc.run import workers as parallel
 
 
 @dataclass(frozen=True)
 class Writing:
-    """How chunks are written: in which format (`render.formats`: csv, plain or json text,
-    or parquet), whether through the columnar writer, whether their check is deferred."""
+    """How chunks are written: by which row format's writer (`render.rows_writer`: csv,
+    plain or json text, or parquet), whether through the columnar writer, whether their
+    check is deferred."""
 
-    rows: Format
-    fast: bool = False  # CSV through the columnar writer (same text, faster)
+    rows: TextRows
+    quick: bool = False  # through the columnar writer (same text, faster)
     defer: bool = False  # the check's sampled rows left to run.checker
 
 
@@ -73,8 +75,7 @@ class Outcome:
 def answer(plan: chunks.Plan, fmt: Writing, piece: scan.Piece) -> Answered:
     """One chunk computed and written: the function --jobs workers run."""
     result = chunks.compute(plan, piece, defer=fmt.defer)
-    assert fmt.rows.chunk is not None
-    out = fmt.rows.chunk(result, piece.offset == 0, fmt.fast)
+    out = fmt.rows.chunk(result, piece.offset == 0, fmt.quick)
     checks = [(piece.offset + k, c) for k, c in result.checks]
     return Answered(piece.offset, result.count, out, write.header(result),
                     chunks.stats(result), checks, result.output_name)
@@ -93,7 +94,7 @@ class Pass:
 
     job: Job
     files: list[str]
-    rows: Format  # the format the rows are written in
+    rows: TextRows  # the writer of the rows' format
     output: str | None  # the output file (standard output: None)
     chunk_rows: int
     jobs: int
@@ -131,9 +132,7 @@ def run(job: Job, source: str, view: Format | str, output: str | None = None,
 def _run(p: Pass) -> Outcome:
     checker.start(p.job, p.rows, p.jobs)  # first: a fork is safe only before polars is imported
     fast = fast_available()
-    if p.rows.binary and not fast:
-        raise GradcalcError("--output FILE.parquet needs the fast extra: "
-                            "pip install 'gradcalc[fast]'", kind="usage")
+    p.rows.require(fast)
     if scan.is_parquet(p.files):
         if not fast:
             raise GradcalcError("reading Parquet needs the fast extra: "
@@ -143,7 +142,7 @@ def _run(p: Pass) -> Outcome:
         header, total = tabular.parquet_header(p.files, program_reads(p.job))
         plan = chunks.plan(p.job, header, total, False, p.chunk_rows)
         return _answer(p, plan, tabular.parquet_pieces(p.files, header, p.chunk_rows))
-    with _workers(p.jobs, fast and not p.rows.inline) as p.workers:
+    with _workers(p.jobs, p.rows.reads_columnar(fast)) as p.workers:
         return _run_csv(p, fast)
 
 
@@ -151,12 +150,12 @@ def _run_csv(p: Pass, fast: bool) -> Outcome:
     """A CSV table: by its plain-number readers where the byte scan (or, for an output
     file, the reader as it reads) finds plain numbers, else read as text."""
     header = scan.csv_header(p.files, program_reads(p.job))
-    columnar = fast and not p.rows.inline and not _spaced(p.files)
+    columnar = p.rows.reads_columnar(fast) and not _spaced(p.files)
     # an output file is written under a temporary name, so a table its reader finds is
     # not plain numbers can still be read again as text: no byte scan first, each block
     # checked as it is read (for standard output, rows once written cannot be taken
     # back, and the scan decides before the first)
-    ranged = p.jobs > 1 and not p.rows.binary  # workers on byte ranges (run.ranges)
+    ranged = p.jobs > 1 and p.rows.by_ranges()  # workers on byte ranges (run.ranges)
     verify = p.output is not None and len(header.inputs) == len(header.columns) \
         and (columnar or ranged)
     cuts = None
@@ -217,7 +216,7 @@ def _run_plain(p: Pass, cut: Cut) -> Outcome:
     """A table the byte scan found to be plain numbers (or, with `verify`, that its reader
     checks as it reads): by byte ranges on --jobs workers, or through polars' reader, or
     the byte reader."""
-    if p.jobs > 1 and not p.rows.binary:
+    if p.jobs > 1 and p.rows.by_ranges():
         return _run_ranges(p, cut)
     if cut.columnar:
         from gradcalc.ingest import columnar as tabular
@@ -238,12 +237,12 @@ def _answer(p: Pass, plan: chunks.Plan, pieces: Iterator[scan.Piece]) -> Outcome
     return _outcome(p.job, *_write(p, answers, fmt, plan), p.chunk_rows)
 
 
-def _format(job: Job, rows: Format) -> Writing:
-    """How chunks are written: the columnar writer for CSV where the fast extra is
-    installed; the check's rows left to run.checker but for JSON lines (which carry each
-    row's check)."""
-    return Writing(rows, fast=rows.fast and fast_available(),
-                   defer=job.check and not rows.inline)
+def _format(job: Job, rows: TextRows) -> Writing:
+    """How chunks are written: the columnar writer where the rows' writer has one and
+    the fast extra is installed; the check's rows left to run.checker but for rows that
+    carry their own check (JSON lines)."""
+    return Writing(rows, quick=rows.quick(fast_available()),
+                   defer=job.check and not rows.checks_inline)
 
 
 def _outcome(job: Job, totals: chunks.Totals, of: str, chunk_rows: int) -> Outcome:
@@ -287,16 +286,16 @@ def _spaced(files: list[str]) -> bool:
     return b" " in start or b"\t" in start
 
 
-def _target(output: str, fmt: Writing) -> Target:
+def _target(output: str, fmt: Writing) -> RowsFile:
     """The output file, opened under a temporary name beside it."""
     fd, temp = tempfile.mkstemp(prefix=".gradcalc-", suffix=".part",
                                 dir=os.path.dirname(os.path.abspath(output)))
     os.close(fd)
-    return Target(temp, fmt.rows.binary)
+    return fmt.rows.open(temp)
 
 
 def _write(p: Pass, answers: Iterator[Answered], fmt: Writing, plan: chunks.Plan,
-           target: Target | None = None) -> tuple[chunks.Totals, str]:
+           target: RowsFile | None = None) -> tuple[chunks.Totals, str]:
     """The answers in order to the output (`target`, when it is already open); the run's
     totals and the output's name; `p.written` counts the chunks gone to standard output
     (they cannot be taken back)."""
@@ -332,7 +331,7 @@ def _write(p: Pass, answers: Iterator[Answered], fmt: Writing, plan: chunks.Plan
     return totals, of
 
 
-def _put(done: Answered, fmt: Writing, target: Target | None, stdout: Any) -> int:
+def _put(done: Answered, fmt: Writing, target: RowsFile | None, stdout: Any) -> int:
     """One chunk's answer to the output file (`target`) or `stdout`; the bytes a worker
     wrote into the output file itself."""
     if done.placed is not None:
@@ -348,7 +347,7 @@ def _put(done: Answered, fmt: Writing, target: Target | None, stdout: Any) -> in
                       else _TextSink(stdout))
     elif target is not None:
         target.write(done.out)
-    elif done.out is not None and not fmt.rows.binary:
+    elif done.out is not None and fmt.rows.printable():
         emit(stdout, done.out)
     return 0
 
@@ -376,44 +375,6 @@ class _TextSink:
 
     def write(self, data: bytes) -> None:
         emit(self.stream, bytes(data))
-
-
-class Target:
-    """An output file being written under a temporary name beside its final one."""
-
-    def __init__(self, temp: str, binary: bool) -> None:
-        self.temp, self.binary = temp, binary  # binary: Arrow tables, to a Parquet file
-        self.writer: Any = None
-        self.fh: Any = None if binary else open(temp, "wb")  # noqa: SIM115
-
-    def write(self, out: Any) -> None:
-        if self.binary:
-            if self.writer is None:
-                import pyarrow.parquet as pq
-
-                self.writer = pq.ParquetWriter(self.temp, out.schema)
-            self.writer.write_table(out)
-        elif isinstance(out, (str, bytes)):
-            self.fh.write(out if isinstance(out, bytes) else out.encode("utf-8"))
-        else:  # the columnar writer's patched text, in pieces
-            self.fh.writelines(out.pieces())
-
-    def commit(self, final: str) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        if self.fh is not None:
-            self.fh.close()
-        os.replace(self.temp, final)
-
-    def abandon(self) -> None:
-        try:
-            if self.writer is not None:
-                self.writer.close()
-            if self.fh is not None:
-                self.fh.close()
-        finally:
-            if os.path.exists(self.temp):
-                os.unlink(self.temp)
 
 
 class LazyBar:
