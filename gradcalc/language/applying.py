@@ -88,8 +88,10 @@ def argument(p: Any, j: int) -> tuple[int, list[int]] | None:
 
 def bare_call(p: Any, i: int, name: str, start: int | None = None,
               close: str = "") -> bool:
-    """`name ARG` with ARG bare after token i: `name(` ... `)`; False if no argument."""
-    found = argument(p, i + 1)
+    """`name ARG` with ARG bare after token i: `name(` ... `)`; False if no argument. A
+    sign before it belongs to it (`sin -x*3` is sin(-x)·3: recorded)."""
+    sign = signed(p, i)
+    found = argument(p, i + 1 + sign)
     if found is None:
         return False
     end, firsts = found
@@ -108,7 +110,13 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
                                 f"{name}({arg}*{group}){close}", p.at(head), head,
                                 p.ends[p.match[end + 1]]))
             return True
-    if len(firsts) > 1:
+    if sign and p.s(end + 1) in ("*", "/") and argument(p, end + 2) is not None:
+        last = argument(p, end + 2)[0]  # type: ignore[index]
+        p.traps.append(Trap("function argument", p.text[head:p.ends[last]],
+                            f"{name}({arg}){close}{span(p, end + 1, last)}",
+                            f"{name}({span(p, i + 1, last)}){close}", p.at(head), head,
+                            p.ends[last]))
+    elif len(firsts) > 1:
         first_end = firsts[1] - 1
         p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, first_end)}){close}*"
@@ -127,13 +135,24 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
     return True
 
 
+def signed(p: Any, i: int) -> bool:
+    """Whether a function's name at token i is followed by `-` and a bare factor, with
+    no space after the sign (`sin -x`, not `sin - x`)."""
+    return (p.s(i + 1) == "-" and p.ends[i + 1] == p.starts[i + 2] and p.starts[i + 1]
+            > p.ends[i] and factor_end(p, i + 2) is not None)
+
+
 def call_argument(p: Any, i: int) -> bool:
     """`ln abs(x)` (from `lnabs(x)`), `sin cos(x)`: a function applied to a call of
-    another, ln(abs(x)); False when the next function is not called."""
+    another, ln(abs(x)); `ln ln ln(x)` (from `lnlnln(x)`) link by link, each closed
+    after the call that ends the chain; False when the chain ends in no call."""
     k = i + 1
-    if p.s(k + 1) != "(" or k + 1 not in p.match:
+    m = k
+    while p.s(m + 1) != "(" and p.is_function(m + 1):
+        m += 1
+    if p.s(m + 1) != "(" or m + 1 not in p.match:
         return False
-    last = p.match[k + 1]
+    last = p.match[m + 1]
     p.edit(p.ends[i], p.starts[k], "(", p.ends[i])
     p.edit(p.ends[last], p.ends[last], ")", p.ends[last])
     p.no_product.add(i)
@@ -233,6 +252,8 @@ def function_power(p: Any, i: int, word: str) -> bool:
             record(p, "inverse function", i, close, f"{name}{span(p, inverse + 1, close)}",
                    other)
             return True
+        if _called(p, i, inverse, word, name):
+            return True
         if not bare_call(p, inverse, name, start=p.starts[i]):
             raise p.error(i, f"{word}^-1 needs what it applies to: write {name}(x)")
         p.traps[-1:] = [t for t in p.traps[-1:] if t.kind != "function argument"]
@@ -243,18 +264,43 @@ def function_power(p: Any, i: int, word: str) -> bool:
     if p.s(j) in ("-", "+"):
         raise p.error(i, f"{word}^{p.s(j)}{p.s(j + 1)} x is ambiguous: write "
                       f"{word}(x)^{p.s(j)}{p.s(j + 1)}")
-    if p.kind(j) != tokenize.NUMBER or p.s(j + 1) == "(":
+    last = _exponent_end(p, j)
+    if last is None or p.s(last + 1) == "(":
         return False
-    found = argument(p, j + 1)
+    found = argument(p, last + 1)
     if found is None:
         return False
     end = found[0]
-    power = p.s(j)
-    p.edit(p.starts[i], p.ends[j], f"({p.spelled(i)}(", p.starts[i])
+    power = span(p, j, last)
+    p.edit(p.starts[i], p.ends[last], f"({p.spelled(i)}(", p.starts[i])
     p.edit(p.ends[end], p.ends[end], f")**{power})", p.starts[j])
-    p.no_product.add(j)
-    arg = span(p, j + 1, end)
+    p.no_product.add(last)
+    arg = span(p, last + 1, end)
     record(p, "function power", i, end, f"{word}({arg})**{power}", None)
+    return True
+
+
+def _exponent_end(p: Any, j: int) -> int | None:
+    """The last token of a function's power starting at token j: a number, a name
+    (`sin^n x`) or a bracket (`cos^(7/2) x`); None for anything else."""
+    if p.kind(j) == tokenize.NUMBER or p.is_value(j):
+        return j
+    if p.s(j) == "(" and j in p.match:
+        return p.match[j]
+    return None
+
+
+def _called(p: Any, i: int, inverse: int, word: str, name: str) -> bool:
+    """`tan^-1 sqrt(x)` (from `\\tan^{-1}\\sqrt x`): the inverse applied to a call."""
+    k = inverse + 1
+    if not p.is_function(k) or p.s(k + 1) != "(" or k + 1 not in p.match:
+        return False
+    close = p.match[k + 1]
+    p.edit(p.starts[i], p.ends[inverse], f"{name}(", p.starts[i])
+    p.edit(p.ends[close], p.ends[close], ")", p.ends[close])
+    p.no_product.add(inverse)
+    arg = span(p, k, close)
+    record(p, "inverse function", i, close, f"{name}({arg})", f"1/{word}({arg})")
     return True
 
 

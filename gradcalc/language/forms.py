@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from gradcalc.language import bars, latex
+from gradcalc.language import bars, latex, tex
 from gradcalc.language.program import Pos
 
 
@@ -51,6 +51,9 @@ def prepare(text: str, functions: Collection[str], at: Callable[[int], Pos],
     """`text` with its surrounding whitespace, LaTeX, braces and bars read, and per
     character (plus an end entry) its offset in `text`."""
     out, origin = _dedent(text)
+    if "\\" in out or "$" in out or "{,}" in out or tex.SPACED_BASE.search(out):
+        out, step = tex.books(out)
+        origin = [origin[k] for k in step]
     if "\\" in out or "{" in out or "}" in out:
         out, step = latex.translate(out, lambda k: at(origin[k]))
         origin = [origin[k] for k in step]

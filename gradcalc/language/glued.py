@@ -57,7 +57,7 @@ def readings(word: str, functions: Collection[str], variables: Collection[str],
         if prev is None:
             return not piece.isdigit()
         if prev in funcs:
-            return piece not in funcs or piece in INNER
+            return piece not in funcs or piece in INNER or prev in ("ln", "log")
         if prev.isdigit():
             return not piece.isdigit() and piece not in funcs
         return not piece.isdigit()
