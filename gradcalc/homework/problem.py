@@ -218,13 +218,15 @@ def _reads(e: object, assigned: set[str], out: list[str]) -> None:
 
 def read_problem(function: str, answer: str, wrt: list[str] | None = None,
                  limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
-                 constants: tuple[str, ...] = ()) -> Problem:
+                 constants: tuple[str, ...] = (), order: int = 1,
+                 partial: tuple[str, ...] = ()) -> Problem:
     """Both sides read, the inputs chosen and every name of the answer accounted for.
 
     The answer's prefix (`f'(x) =`, `∂f/∂y =`, `∇f =`: reading/claims.py) is stripped and must
     agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
     option, or a class file's column); `constants` are names of the answer alone that
-    are its constants (inputs after the function's own)."""
+    are its constants (inputs after the function's own); `order` and `partial`: the
+    derivative asked (`--order 2`, `--partial x,y`), which the prefix must name."""
     body, claim = forms.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
     known = _function_variables(function, body, tuple(typed))
@@ -251,7 +253,7 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     wrt_names = chosen or names
     inputs = tuple(wrt_names + [n for n in names if n not in wrt_names])
     inputs += tuple(c for c in constants if c not in inputs)
-    if claim is not None:
+    if claim is not None and not _asked(claim, tuple(wrt_names), order, partial):
         _agrees(claim, tuple(wrt_names), inputs, bool(typed), wrt_from)
     _check_answer_names(a, inputs)
     n = len(wrt_names)
@@ -304,6 +306,26 @@ def _claimed(claim: forms.Claim | None, pool: list[str]) -> list[str]:
                         f"no variable {v} (its variables: {', '.join(pool)})", kind="input")
 
 
+def _asked(claim: forms.Claim, wrt: tuple[str, ...], order: int,
+           partial: tuple[str, ...]) -> bool:
+    """True when the prefix names the N-th derivative or the mixed partial asked
+    (`f''(x) =` with --order 2, `f_xy =` or `∂²f/∂x∂y =` with --partial x,y; the order of
+    a mixed partial's variables aside, as Clairaut's theorem allows); an error naming
+    both when it names another order; False for a first derivative (`_agrees` judges)."""
+    path = partial or (wrt[:1] * order if order > 1 and len(wrt) == 1 else ())
+    if not path:
+        return False
+    said = claim.wrt * claim.order if len(claim.wrt) == 1 else claim.wrt
+    asked = (f"the mixed partial by {', '.join(partial)} (--partial {','.join(partial)})"
+             if partial else f"the derivative of order {order} (--order {order})")
+    if claim.kind in ("derivative", "partial") and claim.order == len(path) and (
+            not said or sorted(said) == sorted(path)
+            or claim.kind == "derivative" and not claim.prefix.startswith(("d", "∂"))):
+        return True
+    raise GradcalcError(f"the answer is written as {claim.describe()}, but the check asks "
+                        f"for {asked}", kind="input")
+
+
 def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
             typed: bool, wrt_from: str) -> None:
     """An error when the answer's prefix claims another derivative than the one asked."""
@@ -311,6 +333,10 @@ def _agrees(claim: forms.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
              f"the derivatives with respect to {', '.join(wrt)}")
     if typed:
         asked += f" ({wrt_from} {', '.join(wrt)})"
+    if claim.kind == "antiderivative":
+        raise GradcalcError(f"the answer is written as {claim.describe()}; the check asks "
+                            f"for {asked} (--antiderivative asks for an antiderivative)",
+                            kind="input")
     if claim.order != 1:
         raise GradcalcError(f"the answer is written as {claim.prefix}, a derivative of order "
                             f"{claim.order}; the check asks for {asked}", kind="input")
