@@ -235,6 +235,7 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     a = read_side(forms.vector(body), "answer", 2, limits, variables_in(
         [body], FUNCTIONS, [*known, *names, *f.program.inputs]))
     declared = list(f.program.inputs)
+    names += [n for n in declared if n not in names]  # f(x, y) = 3x^2: y is an input
     chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
         or declared
     names = [n for n in names if n != EULER or n in chosen]
@@ -276,12 +277,22 @@ def _function_variables(function: str, answer: str, typed: tuple[str, ...]
     declared), and a letter a function's name is written against (`sint`) that the
     answer shows to be a variable too (`cost`); the same for every answer to one
     function, mostly, so its reading is kept once (function_side)."""
-    own = _own_variables(function, (*typed, *_declared(function)))
+    named = (*typed, *_declared(function))
+    own = _own_variables(function, (*named, *_glued_constants(function, named)))
     letters = {call[1] for w in _WORDS.findall(function) if (call := applied(w))}
     if not letters - set(own):
         return own
     extra = letters & set(variables_in([function, answer], FUNCTIONS, own))
-    return _own_variables(function, (*typed, *_declared(function), *sorted(extra)))
+    return _own_variables(function, (*named, *_glued_constants(function, named),
+                                     *sorted(extra)))
+
+
+def _glued_constants(function: str, named: tuple[str, ...]) -> tuple[str, ...]:
+    """The letters written against a variable the problem names (`kx` in `ln(kx)` with
+    x asked for or declared): constants, so that `kx` reads as k·x (the reading is said)."""
+    return tuple(sorted({w[0] for w in _WORDS.findall(function) if len(w) == 2
+                         and w[1] in named and w not in named and w[0] not in named
+                         and w[0].isalpha() and w[0] != EULER}))
 
 
 def _declared(function: str) -> list[str]:

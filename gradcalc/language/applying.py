@@ -118,7 +118,9 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
                             p.ends[last]))
     elif len(firsts) > 1:
         first_end = firsts[1] - 1
-        p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
+        names = all(p.is_name(k) for k in firsts)  # sin x y, sin xy: the peers differ
+        p.traps.append(Trap("product argument" if names else "function argument", written,
+                            f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, first_end)}){close}*"
                             f"{span(p, firsts[1], end)}", p.at(head), head, p.ends[end]))
     elif p.s(end + 1) == "/" and (p.kind(end + 2) == tokenize.NUMBER or p.is_value(end + 2)):
@@ -132,6 +134,29 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
                             f"{name}({span(p, i + 1, base)}){close}"
                             f"{p.text[p.ends[base]:p.ends[end]]}", p.at(head), head,
                             p.ends[end]))
+    return True
+
+
+def bracket_argument(p: Any, i: int) -> bool:
+    """`ln [u-2]^2` (a book's square brackets after a function's name): ln((u-2)^2), its
+    power inside as `ln x^2`'s is (recorded: ln(u-2)^2 is the other reading)."""
+    k = i + 1
+    if p.s(k) != "[" or k not in p.match:
+        return False
+    close = end = p.match[k]
+    if p.s(close + 1) == "**":
+        j = close + 2 + (p.s(close + 2) in ("-", "+"))
+        end = p.match[j] if p.s(j) == "(" and j in p.match else j
+    name, inner = p.spelled(i), span(p, k + 1, close - 1) if close > k + 1 else ""
+    power = p.text[p.ends[close]:p.ends[end]]
+    p.edit(p.starts[i], p.ends[i], f"{name}(", p.starts[i])
+    p.edit(p.starts[k], p.ends[k], "(", p.starts[k])
+    p.edit(p.starts[close], p.ends[close], ")", p.starts[close])
+    p.edit(p.ends[end], p.ends[end], ")", p.ends[end])
+    p.no_product.add(i)
+    p.no_product.add(end)
+    record(p, "bracket argument", i, end, f"{name}(({inner}){power})",
+           f"{name}({inner}){power}" if power else None)
     return True
 
 

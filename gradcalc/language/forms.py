@@ -29,6 +29,8 @@ class Trap:
 
     `kind`: 'function argument' (`sin x^2`, `sin 2x`), 'function power' (`sin^2 x`),
     'inverse function' (`sin^-1 x`), 'division then product' (`1/2x`, `1/2√x`),
+    'product argument' (`sin x y`, `sin xy`: sin(x·y), or sin(x)·y as some readers take
+    it), 'bracket argument' (`ln [u-2]^2`: ln((u-2)^2), or ln(u-2)^2),
     'power then parenthesis' (`x^x(1+ln x)`), 'split name' (`xe^x`, `xcos(x)`), 'log base'
     (`log_2 x`). `written`: the piece as typed (normalised: `^` is `**`); `read`: how it
     was read, `other`: the other reading (None when there is no other sensible one), both

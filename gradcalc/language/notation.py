@@ -53,7 +53,7 @@ _STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DED
 #: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
 #: call or definition, `π`, `√`); text without one is left alone without tokenizing it
 _TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]|\)\s*\d"
-                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_|\d\s*\[|/\s*\d+\s+\d|[^\W\d]\s+-\w")
+                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_|\d\s*\[|/\s*\d+\s+\d|[^\W\d]\s+-\w|[^\W\d]\s*\[")
 
 
 @dataclass(frozen=True)
@@ -242,6 +242,8 @@ class _Pass:
         elif word in ALIASES and word not in self.functions - set(ALIASES) \
                 and self.s(i + 1) == "(":
             self.edit(self.starts[i], self.ends[i], ALIASES[word])
+        if self.is_function(i) and self.s(i + 1) == "[" and applying.bracket_argument(self, i):
+            return
         if self.is_function(i) and (self.is_name(i + 1) or self.kind(i + 1) == tokenize.NUMBER
                                     or self.is_root(i + 1) or applying.signed(self, i)):
             if self.is_function(i + 1) and applying.call_argument(self, i):
