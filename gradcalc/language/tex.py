@@ -173,7 +173,9 @@ def books(text: str) -> tuple[str, list[int]]:
             k += 3
             continue
         k += 1
-    return edits.apply()
+    out, origin = edits.apply()
+    cut = len(out) - len(out.lstrip(" "))  # `\\left. x`, `\\[ x`: no indent left behind
+    return out[cut:], origin[cut:]
 
 
 def _command_argument(text: str, k: int) -> bool:
