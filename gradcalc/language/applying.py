@@ -416,6 +416,8 @@ def split(p: Any, i: int) -> None:
     if (not head.isidentifier() and not head.isdigit()) or head in ("a", "ar", "arc") \
             or word in SPELLINGS:
         return  # `arsech(x)` is an inverse's name, not ar*sech(x): the error says so
+    if head in ("ln", "log") and tail != "e" and i + 1 in p.match:
+        return _composed(p, i, head, tail)
     p.edit(p.starts[i], p.ends[i], f"{head}*{tail}")
     p.no_product.add(i)  # `2xcos(x)`: the call stays a call
     if tail == "e":
@@ -424,6 +426,15 @@ def split(p: Any, i: int) -> None:
     else:
         end = p.match.get(i + 1, i + 1)
     record(p, "split name", i, end, f"{head}*{tail}{p.text[p.ends[i]:p.ends[end]]}", None)
+
+
+def _composed(p: Any, i: int, head: str, tail: str) -> None:
+    """`lnarccos(x)` in a program: ln(arccos(x)), a log of a call, never ln·arccos(x)."""
+    close = p.match[i + 1]
+    p.edit(p.starts[i], p.ends[i], f"log({tail}")
+    p.edit(p.ends[close], p.ends[close], ")")
+    p.no_product.add(i)
+    record(p, "split name", i, close, f"log({tail}{span(p, i + 1, close)})", None)
 
 
 def assigned_names(p: Any) -> frozenset[str]:
