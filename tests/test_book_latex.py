@@ -57,6 +57,9 @@ def judged(function: str, answer: str, wrt: list[str] | None = None, **kind: obj
     (r"\cos^{7/2} x", "cos(x)**(7/2)"),
     (r"\tan^{-1} \sqrt x", "atan(sqrt(x))"),
     (r"\sin^2 x", "sin(x)**2"),
+    (r"\ln\ln x", "log(log(x))"),
+    (r"\cos x\, e^{\sin x}", "cos(x)*e**sin(x)"),
+    (r"2x^2 3^{x^2-1}", "2*x**2*3**(x**2-1)"),
     ("$2x$", "2*x"),
     ("$$2x$$", "2*x"),
     (r"\(2x\)", "2*x"),
@@ -218,6 +221,10 @@ def test_the_disputed_readings_are_recorded(text, kind, read, other):
 ])
 def test_the_peers_long_tail(typed, meant):
     assert plain(typed, ("x", "y", "n")) == plain(meant, ("x", "y", "n"))
+
+
+def test_a_log_glued_to_a_call_in_a_program_is_a_composition():
+    assert plain("lnarccos(x) + lnsin(x)", ()) == plain("log(arccos(x)) + log(sin(x))", ())
 
 
 def test_a_minus_with_spaces_after_a_function_stays_an_error():

@@ -75,6 +75,8 @@ def argument(p: Any, j: int) -> tuple[int, list[int]] | None:
     firsts: list[int] = []
     k, end = j, None
     while True:
+        if firsts and p.s(k) == "e" and p.s(k + 1) == "**":
+            break  # `cos x e^(sin x)`: e^ starts a new factor, as after a power
         last = factor_end(p, k)
         if last is None:
             break
@@ -157,6 +159,23 @@ def bracket_argument(p: Any, i: int) -> bool:
     p.no_product.add(end)
     record(p, "bracket argument", i, end, f"{name}(({inner}){power})",
            f"{name}({inner}){power}" if power else None)
+    return True
+
+
+def bare_chain(p: Any, i: int) -> bool:
+    """`ln ln x` (from `\\ln\\ln x`): ln(ln(x)), link by link: this function applied to
+    the next, closed after the bare argument that ends the chain; False without one."""
+    k = i + 1
+    while p.is_function(k):
+        k += 1
+    found = argument(p, k)
+    if found is None or k == i + 1:
+        return False
+    end = found[0]
+    p.edit(p.starts[i], p.ends[i], p.spelled(i), p.starts[i])
+    p.edit(p.ends[i], p.starts[i + 1], "(", p.ends[i])
+    p.edit(p.ends[end], p.ends[end], ")", p.ends[end])
+    p.no_product.add(i)
     return True
 
 

@@ -246,7 +246,8 @@ class _Pass:
             return
         if self.is_function(i) and (self.is_name(i + 1) or self.kind(i + 1) == tokenize.NUMBER
                                     or self.is_root(i + 1) or applying.signed(self, i)):
-            if self.is_function(i + 1) and applying.call_argument(self, i):
+            if self.is_function(i + 1) and (applying.call_argument(self, i)
+                                            or applying.bare_chain(self, i)):
                 return
             if self.is_function(i + 1) or not applying.bare_call(self, i, self.spelled(i)):
                 raise self.error(i, f"{quote(word)} needs parentheses: write "
@@ -345,8 +346,10 @@ class _Pass:
         starts_operand = (self.is_name(right) or self.s(right) == "("
                           or self.is_root(right) or self.kind(right) == tokenize.NUMBER
                           and (self.s(left) == ")" or self.is_value(left)
-                               or self._fraction_end(left)))  # `(ln 2) 2^t`,
-        # `x 5^(x-1)`, `1/2 1/2` (a number after a space: the run only gets here then)
+                               or self._fraction_end(left)
+                               or self.bare.get(left) == "exponent"))  # `(ln 2) 2^t`,
+        # `x 5^(x-1)`, `1/2 1/2`, `2x^2 3^x` (a number after a space: the run only gets
+        # here then)
         if not starts_operand or left in self.no_product or (
                 self.s(right) == "(" and self.s(right + 1) == ")"):
             return
