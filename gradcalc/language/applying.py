@@ -164,9 +164,12 @@ def bracket_argument(p: Any, i: int) -> bool:
 
 def bare_chain(p: Any, i: int) -> bool:
     """`ln ln x` (from `\\ln\\ln x`): ln(ln(x)), link by link: this function applied to
-    the next, closed after the bare argument that ends the chain; False without one."""
+    the next, closed after the bare argument that ends the chain; False without one.
+    Only logs chain so (books' `\\ln\\ln x`): `sin cos x` stays an error."""
+    if p.spelled(i) != "log":
+        return False
     k = i + 1
-    while p.is_function(k):
+    while p.is_function(k) and p.spelled(k) == "log":
         k += 1
     found = argument(p, k)
     if found is None or k == i + 1:
