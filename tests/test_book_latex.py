@@ -250,3 +250,31 @@ def test_a_command_not_read_is_named_with_what_to_write_instead(typed, command, 
         parse(typed)
     assert f"the LaTeX command {command} " in e.value.message, e.value.message
     assert instead in e.value.message, e.value.message
+
+
+# --------------------------------------------------------------------------- 7. verdicts
+
+@pytest.mark.parametrize("function,answer", [
+    ("sqrt(1-x^2)", "1/2 (asin(x) + x sqrt(1-x^2)) + C"),
+    (r"\sqrt{x^2-1}", r"\frac12\left(x\sqrt{x^2-1} - \ln\left|x + \sqrt{x^2-1}\right|\right) + C"),
+    (r"x\sin^{-1} x", r"\frac{2x^2-1}{4}\sin^{-1} x + \frac{x\sqrt{1-x^2}}{4} + C"),
+])
+def test_an_antiderivative_without_a_derivative_at_the_ends_of_the_domain_is_right(function,
+                                                                                   answer):
+    assert judged(function, answer, antiderivative=True).verdict == "correct"
+
+
+def test_a_wrong_antiderivative_on_such_a_domain_is_still_wrong():
+    v = judged("sqrt(1-x^2)", "1/2 (asin(x) + x sqrt(1-x)) + C", antiderivative=True)
+    assert v.verdict == "incorrect"
+
+
+@pytest.mark.parametrize("answer,said", [
+    ("x^3/3 + c^2", "c^2 is a constant that cannot take every value"),
+    ("x^3/3 + e^C", "e^C is a constant that cannot take every value"),
+])
+def test_a_constant_that_cannot_take_every_value_is_wrong_when_optional_too(answer, said):
+    v = judged("x^2", answer, antiderivative=True, constant="optional")
+    assert v.verdict == "incorrect" and said in v.feedback
+    assert judged("x^2", "x^3/3", antiderivative=True, constant="optional").verdict == \
+        "correct"

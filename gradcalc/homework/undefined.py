@@ -57,9 +57,29 @@ def confirmed(problem: Problem, found: sampling.Found, f_exprs: list, d_exprs: l
         for point in (*rounder, drawn):
             if all(_real(e, point) for e in reference) and not (all(
                     _real(e, point) for e in student) and _written_real(
-                    problem.student, point, valid or point, problem.inputs, limits)):
+                    problem.student, point, valid or point, problem.inputs, limits)) \
+                    and not _endpoint(problem, reference, f_exprs, point):
                 return point
     return None
+
+
+#: how far beside a point the reference is looked at, to tell an end of its domain
+_BESIDE = sp.Rational(1, 10**9)
+
+
+def _endpoint(problem: Problem, reference: list, f_exprs: list,
+              point: dict[str, float]) -> bool:
+    """Whether an antiderivative F is a real number at the point, its derivative is not
+    (only one-sided there), and the point ends the function's domain: x = 1 for
+    ∫√(1 - x²) dx, where every book's F has no two-sided derivative. Not a counterexample."""
+    if not problem.turned or not all(_real(e, point) for e in f_exprs):
+        return False
+    for name, value in point.items():
+        for step in (_BESIDE, -_BESIDE):
+            beside = {**point, name: sp.Rational(value) + step}
+            if not all(_real(e, beside) for e in reference):
+                return True
+    return False
 
 
 def _written_real(side: Side, point: dict[str, float], valid: dict[str, float],

@@ -82,7 +82,8 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     if verdict.verdict == "incorrect" and not _undefined(out):
         out.feedback = _feedback(problem, x, constants, f_side, limits) or (
             verdict.feedback if verdict.feedback and not verdict.misconception else None)
-    elif verdict.verdict != "incorrect" and kind.constant == "required":
+    elif verdict.verdict != "incorrect" and (kind.constant == "required" or constants):
+        # a constant written must take every value, whether + C is required or optional
         said = ("the constant of integration is missing: add + C" if not constants else
                 _every_value(a_side, x, f_names, constants[0], limits))
         if said:
