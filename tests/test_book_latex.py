@@ -278,3 +278,9 @@ def test_a_constant_that_cannot_take_every_value_is_wrong_when_optional_too(answ
     assert v.verdict == "incorrect" and said in v.feedback
     assert judged("x^2", "x^3/3", antiderivative=True, constant="optional").verdict == \
         "correct"
+
+
+def test_a_region_is_named_in_parts_that_do_not_overlap():
+    v = judged("1/(x ln(x^2))", "1/2 ln(ln(x^2)) + C", antiderivative=True)
+    assert v.verdict == "incorrect"
+    assert "defined for -1 < x < 0 and 0 < x < 1 too" in v.feedback, v.feedback
