@@ -222,8 +222,9 @@ def _check_ascii(result: str, origin: list[int], text: str, lines: LineIndex) ->
 
 def normalize(text: str) -> str:
     """Program or value text as gradcalc reads it: NFKC, `x²` -> `x**2`, `×·⋅•` -> `*`,
-    `÷` -> `/`, dashes and U+2212 -> `-`, `^` and `ˆ` -> `**`, line ends -> '\\n'
-    (fullwidth brackets `（ ）` are NFKC's `( )`).
+    `÷` -> `/`, dashes, U+2212 and U+2052 -> `-`, `^`, `ˆ` and `ʌ` -> `**`, line ends ->
+    '\\n' (fullwidth brackets `（ ）` are NFKC's `( )`; ornamental and white ones `❨ ❩`,
+    `⟮ ⟯`, `⦅ ⦆` are brackets too).
 
     Raises ParseError for NUL, control, bidi, zero-width and other invisible characters,
     and for characters left outside comments that are neither ASCII nor allowed Greek
