@@ -284,3 +284,10 @@ def test_a_region_is_named_in_parts_that_do_not_overlap():
     v = judged("1/(x ln(x^2))", "1/2 ln(ln(x^2)) + C", antiderivative=True)
     assert v.verdict == "incorrect"
     assert "defined for -1 < x < 0 and 0 < x < 1 too" in v.feedback, v.feedback
+
+
+def test_an_antiderivative_with_a_parameter_is_judged_for_a_generic_value_and_says_it():
+    v = judged("x^k", "x^(k+1)/(k+1) + c", ["x"], antiderivative=True)
+    assert v.verdict == "correct"
+    assert v.note is not None and "but k = -1" in v.note and v.feedback == v.note
+    assert judged("x^k", "x^(k+1)/k + c", ["x"], antiderivative=True).verdict == "incorrect"
