@@ -214,8 +214,9 @@ def judge(problem: Problem, settings: Settings = Settings(),
         said, mistake = recognise(problem, ev, i, limits)
         return Verdict("incorrect", "numeric", counterexample=at, feedback=said,
                        entries=entries, score=score, misconception=mistake, **base)
+    skipped: list[dict[str, float]] = []
     point = undefined.confirmed(problem, found, f_exprs, d_exprs, a_exprs, bounds,
-                                limits) if lost and proof.one_formula(
+                                limits, skipped) if lost and proof.one_formula(
         problem.function, problem.answer) else None
     if point is not None:
         return Verdict("incorrect", "numeric", score=0.0,
@@ -225,12 +226,13 @@ def judge(problem: Problem, settings: Settings = Settings(),
                        **base)
     base.update(zip(("entries", "score"), credit.entries(
         [False] * len(ev.answer), problem.shape, _labels(problem))))
+    base["note"] = undefined.generic(problem, skipped)  # x^(k+1)/(k+1): but k = -1
     agreed = found.count - (wrong[1] if wrong else 0)
     enough = agreed >= settings.samples
     settled = _settled(problem, ev, d_exprs, a_exprs, settings, limits, full=(
         settings.prove or not enough))
     if settled is True:
-        return Verdict("correct", "symbolic", **base)
+        return _noted(Verdict("correct", "symbolic", **base))
     decimals = typed_decimals(problem.student.program.source)
     if settled and not decimals:
         base.update(zip(("entries", "score"), credit.entries(
@@ -238,8 +240,8 @@ def judge(problem: Problem, settings: Settings = Settings(),
         return Verdict("incorrect", "symbolic", counterexample=_exact_at(
             problem, settled, d_exprs, a_exprs), feedback=_unequal(problem, settled), **base)
     if enough:
-        return Verdict("correct", "numeric", feedback=_tolerated(
-            problem, decimals, settled, settings), **base)
+        return _noted(Verdict("correct", "numeric", feedback=_tolerated(
+            problem, decimals, settled, settings), **base))
     reason = (f"only {agreed} of the {settings.samples} points needed were found where both "
               f"sides are defined real numbers (tried {found.tried} candidates), and the "
               "difference did not simplify to 0" if agreed else
@@ -461,3 +463,10 @@ def _readable(problem: Problem, ev: Evidence, i: int, settings: Settings, limits
             if gap > CLEAR_GAP * max(abs(a[i][0]), abs(d[i][0])) + 1e3 * settings.atol:
                 return _at(problem, Evidence(pt, d, a, [], []), 0)
     return None
+
+
+def _noted(verdict: Verdict) -> Verdict:
+    """A correct verdict says its note (a parameter's excepted value) as its feedback."""
+    if verdict.note and not verdict.feedback:
+        verdict.feedback = verdict.note
+    return verdict

@@ -210,13 +210,15 @@ def _reads(e: Expr, assigned: set[str], out: list[str]) -> None:
 
 def read_problem(function: str, answer: str, wrt: list[str] | None = None,
                  limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt",
-                 constants: tuple[str, ...] = ()) -> Problem:
+                 constants: tuple[str, ...] = (), order: int = 1,
+                 partial: tuple[str, ...] = ()) -> Problem:
     """Both sides read, the inputs chosen and every name of the answer accounted for.
 
     The answer's prefix (`f'(x) =`, `∂f/∂y =`, `∇f =`: reading/claims.py) is stripped and must
     agree with what is asked; `wrt_from` names where `wrt` came from in errors (the
     option, or a class file's column); `constants` are names of the answer alone that
-    are its constants (inputs after the function's own)."""
+    are its constants (inputs after the function's own); `order` and `partial`: the
+    derivative asked (`--order 2`, `--partial x,y`), which the prefix must name."""
     body, claim = claims.split_prefix(answer)
     typed = list(dict.fromkeys(wrt or ()))
     known = _function_variables(function, body, tuple(typed))
@@ -225,6 +227,7 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     a = read_side(claims.vector(body), "answer", 2, limits, variables_in(
         [body], FUNCTIONS, [*known, *names, *f.program.inputs]))
     declared = list(f.program.inputs)
+    names += [n for n in declared if n not in names]  # f(x, y) = 3x^2: y is an input
     chosen = typed or _claimed(claim, declared or [n for n in names if n != EULER]) \
         or declared
     names = [n for n in names if n != EULER or n in chosen]
@@ -243,7 +246,7 @@ def read_problem(function: str, answer: str, wrt: list[str] | None = None,
     wrt_names = chosen or names
     inputs = tuple(wrt_names + [n for n in names if n not in wrt_names])
     inputs += tuple(c for c in constants if c not in inputs)
-    if claim is not None:
+    if claim is not None and not _asked(claim, tuple(wrt_names), order, partial):
         _agrees(claim, tuple(wrt_names), inputs, bool(typed), wrt_from)
     _check_answer_names(a, inputs)
     n = len(wrt_names)
@@ -266,12 +269,22 @@ def _function_variables(function: str, answer: str, typed: tuple[str, ...]
     declared), and a letter a function's name is written against (`sint`) that the
     answer shows to be a variable too (`cost`); the same for every answer to one
     function, mostly, so its reading is kept once (function_side)."""
-    own = _own_variables(function, (*typed, *_declared(function)))
+    named = (*typed, *_declared(function))
+    own = _own_variables(function, (*named, *_glued_constants(function, named)))
     letters = {call[1] for w in _WORDS.findall(function) if (call := applied(w))}
     if not letters - set(own):
         return own
     extra = letters & set(variables_in([function, answer], FUNCTIONS, own))
-    return _own_variables(function, (*typed, *_declared(function), *sorted(extra)))
+    return _own_variables(function, (*named, *_glued_constants(function, named),
+                                     *sorted(extra)))
+
+
+def _glued_constants(function: str, named: tuple[str, ...]) -> tuple[str, ...]:
+    """The letters written against a variable the problem names (`kx` in `ln(kx)` with
+    x asked for or declared): constants, so that `kx` reads as k·x (the reading is said)."""
+    return tuple(sorted({w[0] for w in _WORDS.findall(function) if len(w) == 2
+                         and w[1] in named and w not in named and w[0] not in named
+                         and w[0].isalpha() and w[0] != EULER}))
 
 
 def _declared(function: str) -> list[str]:
@@ -289,11 +302,31 @@ def _claimed(claim: claims.Claim | None, pool: list[str]) -> list[str]:
     v = claim.wrt[0]
     if v in pool or not pool:
         return [v]
-    if claim.kind == "derivative" and "(" in claim.prefix and not claim.prefix.startswith(
+    if claim.form == "derivative" and "(" in claim.prefix and not claim.prefix.startswith(
             ("d", "∂")) and len(pool) == 1:
         return pool
     raise GradcalcError(f"the answer is written as {claim.describe()}, but the function has "
                         f"no variable {v} (its variables: {', '.join(pool)})", kind="input")
+
+
+def _asked(claim: claims.Claim, wrt: tuple[str, ...], order: int,
+           partial: tuple[str, ...]) -> bool:
+    """True when the prefix names the N-th derivative or the mixed partial asked
+    (`f''(x) =` with --order 2, `f_xy =` or `∂²f/∂x∂y =` with --partial x,y; the order of
+    a mixed partial's variables aside, as Clairaut's theorem allows); an error naming
+    both when it names another order; False for a first derivative (`_agrees` judges)."""
+    path = partial or (wrt[:1] * order if order > 1 and len(wrt) == 1 else ())
+    if not path:
+        return False
+    said = claim.wrt * claim.order if len(claim.wrt) == 1 else claim.wrt
+    asked = (f"the mixed partial by {', '.join(partial)} (--partial {','.join(partial)})"
+             if partial else f"the derivative of order {order} (--order {order})")
+    if claim.form in ("derivative", "partial") and claim.order == len(path) and (
+            not said or sorted(said) == sorted(path)
+            or claim.form == "derivative" and not claim.prefix.startswith(("d", "∂"))):
+        return True
+    raise GradcalcError(f"the answer is written as {claim.describe()}, but the check asks "
+                        f"for {asked}", kind="input")
 
 
 def _agrees(claim: claims.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
@@ -303,10 +336,14 @@ def _agrees(claim: claims.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
              f"the derivatives with respect to {', '.join(wrt)}")
     if typed:
         asked += f" ({wrt_from} {', '.join(wrt)})"
+    if claim.form == "antiderivative":
+        raise GradcalcError(f"the answer is written as {claim.describe()}; the check asks "
+                            f"for {asked} (--antiderivative asks for an antiderivative)",
+                            kind="input")
     if claim.order != 1:
         raise GradcalcError(f"the answer is written as {claim.prefix}, a derivative of order "
                             f"{claim.order}; the check asks for {asked}", kind="input")
-    prime = claim.kind == "derivative" and not claim.prefix.startswith(("d", "∂"))
+    prime = claim.form == "derivative" and not claim.prefix.startswith(("d", "∂"))
     if claim.wrt and claim.wrt[0] not in wrt and not (prime and len(inputs) == 1):
         raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
                             f"asks for {asked}", kind="input")
@@ -314,7 +351,7 @@ def _agrees(claim: claims.Claim, wrt: tuple[str, ...], inputs: tuple[str, ...],
         raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
                             f"asks for {asked}: write the gradient as [d/d{wrt[0]}, ...], "
                             f"or choose one variable", kind="input")
-    if claim.kind == "gradient" and len(wrt) == 1 and len(inputs) > 1:
+    if claim.form == "gradient" and len(wrt) == 1 and len(inputs) > 1:
         raise GradcalcError(f"the answer is written as {claim.describe()}, but the check "
                             f"asks for {asked} only", kind="input")
 

@@ -54,6 +54,7 @@ def parts(problem: Problem, found: judged_points.Found, point: dict[str, float],
         spans += [(a, b) for a, b in zip(ends, ends[1:], strict=False)
                   if (a is None or not _same(a, b)) and not any(
                       _same(a, c) and _same(b, d) for c, d in spans)]
+    spans = _apart(spans)
     spans.sort(key=lambda s: -math.inf if s[0] is None else float(s[0]))
     if len(spans) > MAX_PARTS:  # periodic (tan, cot): the part of the point stands
         here = next((s for s in spans if _within(point[variable], *s)), spans[0])
@@ -87,8 +88,9 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def poles(reference: list, variable: str | None) -> list[Any]:
-    """The real points where a reference formula that is a rational function of the
-    variable has a pole (its denominator's real roots)."""
+    """The real points where a reference formula of the variable has a pole: its
+    denominator's real roots (a polynomial's, or the few points sympy solves for,
+    x = 0 and x = ±1 for 1/(x·ln(x²)))."""
     if variable is None:
         return []
     x, out = proof.symbol(variable), set()
@@ -96,14 +98,41 @@ def poles(reference: list, variable: str | None) -> list[Any]:
         with time_budget(1.0):
             for e in reference:
                 e = proof.as_expr(e)
-                if not e.free_symbols <= {x} or not e.is_rational_function(x):
+                if not e.free_symbols <= {x}:
                     continue
                 den = sp.fraction(sp.together(e))[1]
-                if den.has(x) and sp.degree(den, x) <= 6:
+                if not e.is_rational_function(x):
+                    out |= _zeros(den, x)
+                elif den.has(x) and sp.degree(den, x) <= 6:
                     out |= set(sp.Poly(den, x).real_roots())
     except (Timeout, Exception):  # noqa: BLE001 - no poles known: the parts stay whole
         return []
     return sorted(out, key=float)
+
+
+def _zeros(den: Any, x: Any) -> set[Any]:
+    """The real zeros of a denominator that is no polynomial, when sympy finds at most
+    six of them (none known otherwise)."""
+    if not den.has(x):
+        return set()
+    found = sp.solveset(den, x, sp.S.Reals)
+    if isinstance(found, sp.FiniteSet) and len(found) <= 6:
+        return {z for z in found if z.is_real}
+    return set()
+
+
+def _apart(spans: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The spans without overlaps: split at every end of another span inside them
+    ((-1, 1) and (0, 1) are (-1, 0) and (0, 1))."""
+    ends = sorted({e for s in spans for e in s if e is not None}, key=float)
+    out: list[tuple[Any, Any]] = []
+    for lo, hi in spans:
+        inner = [e for e in ends if _within(float(e), lo, hi) and not (
+            _same(e, lo) or _same(e, hi))]
+        for a, b in zip([lo, *inner], [*inner, hi], strict=True):
+            if not any(_same(a, c) and _same(b, d) for c, d in out):
+                out.append((a, b))
+    return out
 
 
 def lost_at(problem: Problem, pts: dict[str, np.ndarray], bounds: tuple[Bound, ...],

@@ -46,7 +46,8 @@ MAX_TRAPS = 2
 #: (`sin 2x`, `cos x(x+1)` are read alike by every reader; `sin x^2` and `ln x/2` are
 #: the regular expressions' traps below)
 JUDGED = frozenset({"division then product", "log base", "power then factor",
-                    "power then parenthesis", "root then parenthesis", "inverse function"})
+                    "power then parenthesis", "root then parenthesis", "inverse function",
+                    "product argument", "bracket argument"})
 
 
 @dataclass(frozen=True)

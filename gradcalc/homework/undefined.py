@@ -41,11 +41,12 @@ DIGITS = 20
 
 
 def confirmed(problem: Problem, found: judged_points.Found, f_exprs: list, d_exprs: list,
-              a_exprs: list, bounds: tuple[Bound, ...], limits: Limits
-              ) -> dict[str, float] | None:
+              a_exprs: list, bounds: tuple[Bound, ...], limits: Limits,
+              skipped: list[dict[str, float]] | None = None) -> dict[str, float] | None:
     """The first kept point (or a rounder one near it: -1 rather than -291.57) where, in
     exact arithmetic, the reference side is a finite real number and the student's side
-    is not; None without formulas to confirm with."""
+    is not; None without formulas to confirm with. `skipped` gathers the points passed
+    over as a parameter's exceptional values (`exceptional`)."""
     if problem.turned:
         reference, student = a_exprs, [*f_exprs, *d_exprs]
     else:
@@ -58,9 +59,55 @@ def confirmed(problem: Problem, found: judged_points.Found, f_exprs: list, d_exp
         for point in (*rounder, drawn):
             if all(_real(e, point) for e in reference) and not (all(
                     _real(e, point) for e in student) and _written_real(
-                    problem.student, point, valid or point, problem.inputs, limits)):
-                return point
+                    problem.student, point, valid or point, problem.inputs, limits)) \
+                    and not _endpoint(problem, reference, f_exprs, point):
+                if not exceptional(problem, reference, student, point):
+                    return point
+                if skipped is not None:
+                    skipped.append(point)
     return None
+
+
+def generic(problem: Problem, skipped: list[dict[str, float]]) -> str | None:
+    """The note on an answer judged for generic parameters: the value it excepts."""
+    if not skipped:
+        return None
+    point = skipped[0]
+    held = ", ".join(f"{n} = {point[n]:g}" for n in problem.inputs
+                     if n not in problem.wrt and n not in problem.constants)
+    return (f"judged for every value of the parameters but {held}, where the answer is "
+            "not defined (an antiderivative there is another formula)")
+
+
+def exceptional(problem: Problem, reference: list, student: list,
+                point: dict[str, float]) -> bool:
+    """Whether an antiderivative with parameters fails at the point only for its
+    parameters' values there: moved a little, both sides are real (k = -1 in
+    x^(k+1)/(k+1) + C for ∫x^k dx, judged for a generic k as books and STACK judge it)."""
+    params = [n for n in problem.inputs if n not in problem.wrt and n not in problem.constants]
+    if not problem.turned or not params:
+        return False
+    moved = {**point, **{n: sp.Rational(point[n]) + _BESIDE for n in params}}
+    return all(_real(e, moved) for e in [*reference, *student])
+
+
+#: how far beside a point the reference is looked at, to tell an end of its domain
+_BESIDE = sp.Rational(1, 10**9)
+
+
+def _endpoint(problem: Problem, reference: list, f_exprs: list,
+              point: dict[str, float]) -> bool:
+    """Whether an antiderivative F is a real number at the point, its derivative is not
+    (only one-sided there), and the point ends the function's domain: x = 1 for
+    ∫√(1 - x²) dx, where every book's F has no two-sided derivative. Not a counterexample."""
+    if not problem.turned or not all(_real(e, point) for e in f_exprs):
+        return False
+    for name, value in point.items():
+        for step in (_BESIDE, -_BESIDE):
+            beside = {**point, name: sp.Rational(value) + step}
+            if not all(_real(e, beside) for e in reference):
+                return True
+    return False
 
 
 def _written_real(side: Side, point: dict[str, float], valid: dict[str, float],

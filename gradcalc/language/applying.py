@@ -79,6 +79,8 @@ def argument(p: Any, j: int) -> tuple[int, list[int]] | None:
     firsts: list[int] = []
     k, end = j, None
     while True:
+        if firsts and p.s(k) == "e" and p.s(k + 1) == "**":
+            break  # `cos x e^(sin x)`: e^ starts a new factor, as after a power
         last = factor_end(p, k)
         if last is None:
             break
@@ -92,8 +94,10 @@ def argument(p: Any, j: int) -> tuple[int, list[int]] | None:
 
 def bare_call(p: Any, i: int, name: str, start: int | None = None,
               close: str = "") -> bool:
-    """`name ARG` with ARG bare after token i: `name(` ... `)`; False if no argument."""
-    found = argument(p, i + 1)
+    """`name ARG` with ARG bare after token i: `name(` ... `)`; False if no argument. A
+    sign before it belongs to it (`sin -x*3` is sin(-x)·3: recorded)."""
+    sign = signed(p, i)
+    found = argument(p, i + 1 + sign)
     if found is None:
         return False
     end, firsts = found
@@ -112,9 +116,17 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
                                 f"{name}({arg}*{group}){close}", p.at(head), head,
                                 p.ends[p.match[end + 1]]))
             return True
-    if len(firsts) > 1:
+    if sign and p.s(end + 1) in ("*", "/") and argument(p, end + 2) is not None:
+        last = argument(p, end + 2)[0]  # type: ignore[index]
+        p.traps.append(Trap("function argument", p.text[head:p.ends[last]],
+                            f"{name}({arg}){close}{span(p, end + 1, last)}",
+                            f"{name}({span(p, i + 1, last)}){close}", p.at(head), head,
+                            p.ends[last]))
+    elif len(firsts) > 1:
         first_end = firsts[1] - 1
-        p.traps.append(Trap("function argument", written, f"{name}({arg}){close}",
+        names = all(p.is_name(k) for k in firsts)  # sin x y, sin xy: the peers differ
+        p.traps.append(Trap("product argument" if names else "function argument", written,
+                            f"{name}({arg}){close}",
                             f"{name}({span(p, i + 1, first_end)}){close}*"
                             f"{span(p, firsts[1], end)}", p.at(head), head, p.ends[end]))
     elif p.s(end + 1) == "/" and (p.kind(end + 2) == tokenize.NUMBER or p.is_value(end + 2)):
@@ -131,13 +143,67 @@ def bare_call(p: Any, i: int, name: str, start: int | None = None,
     return True
 
 
+def bracket_argument(p: Any, i: int) -> bool:
+    """`ln [u-2]^2` (a book's square brackets after a function's name): ln((u-2)^2), its
+    power inside as `ln x^2`'s is (recorded: ln(u-2)^2 is the other reading)."""
+    k = i + 1
+    if p.s(k) != "[" or k not in p.match:
+        return False
+    close = end = p.match[k]
+    if p.s(close + 1) == "**":
+        j = close + 2 + (p.s(close + 2) in ("-", "+"))
+        end = p.match[j] if p.s(j) == "(" and j in p.match else j
+    name, inner = p.spelled(i), span(p, k + 1, close - 1) if close > k + 1 else ""
+    power = p.text[p.ends[close]:p.ends[end]]
+    p.edit(p.starts[i], p.ends[i], f"{name}(", p.starts[i])
+    p.edit(p.starts[k], p.ends[k], "(", p.starts[k])
+    p.edit(p.starts[close], p.ends[close], ")", p.starts[close])
+    p.edit(p.ends[end], p.ends[end], ")", p.ends[end])
+    p.no_product.add(i)
+    p.no_product.add(end)
+    record(p, "bracket argument", i, end, f"{name}(({inner}){power})",
+           f"{name}({inner}){power}" if power else None)
+    return True
+
+
+def bare_chain(p: Any, i: int) -> bool:
+    """`ln ln x` (from `\\ln\\ln x`): ln(ln(x)), link by link: this function applied to
+    the next, closed after the bare argument that ends the chain; False without one.
+    Only logs chain so (books' `\\ln\\ln x`): `sin cos x` stays an error."""
+    if p.spelled(i) != "log":
+        return False
+    k = i + 1
+    while p.is_function(k) and p.spelled(k) == "log":
+        k += 1
+    found = argument(p, k)
+    if found is None or k == i + 1:
+        return False
+    end = found[0]
+    p.edit(p.starts[i], p.ends[i], p.spelled(i), p.starts[i])
+    p.edit(p.ends[i], p.starts[i + 1], "(", p.ends[i])
+    p.edit(p.ends[end], p.ends[end], ")", p.ends[end])
+    p.no_product.add(i)
+    return True
+
+
+def signed(p: Any, i: int) -> bool:
+    """Whether a function's name at token i is followed by `-` and a bare factor, with
+    no space after the sign (`sin -x`, not `sin - x`)."""
+    return (p.s(i + 1) == "-" and p.ends[i + 1] == p.starts[i + 2] and p.starts[i + 1]
+            > p.ends[i] and factor_end(p, i + 2) is not None)
+
+
 def call_argument(p: Any, i: int) -> bool:
     """`ln abs(x)` (from `lnabs(x)`), `sin cos(x)`: a function applied to a call of
-    another, ln(abs(x)); False when the next function is not called."""
+    another, ln(abs(x)); `ln ln ln(x)` (from `lnlnln(x)`) link by link, each closed
+    after the call that ends the chain; False when the chain ends in no call."""
     k = i + 1
-    if p.s(k + 1) != "(" or k + 1 not in p.match:
+    m = k
+    while p.s(m + 1) != "(" and p.is_function(m + 1):
+        m += 1
+    if p.s(m + 1) != "(" or m + 1 not in p.match:
         return False
-    last = p.match[k + 1]
+    last = p.match[m + 1]
     p.edit(p.ends[i], p.starts[k], "(", p.ends[i])
     p.edit(p.ends[last], p.ends[last], ")", p.ends[last])
     p.no_product.add(i)
@@ -237,6 +303,8 @@ def function_power(p: Any, i: int, word: str) -> bool:
             record(p, "inverse function", i, close, f"{name}{span(p, inverse + 1, close)}",
                    other)
             return True
+        if _called(p, i, inverse, word, name):
+            return True
         if not bare_call(p, inverse, name, start=p.starts[i]):
             raise p.error(i, f"{word}^-1 needs what it applies to: write {name}(x)")
         p.traps[-1:] = [t for t in p.traps[-1:] if t.kind != "function argument"]
@@ -247,18 +315,43 @@ def function_power(p: Any, i: int, word: str) -> bool:
     if p.s(j) in ("-", "+"):
         raise p.error(i, f"{word}^{p.s(j)}{p.s(j + 1)} x is ambiguous: write "
                       f"{word}(x)^{p.s(j)}{p.s(j + 1)}")
-    if p.kind(j) != tokenize.NUMBER or p.s(j + 1) == "(":
+    last = _exponent_end(p, j)
+    if last is None or p.s(last + 1) == "(":
         return False
-    found = argument(p, j + 1)
+    found = argument(p, last + 1)
     if found is None:
         return False
     end = found[0]
-    power = p.s(j)
-    p.edit(p.starts[i], p.ends[j], f"({p.spelled(i)}(", p.starts[i])
+    power = span(p, j, last)
+    p.edit(p.starts[i], p.ends[last], f"({p.spelled(i)}(", p.starts[i])
     p.edit(p.ends[end], p.ends[end], f")**{power})", p.starts[j])
-    p.no_product.add(j)
-    arg = span(p, j + 1, end)
+    p.no_product.add(last)
+    arg = span(p, last + 1, end)
     record(p, "function power", i, end, f"{word}({arg})**{power}", None)
+    return True
+
+
+def _exponent_end(p: Any, j: int) -> int | None:
+    """The last token of a function's power starting at token j: a number, a name
+    (`sin^n x`) or a bracket (`cos^(7/2) x`); None for anything else."""
+    if p.kind(j) == tokenize.NUMBER or p.is_value(j):
+        return j
+    if p.s(j) == "(" and j in p.match:
+        return p.match[j]
+    return None
+
+
+def _called(p: Any, i: int, inverse: int, word: str, name: str) -> bool:
+    """`tan^-1 sqrt(x)` (from `\\tan^{-1}\\sqrt x`): the inverse applied to a call."""
+    k = inverse + 1
+    if not p.is_function(k) or p.s(k + 1) != "(" or k + 1 not in p.match:
+        return False
+    close = p.match[k + 1]
+    p.edit(p.starts[i], p.ends[inverse], f"{name}(", p.starts[i])
+    p.edit(p.ends[close], p.ends[close], ")", p.ends[close])
+    p.no_product.add(inverse)
+    arg = span(p, k, close)
+    record(p, "inverse function", i, close, f"{name}({arg})", f"1/{word}({arg})")
     return True
 
 
@@ -349,6 +442,8 @@ def split(p: Any, i: int) -> None:
     if (not head.isidentifier() and not head.isdigit()) or head in ("a", "ar", "arc") \
             or word in SPELLINGS:
         return  # `arsech(x)` is an inverse's name, not ar*sech(x): the error says so
+    if head in ("ln", "log") and tail != "e" and i + 1 in p.match:
+        return _composed(p, i, head, tail)
     p.edit(p.starts[i], p.ends[i], f"{head}*{tail}")
     p.no_product.add(i)  # `2xcos(x)`: the call stays a call
     if tail == "e":
@@ -357,6 +452,15 @@ def split(p: Any, i: int) -> None:
     else:
         end = p.match.get(i + 1, i + 1)
     record(p, "split name", i, end, f"{head}*{tail}{p.text[p.ends[i]:p.ends[end]]}", None)
+
+
+def _composed(p: Any, i: int, head: str, tail: str) -> None:
+    """`lnarccos(x)` in a program: ln(arccos(x)), a log of a call, never ln·arccos(x)."""
+    close = p.match[i + 1]
+    p.edit(p.starts[i], p.ends[i], f"log({tail}")
+    p.edit(p.ends[close], p.ends[close], ")")
+    p.no_product.add(i)
+    record(p, "split name", i, close, f"log({tail}{span(p, i + 1, close)})", None)
 
 
 def assigned_names(p: Any) -> frozenset[str]:

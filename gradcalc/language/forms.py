@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from gradcalc.language import bars, latex
+from gradcalc.language import bars, latex, tex
 from gradcalc.language.program import Pos
 
 
@@ -29,6 +29,8 @@ class Trap:
 
     `kind`: 'function argument' (`sin x^2`, `sin 2x`), 'function power' (`sin^2 x`),
     'inverse function' (`sin^-1 x`), 'division then product' (`1/2x`, `1/2√x`),
+    'product argument' (`sin x y`, `sin xy`: sin(x·y), or sin(x)·y as some readers take
+    it), 'bracket argument' (`ln [u-2]^2`: ln((u-2)^2), or ln(u-2)^2),
     'power then parenthesis' (`x^x(1+ln x)`), 'split name' (`xe^x`, `xcos(x)`), 'log base'
     (`log_2 x`). `written`: the piece as typed (normalised: `^` is `**`); `read`: how it
     was read, `other`: the other reading (None when there is no other sensible one), both
@@ -51,6 +53,9 @@ def prepare(text: str, functions: Collection[str], at: Callable[[int], Pos],
     """`text` with its surrounding whitespace, LaTeX, braces and bars read, and per
     character (plus an end entry) its offset in `text`."""
     out, origin = _dedent(text)
+    if "\\" in out or "$" in out or "{,}" in out or tex.SPACED_BASE.search(out):
+        out, step = tex.books(out)
+        origin = [origin[k] for k in step]
     if "\\" in out or "{" in out or "}" in out:
         out, step = latex.translate(out, lambda k: at(origin[k]))
         origin = [origin[k] for k in step]

@@ -44,6 +44,16 @@ PI = "π"
 _WORD = re.compile(r"[^\W\d]\w*")
 #: `log_2x`: the log to base 2 of x (a name of its own to the tokenizer)
 _LOG_BASE = re.compile(r"log_(\d+)([^\W\d]\w*)")
+#: `x3^(x^2-1)`: a variable, then a number raised to a power (x·3^(x²−1), said)
+_DIGIT_POWER = re.compile(r"([^\W\d]+?)(\d+)")
+
+
+def digit_power(word: str, variables: Collection[str], then: str) -> tuple[str, str] | None:
+    """(the variable, the number) of `x3` before `^` or `**` when x is a variable."""
+    m = _DIGIT_POWER.fullmatch(word)
+    if m and m[1] in variables and then.lstrip().startswith(("**", "^")):
+        return m[1], m[2]
+    return None
 
 
 def readings(word: str, functions: Collection[str], variables: Collection[str],
@@ -60,7 +70,7 @@ def readings(word: str, functions: Collection[str], variables: Collection[str],
         if prev is None:
             return not piece.isdigit()
         if prev in funcs:
-            return piece not in funcs or piece in INNER
+            return piece not in funcs or piece in INNER or prev in ("ln", "log")
         if prev.isdigit():
             return not piece.isdigit() and piece not in funcs
         return not piece.isdigit()
@@ -82,6 +92,8 @@ def readings(word: str, functions: Collection[str], variables: Collection[str],
                 walk(at + len(piece), (*so_far, piece))
 
     walk(0, ())
+    if not found and (power := digit_power(word, variables, then)):
+        found.append(power)
     return sorted(set(found), key=len)
 
 
@@ -133,7 +145,8 @@ def unglue(text: str, functions: Collection[str], variables: Collection[str],
     value) never is. Text the tokenizer cannot read is left as it is (the parser names
     the problem)."""
     if not any(PI in w or _LOG_BASE.fullmatch(w) or variables and w not in variables
-               and w not in functions and readings(w, functions, variables, "(")
+               and w not in functions and (readings(w, functions, variables, "(")
+                                           or digit_power(w, variables, "**"))
                for w in set(_WORD.findall(text))):  # most texts: no tokenizing
         return text, list(range(len(text) + 1)), ()
     try:
@@ -204,5 +217,7 @@ def variables_in(texts: Collection[str], functions: Collection[str],
             base |= {call[1] for w in ws if (call := applied(w)) and call[1] in shared}
     rest = {w for ws in words for w in ws if w not in base and not keyword.iskeyword(w)
             and not readings(w, functions, base, "(") and not _around_pi(w)
-            and not _LOG_BASE.fullmatch(w)}
+            and not _LOG_BASE.fullmatch(w) and not any(
+                digit_power(w, base, t[m.end():]) for t in texts
+                for m in re.finditer(rf"\b{w}\b", t))}
     return tuple(sorted(base | rest))

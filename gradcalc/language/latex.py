@@ -23,6 +23,7 @@ from collections.abc import Callable
 from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.errors import ParseError
 from gradcalc.language.program import Pos
+from gradcalc.language.tex import instead
 from gradcalc.language.text import GREEK_LOOKALIKES, GREEK_NAMES, escape
 
 
@@ -223,8 +224,7 @@ class _Scan:
             return self.root(k, j)
         else:
             raise self.error(k, f"the LaTeX command \\{name} is not one gradcalc reads "
-                             "(it reads \\frac, \\sqrt, \\sin and the other functions, "
-                             "\\cdot, \\times, \\left, \\right, \\pi and Greek letters)")
+                             f"({instead(name)})")
         return j
 
     def single(self, j: int) -> tuple[str, int, int] | None:

@@ -53,7 +53,7 @@ _STATEMENT_START = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DED
 #: a superset of the places a rule can apply (two tokens that may be adjacent operands, a
 #: call or definition, `π`, `√`); text without one is left alone without tokenizing it
 _TRIGGER = re.compile(r"\d[^\W\d]|[\w.)]\s+[^\W\d]|\)[^\W\d]|[\w.)]\s*\(|[^\W\d]\s+\d|[π√]|\)\s*\d"
-                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_|\d\s*\[")
+                      r"|[^\W\d]e\*\*|\*\*-|\*\*\d+\s|log_|\d\s*\[|/\s*\d+\s+\d|[^\W\d]\s+-\w|[^\W\d]\s*\[")
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ class _Pass:
                 self.bare_exponent(i)
             if i and (t == name or word == "(" or word == "√") and (
                     types[i - 1] in (number, name) or strs[i - 1] == ")") or (
-                    t == number and (strs[i - 1] == ")" or types[i - 1] == name
+                    t == number and (strs[i - 1] == ")" or types[i - 1] in (name, number)
                                      and self.starts[i] > self.ends[i - 1])):
                 self.product(i - 1, i)
         return self.apply()
@@ -242,9 +242,12 @@ class _Pass:
         elif word in ALIASES and word not in self.functions - set(ALIASES) \
                 and self.s(i + 1) == "(":
             self.edit(self.starts[i], self.ends[i], ALIASES[word])
+        if self.is_function(i) and self.s(i + 1) == "[" and applying.bracket_argument(self, i):
+            return
         if self.is_function(i) and (self.is_name(i + 1) or self.kind(i + 1) == tokenize.NUMBER
-                                    or self.is_root(i + 1)):
-            if self.is_function(i + 1) and applying.call_argument(self, i):
+                                    or self.is_root(i + 1) or applying.signed(self, i)):
+            if self.is_function(i + 1) and (applying.call_argument(self, i)
+                                            or applying.bare_chain(self, i)):
                 return
             if self.is_function(i + 1) or not applying.bare_call(self, i, self.spelled(i)):
                 raise self.error(i, f"{quote(word)} needs parentheses: write "
@@ -342,8 +345,11 @@ class _Pass:
         """Insert `*` between two adjacent tokens that can only mean a product."""
         starts_operand = (self.is_name(right) or self.s(right) == "("
                           or self.is_root(right) or self.kind(right) == tokenize.NUMBER
-                          and (self.s(left) == ")" or self.is_value(left)))  # `(ln 2) 2^t`,
-        # `x 5^(x-1)` (a number after a space: the run only gets here then)
+                          and (self.s(left) == ")" or self.is_value(left)
+                               or self._fraction_end(left)
+                               or self.bare.get(left) == "exponent"))  # `(ln 2) 2^t`,
+        # `x 5^(x-1)`, `1/2 1/2`, `2x^2 3^x` (a number after a space: the run only gets
+        # here then)
         if not starts_operand or left in self.no_product or (
                 self.s(right) == "(" and self.s(right + 1) == ")"):
             return
@@ -373,6 +379,10 @@ class _Pass:
                 self.is_value(left) and left not in self.bare)):
             self.division_then_product(left, right)
         self.edit(self.starts[right], self.starts[right], "*")
+
+    def _fraction_end(self, left: int) -> bool:
+        """Whether token `left` is a number that ends a fraction `a/b` (`1/2 1/2`)."""
+        return self.kind(left) == tokenize.NUMBER and self.s(left - 1) == "/"
 
     def power_then_bracket(self, left: int, right: int) -> None:
         """`x**x(1+ln x)`: a product, as WeBWorK reads it (recorded: the other reading

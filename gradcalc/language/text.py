@@ -114,6 +114,11 @@ _REPLACE = {
     **dict.fromkeys("×·⋅∙∗•", "*"),
     **dict.fromkeys("÷∕⁄", "/"),
     **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d", "-"),
+    #: look-alikes that fonts and math editors paste: U+2052 (a commercial minus), a
+    #: turned v for a caret, ornamental and white parentheses
+    "\u2052": "-", "\u028c": "**",
+    **dict.fromkeys("\u2768\u276a\u27ee\u2985\ufd3e", "("),
+    **dict.fromkeys("\u2769\u276b\u27ef\u2986\ufd3f", ")"),
 }
 _BAD_CATEGORIES = {"Cc": "control", "Cf": "invisible formatting", "Cs": "surrogate",
                    "Zl": "line separator", "Zp": "paragraph separator"}
@@ -217,8 +222,9 @@ def _check_ascii(result: str, origin: list[int], text: str, lines: LineIndex) ->
 
 def normalize(text: str) -> str:
     """Program or value text as gradcalc reads it: NFKC, `x²` -> `x**2`, `×·⋅•` -> `*`,
-    `÷` -> `/`, dashes and U+2212 -> `-`, `^` and `ˆ` -> `**`, line ends -> '\\n'
-    (fullwidth brackets `（ ）` are NFKC's `( )`).
+    `÷` -> `/`, dashes, U+2212 and U+2052 -> `-`, `^`, `ˆ` and `ʌ` -> `**`, line ends ->
+    '\\n' (fullwidth brackets `（ ）` are NFKC's `( )`; ornamental and white ones `❨ ❩`,
+    `⟮ ⟯`, `⦅ ⦆` are brackets too).
 
     Raises ParseError for NUL, control, bidi, zero-width and other invisible characters,
     and for characters left outside comments that are neither ASCII nor allowed Greek

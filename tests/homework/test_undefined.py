@@ -126,7 +126,8 @@ def test_an_isolated_point_is_no_part():
 
 def test_a_constant_undefined_for_some_of_its_values_is_no_domain_error():
     assert anti("x^2", "x^3/3 + ln(c)").verdict == "correct"
-    assert anti("x^2", "x^3/3 + sqrt(C)").verdict == "correct"
+    v = anti("x^2", "x^3/3 + sqrt(C)")  # wrong for its values alone, not for a domain
+    assert v.verdict == "incorrect" and v.feedback.startswith("√C is a constant that")
 
 
 def test_the_probes_meet_a_part_the_seeds_draws_miss():

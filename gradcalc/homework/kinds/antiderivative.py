@@ -35,6 +35,7 @@ from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import answer_variables, free_names, read_problem, read_side
 from gradcalc.homework.reading import wording
+from gradcalc.homework.reading.claims import integral
 from gradcalc.homework.reading.student import expression, formula
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.ir import walk
@@ -47,6 +48,7 @@ from gradcalc.verify.budget import Timeout, time_budget
 def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, settings: Settings,
           limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Verdict:
     """The verdict on an antiderivative of `function`, its + C as `kind.constant` says."""
+    function, answer, wrt = integral(function, answer, wrt)
     f_side, f_names, x = _read(function, wrt, limits)
     a_side = read_side(answer, "answer", 0, limits, answer_variables(answer, f_side, wrt))
     a_names = [n for n in free_names(a_side.program) if n != EULER]
@@ -81,7 +83,8 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     if verdict.verdict == "incorrect" and not _undefined(out):
         out.feedback = _feedback(problem, x, constants, f_side, limits) or (
             verdict.feedback if verdict.feedback and not verdict.misconception else None)
-    elif verdict.verdict != "incorrect" and kind.constant == "required":
+    elif verdict.verdict != "incorrect" and (kind.constant == "required" or constants):
+        # a constant written must take every value, whether + C is required or optional
         said = ("the constant of integration is missing: add + C" if not constants else
                 _every_value(a_side, x, f_names, constants[0], limits))
         if said:
@@ -115,6 +118,7 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     from gradcalc.homework.solutions.integrating import solution
     from gradcalc.homework.solutions.verified import Checker
 
+    function, _, wrt = integral(function, "", wrt)
     f_side, f_names, x = _read(function, wrt, limits)
     names = list(dict.fromkeys([x, *f_names]))
     f = proof.side_exprs(f_side, tuple(names), {n: 0.5 for n in names}, limits)[0]

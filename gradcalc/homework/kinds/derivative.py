@@ -120,7 +120,8 @@ def read(function: str, answer: str, wrt: list[str] | None, kind: Kind,
     chosen = list(wrt or [])
     if kind.partial:
         chosen = list(dict.fromkeys(chosen + list(kind.partial)))
-    problem = read_problem(function, answer, chosen or None, limits, wrt_from, constants)
+    problem = read_problem(function, answer, chosen or None, limits, wrt_from, constants,
+                           kind.order, tuple(kind.partial))
     given = set(problem.inputs)
     for n, v in kind.at:
         if not isinstance(v, float):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from gradcalc.errors import GradcalcError
+from gradcalc.language.tex import unwrap
 
 _NAME = r"[A-Za-z_]\w*"
 _PRIMES = r"(?:'|′|’|″)+"
@@ -31,6 +32,29 @@ _SUBSCRIPT = re.compile(rf"^(?P<f>[A-Za-z])_\{{?(?P<v>{_NAME}?)\}}?\s*(?:\([^()]
 #: ∇f, ∇f(x, y), grad f, grad(f), nabla f
 _GRADIENT = re.compile(rf"^(?:∇|grad\b|nabla\b)\s*\(?\s*(?P<f>{_NAME})?\s*\)?\s*"
                        r"(?:\([^()]*\))?$")
+#: f^(4)(x), y^(4), f^{(4)}(x): the N-th derivative
+_ORDERED = re.compile(rf"^(?P<f>{_NAME})\s*\^\s*\(\s*(?P<n>\d+)\s*\)\s*"
+                      r"(?:\(\s*(?P<v>[^()]*)\))?$")
+#: ∂^2f/∂x∂y, ∂^3f/∂x^2∂y: a mixed partial, its variables in the denominator
+_MIXED = re.compile(rf"^∂\^?(?P<n>\d)\s*(?P<f>{_NAME})?\s*/\s*(?P<d>(?:∂\s*[A-Za-z]"
+                    r"(?:\^?\d)?\s*){2,})$")
+_DENOMINATOR = re.compile(r"∂\s*([A-Za-z])(?:\^?(\d))?")
+#: ∫ f dx (from \int f\,dx): an antiderivative, by the variable after d
+_INTEGRAL = re.compile(r"^\s*(?:\\int|∫)(?![A-Za-z])\s*(?P<f>.*?)\s*(?:\\[,;!:]|\\quad|\s)*"
+                       r"(?:\\mathrm\{d\}|\\operatorname\{d\}|\\text\{d\}|d)\s*"
+                       r"(?P<v>[A-Za-z])\s*$", re.S)
+_GROUP = r"\{((?:[^{}]|\{[^{}]*\})*)\}"
+#: LaTeX in a prefix, in the forms the patterns above read
+_TEX_HEAD = ((re.compile(rf"\\[dt]?frac\s*{_GROUP}\s*{_GROUP}"), r"\1/\2"),
+             (re.compile(r"\\(?:mathrm|operatorname|text)\s*\{\s*d\s*\}"), "d"),
+             (re.compile(r"\\partial(?![A-Za-z])"), "∂"),
+             (re.compile(r"\^\s*\{\s*((?:\\prime\s*|')+)\}"), r"\1"),
+             (re.compile(r"\\prime(?![A-Za-z])"), "'"),
+             (re.compile(r"\\(?:left|right)(?![A-Za-z])"), ""),
+             (re.compile(r"\\[,;!: ]|\\q?quad(?![A-Za-z])"), " "),
+             (re.compile(r"\^\s*\{([^{}]*)\}"), r"^\1"),
+             (re.compile(r"_\s*\{([^{}]*)\}"), r"_\1"))
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾", "0123456789()")
 #: J, Df, J_f, Jf(x, y)
 _JACOBIAN = re.compile(rf"^(?:J|D)(?:_?\{{?(?P<f>{_NAME})\}}?)?\s*(?:\([^()]*\))?$")
 #: vector brackets other than [ ]
@@ -44,20 +68,30 @@ class Claim:
     """What the prefix says the answer is."""
 
     prefix: str  # as written, e.g. "∂f/∂y"
-    kind: str  # 'derivative' | 'partial' | 'gradient' | 'jacobian'
-    wrt: tuple[str, ...] = ()  # the variable(s) it names, if any
+    #: the derivative the prefix names: 'derivative' | 'partial' | 'gradient' | 'jacobian'
+    #: | 'antiderivative' (its form, not a kind of problem)
+    form: str
+    #: the variable(s) it names, if any; a mixed partial's, one per differentiation
+    #: (`f_xy`: x, y; `∂²f/∂x²`: x)
+    wrt: tuple[str, ...] = ()
     order: int = 1
 
     def describe(self) -> str:
         what = {"derivative": "a derivative", "partial": "a partial derivative",
-                "gradient": "the gradient", "jacobian": "the Jacobian"}[self.kind]
-        by = f" with respect to {self.wrt[0]}" if len(self.wrt) == 1 else ""
+                "gradient": "the gradient", "jacobian": "the Jacobian",
+                "antiderivative": "an antiderivative"}[self.form]
+        if self.order > 1:
+            what = (f"{'a partial' if self.form == 'partial' else 'a'} derivative of "
+                    f"order {self.order}")
+        by = (f" with respect to {self.wrt[0]}" if len(set(self.wrt)) == 1 else
+              f" with respect to {', '.join(self.wrt)}" if self.wrt else "")
         return f"{self.prefix} ({what}{by})"
 
 
 def split_prefix(text: str) -> tuple[str, Claim | None]:
     """(the formula, the claim) of an answer; the text unchanged and None without a
-    known prefix."""
+    known prefix. A `$...$` or `\\(...\\)` around the whole answer goes."""
+    text = unwrap(text)
     m = _EQUALS.search(text)
     if not m or "\n" in text[: m.start()] or ";" in text[: m.start()]:
         return text, None
@@ -80,25 +114,73 @@ _BRACKETED = re.compile(rf"\(\s*(d|∂)(\^?\d)?\s*({_NAME})?\s*\)\s*/\s*\(\s*(d|
                         r"(\^?\d)?\s*\)")
 
 
+def integral(function: str, answer: str, wrt: list[str] | None
+             ) -> tuple[str, str, list[str] | None]:
+    """An antiderivative's texts as books write them: the function `\\int f\\,dx` (or
+    `∫ f dx`) is f, by x unless `wrt` says; the answer's `\\int f\\,dx =` prefix goes."""
+    m = _INTEGRAL.match(unwrap(function))
+    if m and m["f"]:
+        function, wrt = m["f"], wrt or [m["v"]]
+    body, claim = split_prefix(answer)
+    return function, body if claim and claim.form == "antiderivative" else answer, wrt
+
+
+def _plain(head: str) -> str:
+    """A prefix's LaTeX in the plain forms read (`\\frac{dy}{dx}` is dy/dx, `f^{(4)}` is
+    f^(4), `\\partial` is ∂), superscripts as powers (`∂²f`), and without doubled
+    brackets around it (`((dy/dx))`)."""
+    if "\\" in head or "{" in head:
+        for pattern, plain in _TEX_HEAD:
+            head = pattern.sub(plain, head)
+        head = head.strip()
+    if any(c in head for c in "⁰¹²³⁴⁵⁶⁷⁸⁹"):
+        head = re.sub(r"([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", r"^\1", head).translate(_SUPERSCRIPT)
+    while head.startswith("(") and _grouped(head):
+        head = head[1:-1].strip()
+    return head
+
+
 def _claim(head: str) -> Claim | None:
+    integral = _INTEGRAL.match(head)
+    if integral and integral["f"]:
+        return Claim(head, "antiderivative", (integral["v"],))
+    plain = _plain(head)
+    if plain != head:
+        found = _written(plain)
+        return Claim(head, found.form, found.wrt, found.order) if found else None
+    return _written(head)
+
+
+def _written(head: str) -> Claim | None:
+    """The claim of a prefix in plain text."""
     if head.startswith("(") and _BRACKETED.match(head):
         bare = _BRACKETED.sub(lambda m: f"{m[1]}{m[2] or ''}{m[3] or ''}/{m[4]}{m[5]}"
                               f"{m[6] or ''}", head, count=1)
-        found = _claim(bare)
-        return Claim(head, found.kind, found.wrt, found.order) if found else None
+        found = _written(bare)
+        return Claim(head, found.form, found.wrt, found.order) if found else None
     m = _PRIME.match(head)
     if m:
         order = sum(2 if c == "″" else 1 for c in m["p"])
         names = [v.strip() for v in (m["v"] or "").split(",") if v.strip()]
         return Claim(head, "derivative", tuple(names) if len(names) == 1 else (), order)
+    m = _ORDERED.match(head)
+    if m:
+        names = [v.strip() for v in (m["v"] or "").split(",") if v.strip()]
+        return Claim(head, "derivative", tuple(names) if len(names) == 1 else (), int(m["n"]))
+    m = _MIXED.match(head)
+    if m:
+        path = tuple(v for name, power in _DENOMINATOR.findall(m["d"])
+                     for v in [name] * int(power or 1))
+        return Claim(head, "partial", path, len(path)) if len(path) == int(m["n"]) else None
     m = _LEIBNIZ.match(head)
     if m and (m["v"] or m["d"] == "∂") and _grouped(m["rest"]):
         order = int(m["n"] or m["m"] or 1)
         kind = "partial" if m["d"] == "∂" else "derivative"
         return Claim(head, kind, (m["v"],) if m["v"] else (), order)
     m = _SUBSCRIPT.match(head)
-    if m and m["v"]:
-        return Claim(head, "partial", (m["v"],))
+    if m and m["v"]:  # f_xy: a mixed partial, one letter per differentiation
+        path = tuple(m["v"]) if m["v"].isalpha() and len(m["v"]) <= 4 else (m["v"],)
+        return Claim(head, "partial", path, len(path))
     if _GRADIENT.match(head):
         return Claim(head, "gradient")
     if _JACOBIAN.match(head) and head not in ("D",):

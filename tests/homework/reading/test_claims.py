@@ -29,7 +29,7 @@ from gradcalc.homework.reading.claims import split_prefix, vector
 def test_prefixes_are_stripped_and_say_what_they_claim(text, body, kind, wrt):
     got, claim = split_prefix(text)
     assert got == body and claim is not None
-    assert (claim.kind, claim.wrt) == (kind, wrt)
+    assert (claim.form, claim.wrt) == (kind, wrt)
 
 
 @pytest.mark.parametrize("text", ["2x", "u = x^2; 2u", "where(x >= 0, 1, -1)",

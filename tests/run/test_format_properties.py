@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-RUN = Path(__file__).resolve().parent.parent / "gradcalc" / "run"
+RUN = Path(__file__).resolve().parents[2] / "gradcalc" / "run"
 FLAGS = {"binary", "inline", "fast", "person", "structured"}
 
 
