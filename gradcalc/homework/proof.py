@@ -70,12 +70,26 @@ def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
     for entry in side.entries:
         program, literals = _literals(entry.program)
         given = {**values, **{n: np.asarray(v, dtype=np.float64) for n, v in literals}}
+        euler = _euler(program, inputs)
         # a formula that decides nothing has one path: no numeric run to record it
         path = None if _decides(program) else PathDecisions()
-        expr, _ = symbolic_output(program, given, [*inputs, *(n for n, _ in literals)], {},
+        expr, _ = symbolic_output(program, {**given, **euler},
+                                  [*inputs, *(n for n, _ in literals), *euler], {},
                                   RESULT_NAME, path, limits=limits, local=False)
-        out.append(exact(_put(np.asarray(expr, dtype=object).reshape(()).item(), literals)))
+        expr = _put(np.asarray(expr, dtype=object).reshape(()).item(), literals)
+        if euler and isinstance(expr, sp.Basic):
+            expr = expr.xreplace({s: sp.E for s in expr.free_symbols if s.name == EULER})
+        out.append(exact(expr))
     return out
+
+
+def _euler(program: Program, inputs: tuple[str, ...]) -> dict[str, Any]:
+    """`e` as a name of its own where it is Euler's number (no input of that name), so
+    that e^(-5) reaches sympy as E^-5 and not as the float 0.0067…"""
+    if EULER in inputs or not any(isinstance(n, Name) and n.id == EULER
+                                  for n in walk(program)):
+        return {}
+    return {EULER: np.asarray(np.e, dtype=np.float64)}
 
 
 #: the prefix of the symbols that stand for a formula's number literals

@@ -108,7 +108,7 @@ class ClassTable:
         self._draw(last=True)
 
         def show(console: Any) -> None:
-            console.print(summary_line(summary))
+            console.print(summary_line(summary, students), soft_wrap=True)
             if picture is not None:
                 picture(console)
 

@@ -138,9 +138,12 @@ def show_rows(results: list[Result], extra_names: list[str], keyed: bool, consol
     console.print(table)
 
 
-def summary_line(summary: Summary) -> str:
+def summary_line(summary: Summary, students: int) -> str:
+    """The class in one line: its students (a student's several rows counted once), its
+    rows by verdict and the points of them all."""
     c = summary.counts
-    return (f"{summary.rows} row{'s' * (summary.rows != 1)}: {c['correct']} correct, "
+    return (f"{students} student{'s' * (students != 1)}, "
+            f"{summary.rows} row{'s' * (summary.rows != 1)}: {c['correct']} correct, "
             f"{c['incorrect']} incorrect, {c['undetermined']} undetermined, "
             f"{c['unreadable']} unreadable; score {points_text(summary.earned)} of "
             f"{points_text(summary.possible)}")

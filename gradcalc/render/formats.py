@@ -180,7 +180,7 @@ def _json_class_end(summary: Any, students: int, out: Any, err: Any) -> None:
 def _plain_class_end(summary: Any, students: int, out: Any, err: Any) -> None:
     from gradcalc.render.classview import summary_line
 
-    err.write(summary_line(summary) + "\n")
+    err.write(summary_line(summary, students) + "\n")
 
 
 def _json_replayed(replayed: Any, name: str, out: Any) -> None:

@@ -354,15 +354,32 @@ def _solutions(job: ClassJob, gather: Any, picture: Any) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for p in picture.problems:
-        found = gather.key.problems.get(p.name) if gather.key is not None else None
-        task = gather.first[p.name].task if p.name in gather.first else None
-        # a parametrised problem's solution is a variant's: its parameters as numbers
-        source = task if found is not None and found.template is not None else found or task
-        if source is None:
-            continue
         try:
-            out[p.name] = solve(source.function, split_wrt(source.wrt), source.kind,
-                                job.settings, job.limits, "the key's wrt")
+            source = _solved(gather, p.name, job.limits)
+            if source is None:
+                continue
+            function, wrt, kind = source
+            out[p.name] = solve(function, split_wrt(wrt), kind, job.settings, job.limits,
+                                "the key's wrt")
         except GradcalcError:
             continue
     return out
+
+
+def _solved(gather: Any, name: str, limits: Any) -> tuple[str, str, Any] | None:
+    """What a problem's worked solution solves: its function, wrt and kind. A
+    parametrised problem's is a variant's, its parameters as numbers: its first row's,
+    or, when no row answered it, the variant of the class's first student."""
+    from gradcalc.grading.variants import variant_of
+
+    found = gather.key.problems.get(name) if gather.key is not None else None
+    task = gather.first[name].task if name in gather.first else None
+    if task is not None and (found is None or found.template is not None):
+        return task.function, task.wrt, task.kind
+    if found is None:
+        return None
+    if found.template is None:
+        return found.function, found.wrt, found.kind
+    student = next((r.task.student for r in gather.first.values()), found.template.term)
+    variant = variant_of(found.template, student, limits)
+    return variant.function, found.wrt, variant.kind

@@ -67,3 +67,14 @@ def test_json_names_the_variant_and_the_hint(rows):
 def test_the_fast_json_line_is_the_rows_object(rows):
     for r in rows[2]:
         assert json_line(r, True) == json.dumps(classview.row_json(r, True)) + "\n"
+
+
+def test_the_summary_counts_students_not_rows(rows):
+    _, _, found = rows
+    summary = classfile.Summary()
+    for r in found:
+        summary.add(r)
+    students = len({r.task.student for r in found})
+    line = classview.summary_line(summary, students)
+    assert line.startswith("1 student, 3 rows: ")
+    assert classview.summary_line(summary, 2).startswith("2 students, 3 rows: ")

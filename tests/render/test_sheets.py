@@ -148,6 +148,28 @@ def test_the_same_variant_in_sheets_and_in_grading(invoke, tmp_path):
     assert graded.code == 0, graded.out
 
 
+EXP_KEY = "problem,function,params\n1,e^c x,c = -7..-2\n2,a*exp(c)*x^2,a = 2..5; c = -7..-2\n"
+
+
+def test_e_to_a_drawn_number_stays_exact_on_every_page(invoke, tmp_path):
+    (tmp_path / "key.csv").write_text(EXP_KEY, encoding="utf-8")
+    (tmp_path / "roster.csv").write_text("Email\nana@uni.edu\nben@uni.edu\n",
+                                         encoding="utf-8")
+    run = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--roster",
+                 str(tmp_path / "roster.csv"), "--out", str(tmp_path / "out"))
+    assert run.code == 0, run.err
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "out").iterdir()}
+    for name, text in pages.items():
+        assert not re.search(r"\d\.\d{4}", text), name  # no float like 0.00673794699908547
+    rows = list(csv.DictReader(io.StringIO(pages["sheets.csv"])))
+    for row in rows:
+        assert "e^{" in row["latex"], row
+    sheet = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--student", "ana@uni.edu",
+                   "--json", "--answers")
+    for line in sheet.out.splitlines():
+        assert not re.search(r"\d\.\d{4}", json.loads(line)["answer"]), line
+
+
 @pytest.mark.parametrize("args, message", [
     ((), "sheets needs the students: --roster ROSTER.csv, or --student ID"),
     (("--student", "a", "--out", "key.csv"), "--out key.csv: is a file, not a folder"),

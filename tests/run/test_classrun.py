@@ -243,3 +243,21 @@ def test_the_command_line_leaves_the_span_size_to_the_class_unless_given(tmp_pat
     given = invoke("grade", str(path), "--json", "--jobs", "2", "--chunk-rows", "70")
     assert one.out == two.out == given.out
     assert asked == [classrun.span_rows(str(path), 2), 70] == [25, 70]  # 401 lines / 16
+
+
+def test_every_problem_of_the_key_has_a_worked_solution_in_the_report(invoke, tmp_path):
+    """A parametrised problem nobody answered (an antiderivative among them) is solved
+    for the class's first student's variant: its parameters as numbers."""
+    key = ("problem,function,params,kind\n1,a sin(b x),a = 2..9; b = 2..5,\n"
+           "2,a e^(b x),a = 2..6; b = 2..3,antiderivative\n3,cos(x),,antiderivative\n"
+           "4,e^c x,c = -5..-2,\n")
+    (tmp_path / "key.csv").write_text(key, encoding="utf-8")
+    (tmp_path / "subs.csv").write_text("student,problem,answer\nana,1,x\n", encoding="utf-8")
+    run = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+                 "--plain", "--report", str(tmp_path / "r.html"))
+    assert run.code == 1, run.err
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    for k in range(1, 5):
+        assert f'<a href="#solution-{k}">worked solution</a>' in page
+        assert f'<section id="solution-{k}">' in page
+    assert "a e^(b x)</code></h3>" not in page  # no solution treats a and b as variables
