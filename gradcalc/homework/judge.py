@@ -141,6 +141,14 @@ def forget_formulas() -> int:
     return kept
 
 
+def _nowhere(exprs: list) -> bool:
+    """Whether sympy finds the function undefined everywhere (complex infinity, nan)."""
+    import sympy as sp
+
+    return any(isinstance(e, sp.Basic) and e.has(sp.zoo, sp.nan)
+               for e in np.asarray(exprs, dtype=object).flat)
+
+
 def _function_side(problem: Problem, point: dict[str, float], limits: Limits
                    ) -> tuple[list, list, str, str | None]:
     """(function exprs, derivative exprs, the derivative's text and LaTeX, in its shortest
@@ -154,6 +162,9 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(problem.function, problem.inputs, point, limits)
             d = true_derivative.derivatives(f, problem.wrt, problem.paths, problem.pinned)
+            if _nowhere(f):  # x/sin(π): exactly x/0, though the tape's sin(π) is 1.2e-16
+                return [], [], ("(no formula: the function divides by zero everywhere in "
+                                "exact arithmetic)"), None
             text, tex = student.grid(d, problem.shape, problem.inputs,
                                      min(student.SIMPLIFY_SECONDS, limits.check_seconds / 4))
         result = (f, d, text, tex)

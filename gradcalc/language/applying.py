@@ -189,8 +189,8 @@ def bare_chain(p: Any, i: int) -> bool:
 def signed(p: Any, i: int) -> bool:
     """Whether a function's name at token i is followed by `-` and a bare factor, with
     no space after the sign (`sin -x`, not `sin - x`)."""
-    return (p.s(i + 1) == "-" and p.ends[i + 1] == p.starts[i + 2] and p.starts[i + 1]
-            > p.ends[i] and factor_end(p, i + 2) is not None)
+    return (p.s(i + 1) == "-" and i + 2 < len(p.starts) and p.ends[i + 1] == p.starts[i + 2]
+            and p.starts[i + 1] > p.ends[i] and factor_end(p, i + 2) is not None)
 
 
 def call_argument(p: Any, i: int) -> bool:

@@ -32,6 +32,8 @@ PERTURBATIONS = st.sampled_from(["0.5*x", "x^2/7", "sin(x)/3", "0.001*exp(x/10)"
 @example(function="abs((exp(x) * (x)^3))", extra="0.001*exp(x/10)")  # several |x|
 @example(function="((x)^3 / log(2))", extra="0.5*x")  # 3/ln(2) is no float in the answer
 @example(function="abs(asin(x))", extra="0.5*x")  # no re(asin(x)) in the expected text
+@example(function="(x * (sin(pi))^-1)", extra="0.5*x")  # x/0 exactly: no zoo expected
+@example(function="(x / sin(pi))", extra="0.5*x")
 def test_the_printed_derivative_is_correct_and_a_perturbed_one_is_not(function, extra):
     first = judge(read_problem(function, "0", ["x"]))
     # a function defined nowhere (log(x - x)) has nothing to check

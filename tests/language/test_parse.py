@@ -9,7 +9,7 @@ import time
 import warnings
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gradcalc.errors import GradcalcError, LimitError, ParseError
@@ -610,6 +610,7 @@ def test_arbitrary_text_parses_or_raises_gradcalc_error(text):
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(PROGRAM_ALPHABET, max_size=40).map("".join))
+@example(text="x(.sum-")  # a function's name, then a sign that ends the text
 def test_program_like_text_parses_or_raises_gradcalc_error(text):
     _parses_or_refuses(text)
 
