@@ -9,6 +9,7 @@ Declarations, separated by `;` or line breaks, each read by gradcalc's own parse
     d = a+1..9               a range that depends on earlier parameters
     n = choice(2, 3, 4)      one of these values
     k = 2a + 1               a derived value: exact arithmetic on earlier parameters
+                             (+ - * / ^, % and mod, gcd, floor, int, abs)
     a != b                   a condition (== != < <= > >=, and, or, not)
 
 Values are exact rationals (`fractions.Fraction`); the draw is `gradcalc.grading.draws`.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -185,7 +186,7 @@ def _expression(text: str, at: str) -> Expr:
     from gradcalc.language.parse import parse
 
     try:
-        program = parse(text.strip(), functions=("abs",))
+        program = parse(text.strip(), functions=tuple(ARITHMETIC), remainder=True)
     except GradcalcError as exc:
         raise GradcalcError(f"{at}: {exc.message}", kind="usage") from None
     if len(program.body) != 1 or not isinstance(program.body[0], ExprStmt):
@@ -199,7 +200,7 @@ def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str
     if not _NAME.fullmatch(name):
         raise GradcalcError(f"{at}: {name!r} is not a parameter's name (a letter, then "
                             "letters or digits)", kind="usage")
-    if name in RESERVED or name in FUNCTIONS:
+    if name in RESERVED or name in FUNCTIONS or name in ARITHMETIC:
         raise GradcalcError(f"{at}: {name!r} is a constant or a function of the language, "
                             "not a free name for a parameter", kind="usage")
     if name in forbidden:
@@ -219,22 +220,37 @@ def _parts(decl: Drawn | Derived) -> Iterator[Expr]:
 
 
 def _check_names(expr: Expr, before: list[str], at: str) -> None:
+    _check_calls(expr, at)
     for name in sorted(_names(expr)):
         if name not in before:
             raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it",
                                 kind="usage")
 
 
+def _check_calls(e: Any, at: str) -> None:
+    """Each function of the arithmetic given its number of values (`gcd(a)` refused)."""
+    if isinstance(e, Call) and len(e.args) != ARITHMETIC[e.func][0]:
+        arity = ARITHMETIC[e.func][0]
+        raise GradcalcError(f"{at}: {e.func} takes {arity} value{'s' * (arity > 1)}, not "
+                            f"{len(e.args)}", kind="usage")
+    for part in _children(e):
+        _check_calls(part, at)
+
+
+def _children(e: Any) -> Iterator[Any]:
+    for part in (getattr(e, f, None) for f in ("left", "right", "operand")):
+        if part is not None:
+            yield part
+    for many in (getattr(e, f, ()) for f in ("args", "operands", "values")):
+        yield from many
+
+
 def _names(e: Any) -> set[str]:
     if isinstance(e, Name):
         return {e.id}
     out: set[str] = set()
-    for part in (getattr(e, f, None) for f in ("left", "right", "operand")):
-        if part is not None:
-            out |= _names(part)
-    for many in (getattr(e, f, ()) for f in ("args", "operands", "values")):
-        for part in many:
-            out |= _names(part)
+    for part in _children(e):
+        out |= _names(part)
     return out
 
 
@@ -253,8 +269,8 @@ def value(e: Any, env: dict[str, Fraction]) -> Any:
         return -v if e.op == "-" else v
     if isinstance(e, Binary):
         return _binary(e.op, value(e.left, env), value(e.right, env))
-    if isinstance(e, Call) and e.func == "abs" and len(e.args) == 1:
-        return abs(value(e.args[0], env))
+    if isinstance(e, Call):
+        return _call(e, env)
     if isinstance(e, Compare):
         items = [value(x, env) for x in e.operands]
         return all(_compare(op, a, b) for op, a, b in zip(e.ops, items, items[1:],
@@ -264,7 +280,42 @@ def value(e: Any, env: dict[str, Fraction]) -> Any:
         return all(truths) if e.op == "and" else any(truths)
     if isinstance(e, Not):
         return not value(e.operand, env)
-    raise GradcalcError("only numbers, + - * / ^ and abs() go into a parameter", kind="usage")
+    raise GradcalcError("only numbers, + - * / ^ %, abs, gcd, mod, floor and int go into a "
+                        "parameter", kind="usage")
+
+
+def _call(e: Call, env: dict[str, Fraction]) -> Fraction:
+    return ARITHMETIC[e.func][1](*(value(a, env) for a in e.args))
+
+
+def _whole(name: str, *args: Fraction) -> tuple[int, ...]:
+    if any(a.denominator != 1 for a in args):
+        raise GradcalcError(f"{name} takes whole numbers, not "
+                            f"{', '.join(text_of(a) for a in args)}", kind="usage")
+    return tuple(int(a) for a in args)
+
+
+def _gcd(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(math.gcd(*_whole("gcd", a, b)))
+
+
+def _mod(a: Fraction, b: Fraction) -> Fraction:
+    """a mod b, as Perl's % (WeBWorK's) gives it for whole numbers: the sign of b."""
+    m, n = _whole("mod", a, b)
+    if n == 0:
+        raise GradcalcError("mod by zero", kind="usage")
+    return Fraction(m % n)
+
+
+#: the functions of a parameter's arithmetic: their number of values and their rule;
+#: int cuts toward zero (Perl's int, as WeBWorK writes it), floor goes down
+ARITHMETIC: dict[str, tuple[int, Callable[..., Fraction]]] = {
+    "abs": (1, abs),
+    "gcd": (2, _gcd),
+    "mod": (2, _mod),
+    "floor": (1, lambda a: Fraction(math.floor(a))),
+    "int": (1, lambda a: Fraction(math.trunc(a))),
+}
 
 
 @lru_cache(maxsize=4096)
@@ -287,6 +338,8 @@ def _binary(op: str, a: Fraction, b: Fraction) -> Fraction:
         if b == 0:
             raise GradcalcError("a division by zero", kind="usage")
         return _bounded(a / b)
+    if op == "%":
+        return _mod(a, b)
     if op not in ("+", "-", "*"):
         raise GradcalcError(f"{op!r} does not go into a parameter", kind="usage")
     return _bounded(a + b if op == "+" else a - b if op == "-" else a * b)
