@@ -10,7 +10,10 @@ Declarations, separated by `;` or line breaks, each read by gradcalc's own parse
     n = choice(2, 3, 4)      one of these values
     k = 2a + 1               a derived value: exact arithmetic on earlier parameters
                              (+ - * / ^, % and mod, gcd, floor, int, abs)
-    a != b                   a condition (== != < <= > >=, and, or, not)
+    a != b                   a condition (== != < <= > >=, and, or, not): the whole try
+                             is drawn again until every condition holds
+    redraw b until b != a    only b is drawn again until the condition holds (WeBWorK's
+                             do { $b = ... } until (...), with its odds)
 
 Values are exact rationals (`fractions.Fraction`); the draw is `gradcalc.grading.draws`.
 """
@@ -20,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -50,10 +53,17 @@ _NAME = re.compile(r"[^\W\d]\w*")
 _RANGE = re.compile(r"^(?P<lo>.+?)\.\.(?P<hi>.+?)(?:\s+step\s+(?P<step>.+?))?"
                     r"(?:\s+except\s+(?P<ex>.+))?$", re.S)
 _CHOICE = re.compile(r"^choice\s*\((?P<args>.*)\)(?:\s+except\s+(?P<ex>.+))?$", re.S)
+_REDRAW = re.compile(r"^redraw\s+(?P<name>[^\W\d]\w*)\s+until\s+(?P<cond>.+)$", re.S)
 _EXCEPT = re.compile(r"^(?P<expr>.+?)\s+except\s+(?P<ex>.+)$", re.S)
 #: '=' that is not part of ==, <=, >=, !=
 _EQUALS = re.compile(r"(?<![=<>!])=(?!=)")
 _SPELLED = {"≠": "!=", "≤": "<=", "≥": ">=", "…": "..", "−": "-"}
+
+
+@dataclass(frozen=True)
+class Condition:
+    text: str
+    expr: Expr
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,8 @@ class Drawn:
     step: Expr | None = None
     choices: tuple[Expr, ...] = ()
     excepted: tuple[Expr, ...] = ()
+    #: `redraw NAME until C`: the conditions its own draw is repeated until
+    until: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,12 +87,6 @@ class Derived:
     """A parameter computed from earlier ones (exact arithmetic)."""
 
     name: str
-    text: str
-    expr: Expr
-
-
-@dataclass(frozen=True)
-class Condition:
     text: str
     expr: Expr
 
@@ -112,6 +118,11 @@ def read(text: str, where: str, forbidden: frozenset[str] = frozenset()) -> Para
     conditions: list[Condition] = []
     for piece in _pieces(text):
         at = f"{where}, column params, {piece!r}"
+        redraw = _REDRAW.match(piece)
+        if redraw:
+            _add_redraw(decls, redraw["name"], Condition(piece, _expression(redraw["cond"],
+                                                                            at)), at)
+            continue
         m = _EQUALS.search(piece)
         if m is None:
             expr = _expression(piece, at)
@@ -131,6 +142,21 @@ def read(text: str, where: str, forbidden: frozenset[str] = frozenset()) -> Para
         raise GradcalcError(f"{where}, column params: no parameter is declared (e.g. "
                             "a = 2..9; b = choice(2, 3))", kind="usage")
     return Params(text.strip(), tuple(decls), tuple(conditions))
+
+
+def _add_redraw(decls: list[Drawn | Derived], name: str, until: Condition, at: str) -> None:
+    """`redraw NAME until C` joined to NAME's declaration: C may name NAME and the
+    parameters declared before it."""
+    k = next((k for k, d in enumerate(decls) if d.name == name), None)
+    if k is None or not isinstance(decls[k], Drawn):
+        what = "a parameter declared before it" if k is None else "drawn (it is computed)"
+        raise GradcalcError(f"{at}: {name!r} is not {what}: redraw NAME until CONDITION "
+                            "comes after NAME = RANGE or NAME = choice(...)", kind="usage")
+    if not isinstance(until.expr, (Compare, BoolOp, Not)):
+        raise GradcalcError(f"{at}: after until comes a condition (such as {name} != a)",
+                            kind="usage")
+    _check_names(until.expr, [d.name for d in decls[:k + 1]], at, f" or {name!r} itself")
+    decls[k] = replace(decls[k], until=(*decls[k].until, until))  # type: ignore[union-attr]
 
 
 def _pieces(text: str) -> list[str]:
@@ -219,12 +245,12 @@ def _parts(decl: Drawn | Derived) -> Iterator[Expr]:
     yield from decl.excepted
 
 
-def _check_names(expr: Expr, before: list[str], at: str) -> None:
+def _check_names(expr: Expr, before: list[str], at: str, itself: str = "") -> None:
     _check_calls(expr, at)
     for name in sorted(_names(expr)):
         if name not in before:
-            raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it",
-                                kind="usage")
+            raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it"
+                                f"{itself}", kind="usage")
 
 
 def _check_calls(e: Any, at: str) -> None:
@@ -395,6 +421,22 @@ def json_of(v: Fraction) -> int | str:
 def shown(values: Values) -> str:
     """`a = 3, b = 1/2`."""
     return ", ".join(f"{n} = {text_of(v)}" for n, v in values)
+
+
+def holds(decl: Drawn, v: Fraction, env: dict[str, Fraction]) -> bool:
+    """Whether the value V of a drawn parameter stays (its `redraw ... until` conditions
+    hold with it; an error names the redraw)."""
+    if not decl.until:
+        return True
+    with_it = {**env, decl.name: v}
+    for c in decl.until:
+        try:
+            if not value(c.expr, with_it):
+                return False
+        except GradcalcError as exc:
+            when = f" when {shown(tuple(with_it.items()))}"
+            raise GradcalcError(f"{c.text!r}: {exc.message}{when}", kind=exc.kind) from None
+    return True
 
 
 def derived(decl: Derived, env: dict[str, Fraction]) -> Fraction:
