@@ -14,6 +14,9 @@ Declarations, separated by `;` or line breaks, each read by gradcalc's own parse
                              is drawn again until every condition holds
     redraw b until b != a    only b is drawn again until the condition holds (WeBWorK's
                              do { $b = ... } until (...), with its odds)
+    f = formula(sin(x)^2, cos(x)^2)   one formula of a list (WeBWorK's list_random of
+                             formulas), put into the function where it names f
+    v = variable(t, x, u)    the variable's name: the function, wrt and kind cells use v
 
 Values are exact rationals (`fractions.Fraction`); the draw is `gradcalc.grading.draws`.
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -54,6 +57,7 @@ _RANGE = re.compile(r"^(?P<lo>.+?)\.\.(?P<hi>.+?)(?:\s+step\s+(?P<step>.+?))?"
                     r"(?:\s+except\s+(?P<ex>.+))?$", re.S)
 _CHOICE = re.compile(r"^choice\s*\((?P<args>.*)\)(?:\s+except\s+(?P<ex>.+))?$", re.S)
 _REDRAW = re.compile(r"^redraw\s+(?P<name>[^\W\d]\w*)\s+until\s+(?P<cond>.+)$", re.S)
+_TEXTS = re.compile(r"^(?P<what>formula|variable)\s*\((?P<args>.*)\)$", re.S)
 _EXCEPT = re.compile(r"^(?P<expr>.+?)\s+except\s+(?P<ex>.+)$", re.S)
 #: '=' that is not part of ==, <=, >=, !=
 _EQUALS = re.compile(r"(?<![=<>!])=(?!=)")
@@ -80,6 +84,23 @@ class Drawn:
     excepted: tuple[Expr, ...] = ()
     #: `redraw NAME until C`: the conditions its own draw is repeated until
     until: tuple[Condition, ...] = ()
+    #: a list of formulas or of variable's names (`formula(...)`, `variable(...)`)
+    texts: tuple[str, ...] = ()
+    variable: bool = False
+
+    @property
+    def number(self) -> bool:
+        """Whether its values are numbers (not formulas nor names)."""
+        return not self.texts
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A value that is a text: one formula of a `formula(...)` list (its variables'
+    names drawn put in), or a drawn variable's name (`variable`)."""
+
+    text: str
+    variable: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,7 +125,8 @@ class Params:
         return tuple(d.name for d in self.decls)
 
 
-Values = tuple[tuple[str, Fraction], ...]
+Value = Fraction | Formula
+Values = tuple[tuple[str, Value], ...]
 
 
 # --------------------------------------------------------------------------- reading
@@ -129,15 +151,19 @@ def read(text: str, where: str, forbidden: frozenset[str] = frozenset()) -> Para
             if not isinstance(expr, (Compare, BoolOp, Not)):
                 raise GradcalcError(f"{at}: neither a parameter (NAME = ...) nor a condition "
                                     "(such as a != b)", kind="usage")
-            _check_names(expr, [d.name for d in decls], at)
+            _check_names(expr, decls, at)
             conditions.append(Condition(piece, expr))
             continue
         name, body = piece[:m.start()].strip(), piece[m.end():].strip()
-        _check_name(name, [d.name for d in decls], forbidden, at)
-        decl = _declaration(name, body, piece, at)
+        texts = _TEXTS.match(body)
+        decl = _texts(name, texts, piece, decls, at) if texts else \
+            _declaration(name, body, piece, at)
+        _check_name(name, [d.name for d in decls], forbidden, at,
+                    isinstance(decl, Drawn) and decl.variable)
         for part in _parts(decl):
-            _check_names(part, [d.name for d in decls], at)
+            _check_names(part, decls, at)
         decls.append(decl)
+    _check_formulas_before(decls, where)
     if not decls:
         raise GradcalcError(f"{where}, column params: no parameter is declared (e.g. "
                             "a = 2..9; b = choice(2, 3))", kind="usage")
@@ -148,15 +174,67 @@ def _add_redraw(decls: list[Drawn | Derived], name: str, until: Condition, at: s
     """`redraw NAME until C` joined to NAME's declaration: C may name NAME and the
     parameters declared before it."""
     k = next((k for k, d in enumerate(decls) if d.name == name), None)
-    if k is None or not isinstance(decls[k], Drawn):
-        what = "a parameter declared before it" if k is None else "drawn (it is computed)"
+    drawn = k is not None and isinstance(decls[k], Drawn)
+    if not drawn or not decls[k].number:  # type: ignore[index,union-attr]
+        what = "a parameter declared before it" if k is None else \
+            "drawn from numbers" if drawn else "drawn (it is computed)"
         raise GradcalcError(f"{at}: {name!r} is not {what}: redraw NAME until CONDITION "
                             "comes after NAME = RANGE or NAME = choice(...)", kind="usage")
     if not isinstance(until.expr, (Compare, BoolOp, Not)):
         raise GradcalcError(f"{at}: after until comes a condition (such as {name} != a)",
                             kind="usage")
-    _check_names(until.expr, [d.name for d in decls[:k + 1]], at, f" or {name!r} itself")
+    _check_names(until.expr, decls[:k + 1], at, f" or {name!r} itself")
     decls[k] = replace(decls[k], until=(*decls[k].until, until))  # type: ignore[union-attr]
+
+
+def _texts(name: str, m: re.Match[str], piece: str, before: list[Drawn | Derived],
+           at: str) -> Drawn:
+    """`formula(F, G, ...)`: formulas read by gradcalc's parser (a name in one is a
+    parameter declared before, else a variable of the function); `variable(t, x)`:
+    names, none a parameter's."""
+    texts = tuple(_split_commas(m["args"]))
+    if not texts:
+        raise GradcalcError(f"{at}: {m['what']}() needs at least one "
+                            f"{m['what']}", kind="usage")
+    if m["what"] == "variable":
+        taken = {d.name for d in before} | {name}
+        for t in texts:
+            _check_name(t, [], frozenset(), at, variable=True)
+            if t in taken or texts.count(t) > 1:
+                why = "a parameter" if t in taken else "twice in the list"
+                raise GradcalcError(f"{at}: {t!r} is {why}: a variable's names are others",
+                                    kind="usage")
+        return Drawn(name, piece, texts=texts, variable=True)
+    for t in texts:
+        _check_formula(name, t, before, at)
+    return Drawn(name, piece, texts=texts)
+
+
+def _check_formulas_before(decls: list[Drawn | Derived], where: str) -> None:
+    """A formula names only parameters declared before it (a later one would be a
+    variable of the formula when drawn, a parameter when put in)."""
+    for k, decl in enumerate(decls):
+        later = {d.name for d in decls[k + 1:]}
+        for text in decl.texts if isinstance(decl, Drawn) and not decl.variable else ():
+            clash = sorted(_identifiers(text) & later)
+            if clash:
+                raise GradcalcError(f"{where}, column params, {decl.text!r}: {clash[0]!r} "
+                                    "is a parameter declared after it: declare it before",
+                                    kind="usage")
+
+
+def _check_formula(name: str, text: str, before: list[Drawn | Derived], at: str) -> None:
+    from gradcalc.language.parse import parse
+
+    try:
+        program = parse(text)
+    except GradcalcError as exc:
+        raise GradcalcError(f"{at}: {text!r}: {exc.message}", kind="usage") from None
+    if len(program.body) != 1 or not isinstance(program.body[0], ExprStmt):
+        raise GradcalcError(f"{at}: {text!r} is not one formula", kind="usage")
+    if name in _names(program.body[0].value):
+        raise GradcalcError(f"{at}: the formula {text!r} names {name!r} itself",
+                            kind="usage")
 
 
 def _pieces(text: str) -> list[str]:
@@ -220,7 +298,8 @@ def _expression(text: str, at: str) -> Expr:
     return program.body[0].value
 
 
-def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str) -> None:
+def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str,
+                variable: bool = False) -> None:
     from gradcalc.engine.ops import FUNCTIONS
 
     if not _NAME.fullmatch(name):
@@ -229,7 +308,7 @@ def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str
     if name in RESERVED or name in FUNCTIONS or name in ARITHMETIC:
         raise GradcalcError(f"{at}: {name!r} is a constant or a function of the language, "
                             "not a free name for a parameter", kind="usage")
-    if name in forbidden:
+    if name in forbidden and not variable:
         raise GradcalcError(f"{at}: {name!r} is a variable of the problem (its wrt), not a "
                             "parameter", kind="usage")
     if name in before:
@@ -245,10 +324,17 @@ def _parts(decl: Drawn | Derived) -> Iterator[Expr]:
     yield from decl.excepted
 
 
-def _check_names(expr: Expr, before: list[str], at: str, itself: str = "") -> None:
+def _check_names(expr: Expr, before: list[Drawn | Derived], at: str, itself: str = ""
+                 ) -> None:
+    """Every name of a number expression is a number parameter declared before it."""
     _check_calls(expr, at)
+    texts = {d.name: d for d in before if isinstance(d, Drawn) and not d.number}
+    numbers = {d.name for d in before} - set(texts)
     for name in sorted(_names(expr)):
-        if name not in before:
+        if name in texts:
+            what = "a variable's name" if texts[name].variable else "a formula"
+            raise GradcalcError(f"{at}: {name!r} is {what}, not a number", kind="usage")
+        if name not in numbers:
             raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it"
                                 f"{itself}", kind="usage")
 
@@ -289,7 +375,10 @@ def value(e: Any, env: dict[str, Fraction]) -> Any:
     if isinstance(e, Num):
         return _number(e.value)
     if isinstance(e, Name):
-        return env[e.id]
+        v = env[e.id]
+        if isinstance(v, Formula):
+            raise GradcalcError(f"{e.id!r} is {v.text!r}, not a number", kind="usage")
+        return v
     if isinstance(e, Unary):
         v = value(e.operand, env)
         return -v if e.op == "-" else v
@@ -408,14 +497,17 @@ def choices_of(decl: Drawn, env: dict[str, Fraction]) -> list[Fraction]:
     return out
 
 
-def text_of(v: Fraction) -> str:
-    """A value as the key writes it: 3, -3, 1/2, -1/2."""
+def text_of(v: Value) -> str:
+    """A value as the key writes it: 3, -3, 1/2, -1/2 (a formula or a name as it is)."""
+    if isinstance(v, Formula):
+        return v.text
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
-def json_of(v: Fraction) -> int | str:
-    """A value in JSON: a whole number as a number, a fraction as its text ("1/2")."""
-    return v.numerator if v.denominator == 1 else text_of(v)
+def json_of(v: Value) -> int | str:
+    """A value in JSON: a whole number as a number, a fraction as its text ("1/2"), a
+    formula or a name as its text."""
+    return v.numerator if isinstance(v, Fraction) and v.denominator == 1 else text_of(v)
 
 
 def shown(values: Values) -> str:
@@ -447,14 +539,33 @@ def derived(decl: Derived, env: dict[str, Fraction]) -> Fraction:
         raise with_values(decl, env, exc) from None
 
 
-def values_of(decl: Drawn, env: dict[str, Fraction]) -> list[Fraction] | tuple[Fraction, ...]:
+def values_of(decl: Drawn, env: dict[str, Any]) -> Sequence[Value]:
     """A drawn parameter's values given the earlier ones (an error names it)."""
+    if not decl.number:
+        return [Formula(_named(t, env), decl.variable) for t in decl.texts]
     try:
         if not depends(decl):
             return fixed_values(decl)
         return choices_of(decl, env)
     except GradcalcError as exc:
         raise with_values(decl, env, exc) from None
+
+
+#: a name in a formula (not inside another, nor a LaTeX command)
+_IDENTIFIER = re.compile(r"(?<!\\)(?<![^\W\d])[^\W\d]\w*")
+
+
+def _identifiers(text: str) -> set[str]:
+    return set(_IDENTIFIER.findall(text))
+
+
+def _named(text: str, env: dict[str, Any]) -> str:
+    """A formula with the drawn variables' names put in."""
+    def name(m: re.Match[str]) -> str:
+        v = env.get(m.group())
+        return v.text if isinstance(v, Formula) and v.variable else m.group()
+
+    return _IDENTIFIER.sub(name, text)
 
 
 @lru_cache(maxsize=1024)

@@ -81,3 +81,13 @@ def test_errors_name_the_keys_line(text, message):
     with pytest.raises(GradcalcError) as exc:
         key(text)
     assert message in exc.value.message and "key.csv, line 2" in exc.value.message
+
+
+def test_a_drawn_variable_is_the_wrt_and_names_the_at_cell():
+    """`wrt` and `at` name the variable's parameter; each variant judges its own name."""
+    k = key("problem,function,wrt,params,at\n1,v^a,v,\"v = variable(t, u); a = 2..3\",v=1\n")
+    template = k.problems["1"].template
+    variants = {variant_of(template, s).wrt: variant_of(template, s)
+                for s in ("ana", "ben", "cy", "dee")}
+    assert set(variants) == {"t", "u"}
+    assert [dict(v.kind.at) for v in variants.values()] == [{n: 1.0} for n in variants]

@@ -270,3 +270,44 @@ def test_integer_arithmetic_on_other_values_is_refused_when_the_key_is_read(text
         draws.check(read(text), WHERE, "", "1")
     assert exc.value.message.startswith("key.csv, line 2, column params")
     assert message in exc.value.message
+
+
+def test_a_formula_drawn_from_a_list_and_a_variables_name():
+    """`formula(...)` gives one formula of the list, `variable(...)` one name; a formula
+    takes the drawn variable's name; the values are texts, in JSON too."""
+    spec = read("v = variable(t, x, u); a = 2..3; g = formula(sin(v)^2, a cos(v)^2)")
+    envs = list(draws.combinations(spec))
+    assert len(envs) == 12
+    assert {(env["v"].text, env["g"].text) for env in envs} == {
+        (v, g.replace("v", v)) for v in "txu" for g in ("sin(v)^2", "a cos(v)^2")}
+    env = envs[0]
+    assert env["v"] == params.Formula("t", variable=True) and params.json_of(env["g"]) == \
+        "sin(t)^2" and params.shown(tuple(env.items())) == "v = t, a = 2, g = sin(t)^2"
+
+
+def test_a_variables_name_may_be_the_problems_wrt():
+    assert read("v = variable(t, x)", frozenset({"v"})).names == ("v",)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("g = formula()", "formula() needs at least one formula"),
+    ("g = formula(sin(x), g + 1)", "the formula 'g + 1' names 'g' itself"),
+    ("g = formula(sin(x)+)", "'sin(x)+': syntax error"),
+    ("g = formula(y = x)", "'y = x' is not one formula"),
+    ("g = formula(a x); a = 2..3", "'a' is a parameter declared after it"),
+    ("v = variable(t, 2)", "'2' is not a parameter's name"),
+    ("a = 1..3; v = variable(a, t)", "'a' is a parameter: a variable's names are others"),
+    ("v = variable(t, t)", "'t' is twice in the list"),
+    ("v = variable(t, sin)", "'sin' is a constant or a function of the language"),
+    ("g = formula(sin(x)); g > 1", "'g' is a formula, not a number"),
+    ("v = variable(t, u); b = 2v", "'v' is a variable's name, not a number"),
+    ("g = formula(sin(x)); redraw g until 1 > 0", "'g' is not drawn from numbers"),
+    ("g = formula(sin(x))", None),
+])
+def test_a_bad_formula_or_variable_names_the_line(text, message):
+    if message is None:
+        assert read(text).names == ("g",)
+        return
+    with pytest.raises(GradcalcError, match="key.csv, line 2, column params") as exc:
+        read(text)
+    assert message in exc.value.message
