@@ -91,3 +91,10 @@ def test_a_drawn_variable_is_the_wrt_and_names_the_at_cell():
                 for s in ("ana", "ben", "cy", "dee")}
     assert set(variants) == {"t", "u"}
     assert [dict(v.kind.at) for v in variants.values()] == [{n: 1.0} for n in variants]
+
+
+def test_a_tangent_cell_with_a_parameter_is_read_per_variant():
+    """The tangent line at a drawn point (WeBWorK's x0 = random(1, 2))."""
+    p = key("problem,function,params,tangent\n1,x^3,x0 = 1..2,x=x0\n").problems["1"]
+    points = {variant_of(p.template, s).kind.tangent for s in ("ana", "ben", "cy", "dee")}
+    assert points == {(("x", 1.0),), (("x", 2.0),)}
