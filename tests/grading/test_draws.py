@@ -148,3 +148,14 @@ def test_a_redraw_is_reproduced_from_the_seed():
     first = [draws.draw(spec, "fall", f"s{k}", "1") for k in range(50)]
     assert first == [draws.draw(spec, "fall", f"s{k}", "1") for k in range(50)]
     assert all(math.gcd(int(dict(v)["n2"]), int(dict(v)["n3"])) == 1 for v in first)
+
+
+def test_the_documented_tangent_line_problem_keeps_webworks_odds():
+    """docs/teaching-with-gradcalc.md's 3-6-48: c drawn again while b + c x0 == 0 leaves
+    b at 1/5 each; a condition drawing the whole try makes b = 4 (0 twice of its 8
+    pairs of c and x0) 6 of 35."""
+    spec = "b = 1..5; x0 = 1..2; c = -5..-2"
+    redraw = exact_odds(f"{spec}; redraw c until b + c x0 != 0")
+    assert {v: chance_of(redraw, "b", v) for v in range(1, 6)} == \
+        dict.fromkeys(range(1, 6), Fraction(1, 5))
+    assert chance_of(exact_odds(f"{spec}; b + c x0 != 0"), "b", 4) == Fraction(6, 35)

@@ -239,6 +239,17 @@ BAD = [
     ("a = 2..9", "log(5 - a) + x", "line 2: with a = 5 the function 'log(5 - 5) + x' is "
      "undefined everywhere"),
     ("a = 2..3", "ax", "line 2, column function: 'ax' is a and x written together"),
+    ("a = 2..9; sqrt(a) > 2", "a*x", "line 2, column params, 'sqrt(a) > 2': 'sqrt' at line "
+     "1, column 1 is not a function gradcalc knows; functions: abs, floor, gcd, int, mod"),
+    ("g = formula()", "g", "line 2, column params, 'g = formula()': formula() needs at least "
+     "one formula"),
+    ("v = variable()", "v", "line 2, column params, 'v = variable()': variable() needs at "
+     "least one variable"),
+    ("a = 2..9; redraw a until a > 9", "a*x", "line 2, column params: 'redraw a until a > 9' "
+     "can never succeed: none of the 8 values of a satisfies it"),
+    ("a = 1..2000; redraw a until a == 7", "a*x", "line 2, column params: 'redraw a until "
+     "a == 7' keeps 1 of the 2,000 values of a, under 5%: a redraw draws at most 1,000 "
+     "times"),
 ]
 
 
