@@ -92,7 +92,9 @@ def picked_from(stream: Stream) -> Pick:
     """The draw's pick: the value at the next uniform index below the list's length; with
     `redraw NAME until C`, again and again until C holds, at most MAX_REDRAWS times."""
     def pick(decl: Drawn, values: Sequence[Fraction], env: dict[str, Fraction]) -> Fraction:
-        for _ in range(MAX_REDRAWS if decl.until else 1):
+        if not decl.until:
+            return values[stream.below(len(values))]
+        for _ in range(MAX_REDRAWS):
             v = values[stream.below(len(values))]
             if holds(decl, v, env):
                 return v
@@ -105,9 +107,9 @@ def picked_from(stream: Stream) -> Pick:
 
 def draw(params: Params, term: str, student: str, problem: str) -> Values:
     """The values of one student's variant of one problem (the same on every run)."""
-    stream = Stream(term, student, problem)
+    pick = picked_from(Stream(term, student, problem))
     for _ in range(MAX_TRIES):
-        env, ok = attempt(params, stream)
+        env, ok = tried(params, pick)
         if ok:
             return tuple(env.items())
     conditions = "; ".join(c.text for c in params.conditions)

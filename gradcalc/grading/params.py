@@ -376,7 +376,7 @@ def value(e: Any, env: dict[str, Fraction]) -> Any:
         return _number(e.value)
     if isinstance(e, Name):
         v = env[e.id]
-        if isinstance(v, Formula):
+        if v.__class__ is Formula:
             raise GradcalcError(f"{e.id!r} is {v.text!r}, not a number", kind="usage")
         return v
     if isinstance(e, Unary):
@@ -541,7 +541,7 @@ def derived(decl: Derived, env: dict[str, Fraction]) -> Fraction:
 
 def values_of(decl: Drawn, env: dict[str, Any]) -> Sequence[Value]:
     """A drawn parameter's values given the earlier ones (an error names it)."""
-    if not decl.number:
+    if decl.texts:
         return [Formula(_named(t, env), decl.variable) for t in decl.texts]
     try:
         if not depends(decl):
