@@ -166,8 +166,8 @@ def test_the_columns_a_parameter_may_be_drawn_in_are_the_settings_with_a_drawn_f
     from gradcalc.homework.kinds.registry import SETTINGS
 
     assert set(variants.PARAMETRISED) == {s.name for s in SETTINGS if s.drawn} == {
-        "order", "at", "domain"}
-    assert variants.PARAMETRISED["at"] is variants.at_text
+        "order", "at", "domain", "tangent"}
+    assert variants.PARAMETRISED["at"] is variants.PARAMETRISED["tangent"] is variants.at_text
 
 
 def drawn_template(function: str, spec: str, wrt: str = "") -> Template:
