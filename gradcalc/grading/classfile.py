@@ -393,8 +393,9 @@ def iter_tasks(table: Sheet, rows: Iterable[SheetRow], key: Key | None,
             yield replace(base, problem=problem.name, error=(exc.kind, exc.message))
             continue
         yield replace(base, problem=problem.name, function=function,
-                      wrt=problem.wrt, settings=own, points=problem.points, kind=kind,
-                      variant=variant, hints=hints, steps=problem.steps)
+                      wrt=variant.wrt if variant else problem.wrt, settings=own,
+                      points=problem.points, kind=kind, variant=variant, hints=hints,
+                      steps=problem.steps)
 
 
 def _in_course(task: Task, course: Course, clock: str | None, source: str) -> Task:

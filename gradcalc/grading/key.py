@@ -192,7 +192,7 @@ def _with_variants(problem: Problem, row: SheetRow, where: str, term: str) -> Pr
                             f"function {problem.function!r}, not a parameter: name the "
                             "parameter otherwise (a, b, c, n, ...)", kind="usage")
     template = Template(problem.name, problem.function, found, term, where, kind,
-                        tuple(cells.items()) if used else ())
+                        tuple(cells.items()) if used else (), problem.wrt)
     count, tried = variants.check_template(template)
     for values in tried:
         for hint in hints:

@@ -9,7 +9,14 @@ Declarations, separated by `;` or line breaks, each read by gradcalc's own parse
     d = a+1..9               a range that depends on earlier parameters
     n = choice(2, 3, 4)      one of these values
     k = 2a + 1               a derived value: exact arithmetic on earlier parameters
-    a != b                   a condition (== != < <= > >=, and, or, not)
+                             (+ - * / ^, % and mod, gcd, floor, int, abs)
+    a != b                   a condition (== != < <= > >=, and, or, not): the whole try
+                             is drawn again until every condition holds
+    redraw b until b != a    only b is drawn again until the condition holds (WeBWorK's
+                             do { $b = ... } until (...), with its odds)
+    f = formula(sin(x)^2, cos(x)^2)   one formula of a list (WeBWorK's list_random of
+                             formulas), put into the function where it names f
+    v = variable(t, x, u)    the variable's name: the function, wrt and kind cells use v
 
 Values are exact rationals (`fractions.Fraction`); the draw is `gradcalc.grading.draws`.
 """
@@ -18,8 +25,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -49,10 +56,18 @@ _NAME = re.compile(r"[^\W\d]\w*")
 _RANGE = re.compile(r"^(?P<lo>.+?)\.\.(?P<hi>.+?)(?:\s+step\s+(?P<step>.+?))?"
                     r"(?:\s+except\s+(?P<ex>.+))?$", re.S)
 _CHOICE = re.compile(r"^choice\s*\((?P<args>.*)\)(?:\s+except\s+(?P<ex>.+))?$", re.S)
+_REDRAW = re.compile(r"^redraw\s+(?P<name>[^\W\d]\w*)\s+until\s+(?P<cond>.+)$", re.S)
+_TEXTS = re.compile(r"^(?P<what>formula|variable)\s*\((?P<args>.*)\)$", re.S)
 _EXCEPT = re.compile(r"^(?P<expr>.+?)\s+except\s+(?P<ex>.+)$", re.S)
 #: '=' that is not part of ==, <=, >=, !=
 _EQUALS = re.compile(r"(?<![=<>!])=(?!=)")
 _SPELLED = {"≠": "!=", "≤": "<=", "≥": ">=", "…": "..", "−": "-"}
+
+
+@dataclass(frozen=True)
+class Condition:
+    text: str
+    expr: Expr
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,25 @@ class Drawn:
     step: Expr | None = None
     choices: tuple[Expr, ...] = ()
     excepted: tuple[Expr, ...] = ()
+    #: `redraw NAME until C`: the conditions its own draw is repeated until
+    until: tuple[Condition, ...] = ()
+    #: a list of formulas or of variable's names (`formula(...)`, `variable(...)`)
+    texts: tuple[str, ...] = ()
+    variable: bool = False
+
+    @property
+    def number(self) -> bool:
+        """Whether its values are numbers (not formulas nor names)."""
+        return not self.texts
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A value that is a text: one formula of a `formula(...)` list (its variables'
+    names drawn put in), or a drawn variable's name (`variable`)."""
+
+    text: str
+    variable: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,12 +108,6 @@ class Derived:
     """A parameter computed from earlier ones (exact arithmetic)."""
 
     name: str
-    text: str
-    expr: Expr
-
-
-@dataclass(frozen=True)
-class Condition:
     text: str
     expr: Expr
 
@@ -97,7 +125,8 @@ class Params:
         return tuple(d.name for d in self.decls)
 
 
-Values = tuple[tuple[str, Fraction], ...]
+Value = Fraction | Formula
+Values = tuple[tuple[str, Value], ...]
 
 
 # --------------------------------------------------------------------------- reading
@@ -111,25 +140,101 @@ def read(text: str, where: str, forbidden: frozenset[str] = frozenset()) -> Para
     conditions: list[Condition] = []
     for piece in _pieces(text):
         at = f"{where}, column params, {piece!r}"
+        redraw = _REDRAW.match(piece)
+        if redraw:
+            _add_redraw(decls, redraw["name"], Condition(piece, _expression(redraw["cond"],
+                                                                            at)), at)
+            continue
         m = _EQUALS.search(piece)
         if m is None:
             expr = _expression(piece, at)
             if not isinstance(expr, (Compare, BoolOp, Not)):
                 raise GradcalcError(f"{at}: neither a parameter (NAME = ...) nor a condition "
                                     "(such as a != b)", kind="usage")
-            _check_names(expr, [d.name for d in decls], at)
+            _check_names(expr, decls, at)
             conditions.append(Condition(piece, expr))
             continue
         name, body = piece[:m.start()].strip(), piece[m.end():].strip()
-        _check_name(name, [d.name for d in decls], forbidden, at)
-        decl = _declaration(name, body, piece, at)
+        texts = _TEXTS.match(body)
+        decl = _texts(name, texts, piece, decls, at) if texts else \
+            _declaration(name, body, piece, at)
+        _check_name(name, [d.name for d in decls], forbidden, at,
+                    isinstance(decl, Drawn) and decl.variable)
         for part in _parts(decl):
-            _check_names(part, [d.name for d in decls], at)
+            _check_names(part, decls, at)
         decls.append(decl)
+    _check_formulas_before(decls, where)
     if not decls:
         raise GradcalcError(f"{where}, column params: no parameter is declared (e.g. "
                             "a = 2..9; b = choice(2, 3))", kind="usage")
     return Params(text.strip(), tuple(decls), tuple(conditions))
+
+
+def _add_redraw(decls: list[Drawn | Derived], name: str, until: Condition, at: str) -> None:
+    """`redraw NAME until C` joined to NAME's declaration: C may name NAME and the
+    parameters declared before it."""
+    k = next((k for k, d in enumerate(decls) if d.name == name), None)
+    drawn = k is not None and isinstance(decls[k], Drawn)
+    if not drawn or not decls[k].number:  # type: ignore[index,union-attr]
+        what = "a parameter declared before it" if k is None else \
+            "drawn from numbers" if drawn else "drawn (it is computed)"
+        raise GradcalcError(f"{at}: {name!r} is not {what}: redraw NAME until CONDITION "
+                            "comes after NAME = RANGE or NAME = choice(...)", kind="usage")
+    if not isinstance(until.expr, (Compare, BoolOp, Not)):
+        raise GradcalcError(f"{at}: after until comes a condition (such as {name} != a)",
+                            kind="usage")
+    _check_names(until.expr, decls[:k + 1], at, f" or {name!r} itself")
+    decls[k] = replace(decls[k], until=(*decls[k].until, until))  # type: ignore[union-attr]
+
+
+def _texts(name: str, m: re.Match[str], piece: str, before: list[Drawn | Derived],
+           at: str) -> Drawn:
+    """`formula(F, G, ...)`: formulas read by gradcalc's parser (a name in one is a
+    parameter declared before, else a variable of the function); `variable(t, x)`:
+    names, none a parameter's."""
+    texts = tuple(_split_commas(m["args"]))
+    if not texts:
+        raise GradcalcError(f"{at}: {m['what']}() needs at least one "
+                            f"{m['what']}", kind="usage")
+    if m["what"] == "variable":
+        taken = {d.name for d in before} | {name}
+        for t in texts:
+            _check_name(t, [], frozenset(), at, variable=True)
+            if t in taken or texts.count(t) > 1:
+                why = "a parameter" if t in taken else "twice in the list"
+                raise GradcalcError(f"{at}: {t!r} is {why}: a variable's names are others",
+                                    kind="usage")
+        return Drawn(name, piece, texts=texts, variable=True)
+    for t in texts:
+        _check_formula(name, t, before, at)
+    return Drawn(name, piece, texts=texts)
+
+
+def _check_formulas_before(decls: list[Drawn | Derived], where: str) -> None:
+    """A formula names only parameters declared before it (a later one would be a
+    variable of the formula when drawn, a parameter when put in)."""
+    for k, decl in enumerate(decls):
+        later = {d.name for d in decls[k + 1:]}
+        for text in decl.texts if isinstance(decl, Drawn) and not decl.variable else ():
+            clash = sorted(_identifiers(text) & later)
+            if clash:
+                raise GradcalcError(f"{where}, column params, {decl.text!r}: {clash[0]!r} "
+                                    "is a parameter declared after it: declare it before",
+                                    kind="usage")
+
+
+def _check_formula(name: str, text: str, before: list[Drawn | Derived], at: str) -> None:
+    from gradcalc.language.parse import parse
+
+    try:
+        program = parse(text)
+    except GradcalcError as exc:
+        raise GradcalcError(f"{at}: {text!r}: {exc.message}", kind="usage") from None
+    if len(program.body) != 1 or not isinstance(program.body[0], ExprStmt):
+        raise GradcalcError(f"{at}: {text!r} is not one formula", kind="usage")
+    if name in _names(program.body[0].value):
+        raise GradcalcError(f"{at}: the formula {text!r} names {name!r} itself",
+                            kind="usage")
 
 
 def _pieces(text: str) -> list[str]:
@@ -185,7 +290,7 @@ def _expression(text: str, at: str) -> Expr:
     from gradcalc.language.parse import parse
 
     try:
-        program = parse(text.strip(), functions=("abs",))
+        program = parse(text.strip(), functions=tuple(ARITHMETIC), remainder=True)
     except GradcalcError as exc:
         raise GradcalcError(f"{at}: {exc.message}", kind="usage") from None
     if len(program.body) != 1 or not isinstance(program.body[0], ExprStmt):
@@ -193,16 +298,17 @@ def _expression(text: str, at: str) -> Expr:
     return program.body[0].value
 
 
-def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str) -> None:
+def _check_name(name: str, before: list[str], forbidden: frozenset[str], at: str,
+                variable: bool = False) -> None:
     from gradcalc.engine.ops import FUNCTIONS
 
     if not _NAME.fullmatch(name):
         raise GradcalcError(f"{at}: {name!r} is not a parameter's name (a letter, then "
                             "letters or digits)", kind="usage")
-    if name in RESERVED or name in FUNCTIONS:
+    if name in RESERVED or name in FUNCTIONS or name in ARITHMETIC:
         raise GradcalcError(f"{at}: {name!r} is a constant or a function of the language, "
                             "not a free name for a parameter", kind="usage")
-    if name in forbidden:
+    if name in forbidden and not variable:
         raise GradcalcError(f"{at}: {name!r} is a variable of the problem (its wrt), not a "
                             "parameter", kind="usage")
     if name in before:
@@ -218,23 +324,45 @@ def _parts(decl: Drawn | Derived) -> Iterator[Expr]:
     yield from decl.excepted
 
 
-def _check_names(expr: Expr, before: list[str], at: str) -> None:
+def _check_names(expr: Expr, before: list[Drawn | Derived], at: str, itself: str = ""
+                 ) -> None:
+    """Every name of a number expression is a number parameter declared before it."""
+    _check_calls(expr, at)
+    texts = {d.name: d for d in before if isinstance(d, Drawn) and not d.number}
+    numbers = {d.name for d in before} - set(texts)
     for name in sorted(_names(expr)):
-        if name not in before:
-            raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it",
-                                kind="usage")
+        if name in texts:
+            what = "a variable's name" if texts[name].variable else "a formula"
+            raise GradcalcError(f"{at}: {name!r} is {what}, not a number", kind="usage")
+        if name not in numbers:
+            raise GradcalcError(f"{at}: {name!r} is not a parameter declared before it"
+                                f"{itself}", kind="usage")
+
+
+def _check_calls(e: Any, at: str) -> None:
+    """Each function of the arithmetic given its number of values (`gcd(a)` refused)."""
+    if isinstance(e, Call) and len(e.args) != ARITHMETIC[e.func][0]:
+        arity = ARITHMETIC[e.func][0]
+        raise GradcalcError(f"{at}: {e.func} takes {arity} value{'s' * (arity > 1)}, not "
+                            f"{len(e.args)}", kind="usage")
+    for part in _children(e):
+        _check_calls(part, at)
+
+
+def _children(e: Any) -> Iterator[Any]:
+    for part in (getattr(e, f, None) for f in ("left", "right", "operand")):
+        if part is not None:
+            yield part
+    for many in (getattr(e, f, ()) for f in ("args", "operands", "values")):
+        yield from many
 
 
 def _names(e: Any) -> set[str]:
     if isinstance(e, Name):
         return {e.id}
     out: set[str] = set()
-    for part in (getattr(e, f, None) for f in ("left", "right", "operand")):
-        if part is not None:
-            out |= _names(part)
-    for many in (getattr(e, f, ()) for f in ("args", "operands", "values")):
-        for part in many:
-            out |= _names(part)
+    for part in _children(e):
+        out |= _names(part)
     return out
 
 
@@ -247,14 +375,17 @@ def value(e: Any, env: dict[str, Fraction]) -> Any:
     if isinstance(e, Num):
         return _number(e.value)
     if isinstance(e, Name):
-        return env[e.id]
+        v = env[e.id]
+        if v.__class__ is Formula:
+            raise GradcalcError(f"{e.id!r} is {v.text!r}, not a number", kind="usage")
+        return v
     if isinstance(e, Unary):
         v = value(e.operand, env)
         return -v if e.op == "-" else v
     if isinstance(e, Binary):
         return _binary(e.op, value(e.left, env), value(e.right, env))
-    if isinstance(e, Call) and e.func == "abs" and len(e.args) == 1:
-        return abs(value(e.args[0], env))
+    if isinstance(e, Call):
+        return _call(e, env)
     if isinstance(e, Compare):
         items = [value(x, env) for x in e.operands]
         return all(_compare(op, a, b) for op, a, b in zip(e.ops, items, items[1:],
@@ -264,7 +395,42 @@ def value(e: Any, env: dict[str, Fraction]) -> Any:
         return all(truths) if e.op == "and" else any(truths)
     if isinstance(e, Not):
         return not value(e.operand, env)
-    raise GradcalcError("only numbers, + - * / ^ and abs() go into a parameter", kind="usage")
+    raise GradcalcError("only numbers, + - * / ^ %, abs, gcd, mod, floor and int go into a "
+                        "parameter", kind="usage")
+
+
+def _call(e: Call, env: dict[str, Fraction]) -> Fraction:
+    return ARITHMETIC[e.func][1](*(value(a, env) for a in e.args))
+
+
+def _whole(name: str, *args: Fraction) -> tuple[int, ...]:
+    if any(a.denominator != 1 for a in args):
+        raise GradcalcError(f"{name} takes whole numbers, not "
+                            f"{', '.join(text_of(a) for a in args)}", kind="usage")
+    return tuple(int(a) for a in args)
+
+
+def _gcd(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(math.gcd(*_whole("gcd", a, b)))
+
+
+def _mod(a: Fraction, b: Fraction) -> Fraction:
+    """a mod b, as Perl's % (WeBWorK's) gives it for whole numbers: the sign of b."""
+    m, n = _whole("mod", a, b)
+    if n == 0:
+        raise GradcalcError("mod by zero", kind="usage")
+    return Fraction(m % n)
+
+
+#: the functions of a parameter's arithmetic: their number of values and their rule;
+#: int cuts toward zero (Perl's int, as WeBWorK writes it), floor goes down
+ARITHMETIC: dict[str, tuple[int, Callable[..., Fraction]]] = {
+    "abs": (1, abs),
+    "gcd": (2, _gcd),
+    "mod": (2, _mod),
+    "floor": (1, lambda a: Fraction(math.floor(a))),
+    "int": (1, lambda a: Fraction(math.trunc(a))),
+}
 
 
 @lru_cache(maxsize=4096)
@@ -287,6 +453,8 @@ def _binary(op: str, a: Fraction, b: Fraction) -> Fraction:
         if b == 0:
             raise GradcalcError("a division by zero", kind="usage")
         return _bounded(a / b)
+    if op == "%":
+        return _mod(a, b)
     if op not in ("+", "-", "*"):
         raise GradcalcError(f"{op!r} does not go into a parameter", kind="usage")
     return _bounded(a + b if op == "+" else a - b if op == "-" else a * b)
@@ -329,19 +497,38 @@ def choices_of(decl: Drawn, env: dict[str, Fraction]) -> list[Fraction]:
     return out
 
 
-def text_of(v: Fraction) -> str:
-    """A value as the key writes it: 3, -3, 1/2, -1/2."""
+def text_of(v: Value) -> str:
+    """A value as the key writes it: 3, -3, 1/2, -1/2 (a formula or a name as it is)."""
+    if isinstance(v, Formula):
+        return v.text
     return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
-def json_of(v: Fraction) -> int | str:
-    """A value in JSON: a whole number as a number, a fraction as its text ("1/2")."""
-    return v.numerator if v.denominator == 1 else text_of(v)
+def json_of(v: Value) -> int | str:
+    """A value in JSON: a whole number as a number, a fraction as its text ("1/2"), a
+    formula or a name as its text."""
+    return v.numerator if isinstance(v, Fraction) and v.denominator == 1 else text_of(v)
 
 
 def shown(values: Values) -> str:
     """`a = 3, b = 1/2`."""
     return ", ".join(f"{n} = {text_of(v)}" for n, v in values)
+
+
+def holds(decl: Drawn, v: Fraction, env: dict[str, Fraction]) -> bool:
+    """Whether the value V of a drawn parameter stays (its `redraw ... until` conditions
+    hold with it; an error names the redraw)."""
+    if not decl.until:
+        return True
+    with_it = {**env, decl.name: v}
+    for c in decl.until:
+        try:
+            if not value(c.expr, with_it):
+                return False
+        except GradcalcError as exc:
+            when = f" when {shown(tuple(with_it.items()))}"
+            raise GradcalcError(f"{c.text!r}: {exc.message}{when}", kind=exc.kind) from None
+    return True
 
 
 def derived(decl: Derived, env: dict[str, Fraction]) -> Fraction:
@@ -352,14 +539,33 @@ def derived(decl: Derived, env: dict[str, Fraction]) -> Fraction:
         raise with_values(decl, env, exc) from None
 
 
-def values_of(decl: Drawn, env: dict[str, Fraction]) -> list[Fraction] | tuple[Fraction, ...]:
+def values_of(decl: Drawn, env: dict[str, Any]) -> Sequence[Value]:
     """A drawn parameter's values given the earlier ones (an error names it)."""
+    if decl.texts:
+        return [Formula(_named(t, env), decl.variable) for t in decl.texts]
     try:
         if not depends(decl):
             return fixed_values(decl)
         return choices_of(decl, env)
     except GradcalcError as exc:
         raise with_values(decl, env, exc) from None
+
+
+#: a name in a formula (not inside another, nor a LaTeX command)
+_IDENTIFIER = re.compile(r"(?<!\\)(?<![^\W\d])[^\W\d]\w*")
+
+
+def _identifiers(text: str) -> set[str]:
+    return set(_IDENTIFIER.findall(text))
+
+
+def _named(text: str, env: dict[str, Any]) -> str:
+    """A formula with the drawn variables' names put in."""
+    def name(m: re.Match[str]) -> str:
+        v = env.get(m.group())
+        return v.text if isinstance(v, Formula) and v.variable else m.group()
+
+    return _IDENTIFIER.sub(name, text)
 
 
 @lru_cache(maxsize=1024)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, is_dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.grading import draws, params
-from gradcalc.grading.params import Params, Values, json_of, text_of
+from gradcalc.grading.params import Formula, Params, Values, json_of, text_of
 from gradcalc.homework.kinds.registry import PLAIN, SETTINGS, Kind, input_shapes
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
@@ -47,6 +48,7 @@ class Template:
     kind: Kind = PLAIN
     #: the kind cells when the `at` cell uses parameters (the kind is read per variant)
     cells: tuple[tuple[str, str], ...] = ()
+    wrt: str = ""  # the key's wrt cell (a drawn variable's parameter is put in)
 
     @property
     def equation(self) -> bool:
@@ -65,6 +67,7 @@ class Variant:
     template: str  # the key's function text
     params: str  # the key's params cell
     kind: Kind = PLAIN
+    wrt: str = ""  # the variant's wrt (a drawn variable's name put in)
 
     @property
     def shown(self) -> str:
@@ -95,10 +98,13 @@ def substitute(text: str, values: Values, form: str = "tidy") -> str:
 
 
 def _written(v: Any, before: str, after: str, form: str) -> str:
+    against = bool(before) and (before.isalnum() or before in ")]")
+    if isinstance(v, Formula):
+        core = v.text if v.variable or form == "tidy" else f"({v.text})"
+        return "·" + core if against and (form == "multiplied" or not v.variable) else core
     plain = v.denominator == 1 and v >= 0
     core = text_of(v) if plain and form == "tidy" and not (after.isdigit() or after == ".") \
         else f"({text_of(v)})"
-    against = bool(before) and (before.isalnum() or before in ")]")
     if against and (form == "multiplied" or (form == "tidy" and not core.startswith("("))):
         return "·" + core
     return core
@@ -184,6 +190,24 @@ def _value_tree(v: Any) -> Any:
     return _tree(_read(f"({text_of(v)})").body[0].value, {})
 
 
+def expanded(text: str, values: Values, limits: Limits = DEFAULT_LIMITS) -> str:
+    """TEXT with each drawn formula put in where its parameter is named (`a*f` with
+    f = sin(x)^2 is a*sin(x)^2): as it is where that reads as in parentheses, else in
+    parentheses; a formula naming an earlier one is put in too."""
+    formulas = tuple((n, v) for n, v in values if isinstance(v, Formula) and not v.variable)
+    for _ in formulas:
+        if not names_in(text) & {n for n, _ in formulas}:
+            break
+        grouped = substitute(text, formulas, "grouped")
+        tidy = substitute(text, formulas, "tidy")
+        try:
+            alike = _tree(_read(tidy, limits).body, {}) == _tree(_read(grouped, limits).body, {})
+            text = tidy if alike else grouped
+        except GradcalcError:
+            text = grouped
+    return text
+
+
 def put_in(template: Template, values: Values, limits: Limits = DEFAULT_LIMITS) -> str:
     """The template's function with the values in it (`written`)."""
     return written(template.function, values, template.where, "function",
@@ -195,11 +219,16 @@ def written(text: str, values: Values, where: str, what: str = "function",
             equation: bool = False, limits: Limits = DEFAULT_LIMITS) -> str:
     """TEXT with the values in it, in the first form that reads as TEXT does with the
     parameters' names; GradcalcError naming WHERE (the key's line) when none does."""
-    numbers = {n: _value_tree(v) for n, v in values}
-    if not numbers:
+    if not values:
         return text
-    sides = _sides(text, equation)
-    wanted = [_tree(_read(s, limits).body, numbers) for s in sides]
+    numbers = {n: _value_tree(v) for n, v in values}
+    try:
+        text = expanded(text, values, limits)
+        sides = _sides(text, equation)
+        wanted = [_tree(_read(s, limits).body, numbers) for s in sides]
+    except GradcalcError as exc:
+        raise GradcalcError(f"{where}: with {params.shown(values)} the {what} {text!r}: "
+                            f"{exc.message}", kind="usage") from None
     for form in FORMS:
         texts = [substitute(s, values, form) for s in sides]
         try:
@@ -249,18 +278,25 @@ def redrawn(saved: dict[str, Any], function: str, kind: Kind) -> list[str]:
 
 
 def _values_of(saved: Any) -> Values:
-    from fractions import Fraction
-
     try:
-        return tuple((str(n), Fraction(str(v))) for n, v in dict(saved).items())
-    except (TypeError, ValueError, ZeroDivisionError):
+        return tuple((str(n), _value_of(v)) for n, v in dict(saved).items())
+    except (TypeError, ValueError):
         return ()
+
+
+def _value_of(saved: Any) -> Fraction | Formula:
+    """A receipt's value: a number, else a formula's or a name's text."""
+    try:
+        return Fraction(str(saved))
+    except (ValueError, ZeroDivisionError):
+        return Formula(str(saved))
 
 
 def _variant(template: Template, student: str, values: Values, limits: Limits) -> Variant:
     function, kind = _texts(template, values, limits)
     return Variant(template.name, student, template.term, values, function,
-                   template.function, template.params.text, kind)
+                   template.function, template.params.text, kind,
+                   substitute(template.wrt, values) if template.wrt else "")
 
 
 def equation(kind: Kind) -> bool:
@@ -309,12 +345,29 @@ def check_template(template: Template, limits: Limits = DEFAULT_LIMITS
     probe's draws) and the values tried."""
     good = draws.check(template.params, template.where, template.term, template.name)
     _check_names(template, limits)
+    _check_variables(template)
     _check_cells(template, good)
     step = max(1, len(good) // CHECKED)
     tried = [tuple(env.items()) for env in good[::step][:CHECKED]]
     for values in tried:
         require_defined(_variant(template, "", values, limits), template.where, limits)
     return len(good), tried
+
+
+def _check_variables(template: Template) -> None:
+    """A drawn variable's names are none the function (or a formula of its list) uses
+    otherwise: `v*t` with v one of t, u would be t*t for some students."""
+    from gradcalc.grading.params import Drawn
+
+    decls = [d for d in template.params.decls if isinstance(d, Drawn) and d.texts]
+    used = names_in(" ".join([template.function, *(t for d in decls if not d.variable
+                                                   for t in d.texts)]))
+    for decl in (d for d in decls if d.variable):
+        clash = sorted(set(decl.texts) & used)
+        if clash:
+            raise GradcalcError(f"{template.where}, column params, {decl.text!r}: "
+                                f"{clash[0]!r} is a name the function uses already: "
+                                "draw the variable's name from others", kind="usage")
 
 
 def _check_names(template: Template, limits: Limits) -> None:

@@ -87,11 +87,12 @@ def sheets(key: Key, students: list[tuple[str, tuple[tuple[str, str], ...]]],
 
 def item(problem: Problem, student: str, limits: Limits = DEFAULT_LIMITS) -> Item:
     """One problem on STUDENT's sheet (the same for every student without parameters)."""
-    function, kind, values = problem.function, problem.kind, ()
+    function, kind, values, wrt = problem.function, problem.kind, (), problem.wrt
     if problem.template is not None:
         variant = variant_of(problem.template, student, limits)
-        function, kind, values = variant.function, variant.kind, variant.values
-    return _item(problem.name, problem.points, function, problem.wrt, kind, values, limits)
+        function, kind, values, wrt = (variant.function, variant.kind, variant.values,
+                                       variant.wrt)
+    return _item(problem.name, problem.points, function, wrt, kind, values, limits)
 
 
 @lru_cache(maxsize=4096)

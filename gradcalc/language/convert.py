@@ -118,9 +118,11 @@ def takes_keepdims(name: str) -> bool:
 class Converter:
     """Converts a whitelisted Python ast into the IR; rejects everything else."""
 
-    def __init__(self, functions: frozenset[str], where: Where) -> None:
+    def __init__(self, functions: frozenset[str], where: Where, remainder: bool = False
+                 ) -> None:
         self.functions = functions
         self.where = where
+        self.remainder = remainder  # `a % b` read (a key's parameters), else refused
 
     # helpers --------------------------------------------------------------------------
     def segment(self, node: ast.AST) -> str:
@@ -221,6 +223,8 @@ class Converter:
     def binop(self, op: ast.operator, left: ast.AST, right: ast.AST) -> str:
         if type(op) in _BINOPS:
             return _BINOPS[type(op)]
+        if self.remainder and isinstance(op, ast.Mod):
+            return "%"
         symbol, what = _BAD_BINOPS.get(type(op), ("", f"operator {type(op).__name__}"))
         raise ParseError(
             f"{what} at {self.op_pos(left, right, symbol)} is not allowed"

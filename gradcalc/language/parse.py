@@ -116,6 +116,7 @@ def parse(
     applied: Collection[str] = (),
     variables: Collection[str] = (),
     given: Collection[str] = (),
+    remainder: bool = False,
 ) -> Program:
     """Parse a gradcalc program; raise ParseError (bad text) or LimitError (too big).
 
@@ -129,9 +130,11 @@ def parse(
     (gradcalc/language/glued.py). `given`: names the caller gives values (a command's
     `--at` names): variables that the notation pass never reads another way, so that a
     valid program keeps its meaning (`xe^x` with xe given is xe^x, not x·e^x).
+    `remainder`: read `a % b` (a key's parameters), refused elsewhere.
     """
     return parse_with_traps(text, functions=functions, limits=limits, notation=notation,
-                            applied=applied, variables=variables, given=given)[0]
+                            applied=applied, variables=variables, given=given,
+                            remainder=remainder)[0]
 
 
 def parse_with_traps(
@@ -143,6 +146,7 @@ def parse_with_traps(
     applied: Collection[str] = (),
     variables: Collection[str] = (),
     given: Collection[str] = (),
+    remainder: bool = False,
 ) -> tuple[Program, tuple[Trap, ...]]:
     """`parse`, and the conventional readings it took where another reading of the same
     text exists (`sin x^2` as sin(x²), `1/2x` as (1/2)·x, `sin^-1 x` as asin(x): see
@@ -189,7 +193,7 @@ def parse_with_traps(
         raise ParseError("the program is empty")
     _measure(tree, limits, where)
     try:
-        body = Converter(frozenset(functions), where).block(tree.body)
+        body = Converter(frozenset(functions), where, remainder).block(tree.body)
     except RecursionError:
         raise LimitError(
             f"program nests too deeply (limit {limits.max_depth} levels)"

@@ -81,3 +81,20 @@ def test_errors_name_the_keys_line(text, message):
     with pytest.raises(GradcalcError) as exc:
         key(text)
     assert message in exc.value.message and "key.csv, line 2" in exc.value.message
+
+
+def test_a_drawn_variable_is_the_wrt_and_names_the_at_cell():
+    """`wrt` and `at` name the variable's parameter; each variant judges its own name."""
+    k = key("problem,function,wrt,params,at\n1,v^a,v,\"v = variable(t, u); a = 2..3\",v=1\n")
+    template = k.problems["1"].template
+    variants = {variant_of(template, s).wrt: variant_of(template, s)
+                for s in ("ana", "ben", "cy", "dee")}
+    assert set(variants) == {"t", "u"}
+    assert [dict(v.kind.at) for v in variants.values()] == [{n: 1.0} for n in variants]
+
+
+def test_a_tangent_cell_with_a_parameter_is_read_per_variant():
+    """The tangent line at a drawn point (WeBWorK's x0 = random(1, 2))."""
+    p = key("problem,function,params,tangent\n1,x^3,x0 = 1..2,x=x0\n").problems["1"]
+    points = {variant_of(p.template, s).kind.tangent for s in ("ana", "ben", "cy", "dee")}
+    assert points == {(("x", 1.0),), (("x", 2.0),)}

@@ -232,3 +232,82 @@ def test_values_as_the_key_json_and_a_person_write_them():
         == ["3", "-3", "1/2", "-1/2"]
     assert params.json_of(Fraction(3)) == 3 and params.json_of(Fraction(1, 2)) == "1/2"
     assert params.shown((("a", Fraction(3)), ("b", Fraction(-1, 2)))) == "a = 3, b = -1/2"
+
+
+def test_gcd_mod_floor_and_int_in_values_and_conditions():
+    """WeBWorK's integer arithmetic: gcd, mod (and %, the sign of the divisor, as Perl's),
+    floor, and int cutting toward zero (Perl's int)."""
+    env = every("a = 12; b = 18; c = gcd(a, b); d = mod(-7, 3); e2 = -7 % 3; "
+                "f = floor(-7/2); g = int(-7/2); h = int(7/2); k = abs(-2)")[0]
+    assert [env[n] for n in "cdfghk"] + [env["e2"]] == [6, 2, -4, -3, 3, 2, 2]
+    assert values("a = 2..9; mod(a, 2) == 1", "a") == [3, 5, 7, 9]
+    assert values("a = 2..9; a % 3 == 0 or floor(a/4) == 2", "a") == [3, 6, 8, 9]
+    coprime = every("a = 2..9; b = 2..9; gcd(a, b) == 1 and a < b")
+    assert (2, 3) in {(e["a"], e["b"]) for e in coprime} and len(coprime) == 19
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a = 2..9; sqrt(a) > 1", "'sqrt' at line 1, column 1 is not a function gradcalc "
+     "knows; functions: abs, floor, gcd, int, mod"),
+    ("a = 2..9; b = gcd(a)", "gcd takes 2 values, not 1"),
+    ("a = 2..9; b = floor(a, 2)", "floor takes 1 value, not 2"),
+    ("mod = 2..9", "a constant or a function of the language"),
+])
+def test_a_function_unknown_or_with_too_few_values_names_the_line(text, message):
+    with pytest.raises(GradcalcError, match="key.csv, line 2, column params") as exc:
+        read(text)
+    assert message in exc.value.message
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a = 1/2..3; b = mod(a, 2)", "'b = mod(a, 2)': mod takes whole numbers, not 1/2, 2 "
+     "when a = 1/2"),
+    ("a = 1..3; b = a % 0", "'b = a % 0': mod by zero when a = 1"),
+    ("a = 1/2..2 step 1/2; gcd(a, 2) == 1", "gcd takes whole numbers"),
+])
+def test_integer_arithmetic_on_other_values_is_refused_when_the_key_is_read(text, message):
+    with pytest.raises(GradcalcError) as exc:
+        draws.check(read(text), WHERE, "", "1")
+    assert exc.value.message.startswith("key.csv, line 2, column params")
+    assert message in exc.value.message
+
+
+def test_a_formula_drawn_from_a_list_and_a_variables_name():
+    """`formula(...)` gives one formula of the list, `variable(...)` one name; a formula
+    takes the drawn variable's name; the values are texts, in JSON too."""
+    spec = read("v = variable(t, x, u); a = 2..3; g = formula(sin(v)^2, a cos(v)^2)")
+    envs = list(draws.combinations(spec))
+    assert len(envs) == 12
+    assert {(env["v"].text, env["g"].text) for env in envs} == {
+        (v, g.replace("v", v)) for v in "txu" for g in ("sin(v)^2", "a cos(v)^2")}
+    env = envs[0]
+    assert env["v"] == params.Formula("t", variable=True) and params.json_of(env["g"]) == \
+        "sin(t)^2" and params.shown(tuple(env.items())) == "v = t, a = 2, g = sin(t)^2"
+
+
+def test_a_variables_name_may_be_the_problems_wrt():
+    assert read("v = variable(t, x)", frozenset({"v"})).names == ("v",)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("g = formula()", "formula() needs at least one formula"),
+    ("g = formula(sin(x), g + 1)", "the formula 'g + 1' names 'g' itself"),
+    ("g = formula(sin(x)+)", "'sin(x)+': syntax error"),
+    ("g = formula(y = x)", "'y = x' is not one formula"),
+    ("g = formula(a x); a = 2..3", "'a' is a parameter declared after it"),
+    ("v = variable(t, 2)", "'2' is not a parameter's name"),
+    ("a = 1..3; v = variable(a, t)", "'a' is a parameter: a variable's names are others"),
+    ("v = variable(t, t)", "'t' is twice in the list"),
+    ("v = variable(t, sin)", "'sin' is a constant or a function of the language"),
+    ("g = formula(sin(x)); g > 1", "'g' is a formula, not a number"),
+    ("v = variable(t, u); b = 2v", "'v' is a variable's name, not a number"),
+    ("g = formula(sin(x)); redraw g until 1 > 0", "'g' is not drawn from numbers"),
+    ("g = formula(sin(x))", None),
+])
+def test_a_bad_formula_or_variable_names_the_line(text, message):
+    if message is None:
+        assert read(text).names == ("g",)
+        return
+    with pytest.raises(GradcalcError, match="key.csv, line 2, column params") as exc:
+        read(text)
+    assert message in exc.value.message

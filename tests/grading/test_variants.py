@@ -166,5 +166,54 @@ def test_the_columns_a_parameter_may_be_drawn_in_are_the_settings_with_a_drawn_f
     from gradcalc.homework.kinds.registry import SETTINGS
 
     assert set(variants.PARAMETRISED) == {s.name for s in SETTINGS if s.drawn} == {
-        "order", "at", "domain"}
-    assert variants.PARAMETRISED["at"] is variants.at_text
+        "order", "at", "domain", "tangent"}
+    assert variants.PARAMETRISED["at"] is variants.PARAMETRISED["tangent"] is variants.at_text
+
+
+def drawn_template(function: str, spec: str, wrt: str = "") -> Template:
+    return Template("1", function, params.read(spec, WHERE, frozenset({wrt})), "2027",
+                    WHERE, wrt=wrt)
+
+
+@pytest.mark.parametrize("function, formula, text", [
+    ("a g", "sin(x)^2", "3 ·sin(x)^2"),
+    ("g + 1", "sin(x)^2", "sin(x)^2 + 1"),
+    ("a*g", "x + 1", "3*(x + 1)"),
+    ("g^2", "x + 1", "(x + 1)^2"),
+    ("e^g", "-x", "e^-x"),
+])
+def test_a_drawn_formula_goes_into_the_function_as_it_reads(function, formula, text):
+    spec = drawn_template(function, f"a = 3; g = formula({formula})")
+    assert variants.put_in(spec, (("a", Fraction(3)), ("g", params.Formula(formula)))) == text
+
+
+def test_a_drawn_variable_names_the_function_its_wrt_and_its_formula():
+    spec = drawn_template("e^(a v) + g", "v = variable(t, u); a = 2..3; "
+                          "g = formula(sin(v)^2, cos(v)^2)", "v")
+    seen = {}
+    for student in ("ana", "ben", "cy", "dee", "eve", "fay"):
+        variant = variants.variant_of(spec, student)
+        v, a, g = (dict(variant.values)[n] for n in "vag")
+        assert variant.function == f"e^({a} {v.text}) + {g.text}" and variant.wrt == v.text
+        assert g.text in (f"sin({v.text})^2", f"cos({v.text})^2")
+        assert variant.as_json()["params"] == {"v": v.text, "a": int(a), "g": g.text}
+        seen[v.text] = variant
+    assert set(seen) == {"t", "u"}
+
+
+def test_a_receipts_formula_is_drawn_again_and_an_edit_is_found():
+    spec = drawn_template("a g", "a = 2..5; g = formula(sin(x)^2, cos(x)^2)")
+    variant = variants.variant_of(spec, "ana")
+    saved = variant.as_json()
+    assert variants.redrawn(saved, variant.function, PLAIN) == []
+    other = "cos(x)^2" if saved["params"]["g"] == "sin(x)^2" else "sin(x)^2"
+    edited = {**saved, "params": {**saved["params"], "g": other}}
+    assert variants.redrawn(edited, variant.function, PLAIN) == [
+        f"variant: recorded a = {saved['params']['a']}, g = {other}, drawn {variant.shown}"]
+
+
+def test_a_drawn_variables_name_used_otherwise_by_the_function_is_refused():
+    spec = drawn_template("v t", "v = variable(t, u)")
+    with pytest.raises(GradcalcError, match="key.csv, line 3, column params, 'v = "
+                       r"variable\(t, u\)': 't' is a name the function uses already"):
+        variants.check_template(spec)

@@ -239,6 +239,17 @@ BAD = [
     ("a = 2..9", "log(5 - a) + x", "line 2: with a = 5 the function 'log(5 - 5) + x' is "
      "undefined everywhere"),
     ("a = 2..3", "ax", "line 2, column function: 'ax' is a and x written together"),
+    ("a = 2..9; sqrt(a) > 2", "a*x", "line 2, column params, 'sqrt(a) > 2': 'sqrt' at line "
+     "1, column 1 is not a function gradcalc knows; functions: abs, floor, gcd, int, mod"),
+    ("g = formula()", "g", "line 2, column params, 'g = formula()': formula() needs at least "
+     "one formula"),
+    ("v = variable()", "v", "line 2, column params, 'v = variable()': variable() needs at "
+     "least one variable"),
+    ("a = 2..9; redraw a until a > 9", "a*x", "line 2, column params: 'redraw a until a > 9' "
+     "can never succeed: none of the 8 values of a satisfies it"),
+    ("a = 1..2000; redraw a until a == 7", "a*x", "line 2, column params: 'redraw a until "
+     "a == 7' keeps 1 of the 2,000 values of a, under 5%: a redraw draws at most 1,000 "
+     "times"),
 ]
 
 
@@ -298,3 +309,48 @@ def test_order_and_domain_cells_with_parameters_are_judged_and_replayed(invoke, 
     (tmp_path / "verdicts.jsonl").write_text(r.out, encoding="utf-8")
     again = invoke("replay", str(tmp_path / "verdicts.jsonl"))
     assert again.code == 0 and "6 verdicts judged again: 6 the same, 0 differ" in again.err
+
+
+WEBWORK_KEY = ('problem,function,wrt,params,term\n'
+               '1,a g,,"a = 2..5; g = formula(sin(x)^2, cos(x)^2)",fall-2027\n'
+               '2,e^(a v) + v^3,v,"v = variable(t, x, u); a = 2..4",\n')
+
+
+def webwork_right(problem: str, values: dict) -> tuple[str, str]:
+    """The right answer on a variant of WEBWORK_KEY, worked out with sympy, in the
+    variant's variable; and that variable."""
+    a = int(values["a"])
+    if problem == "1":
+        g = sp.sin(x) ** 2 if values["g"].text.startswith("sin") else sp.cos(x) ** 2
+        return str(sp.diff(a * g, x)).replace("**", "^"), "x"
+    v = sp.Symbol(values["v"].text)
+    return str(sp.diff(sp.exp(a * v) + v ** 3, v)).replace("**", "^"), v.name
+
+
+def test_a_formula_and_a_variables_name_drawn_are_judged_on_each_variant(invoke, tmp_path):
+    """Every student's right answer, in their own variable, is correct; a classmate's
+    right answer in another variable is not; the receipts replay."""
+    specs = {"1": "a = 2..5; g = formula(sin(x)^2, cos(x)^2)",
+             "2": "v = variable(t, x, u); a = 2..4"}
+    rows, by_variable = [], {}
+    for student in STUDENTS[:12]:
+        for problem, spec in specs.items():
+            values = dict(draws.draw(params.read(spec, "test", frozenset({"v"})),
+                                     "fall-2027", student, problem))
+            answer, variable = webwork_right(problem, values)
+            rows.append(f"{student},{problem},{answer}")
+            by_variable.setdefault((problem, variable), (student, answer))
+    ana, ben = (by_variable[("2", v)] for v in ("t", "u"))
+    rows.append(f"{ana[0]},2,{ben[1]}")
+    (tmp_path / "key.csv").write_text(WEBWORK_KEY)
+    (tmp_path / "subs.csv").write_text("student,problem,answer\n" + "\n".join(rows) + "\n")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--json")
+    verdicts = [json.loads(line) for line in r.out.splitlines()][:-1]
+    assert [v["verdict"] for v in verdicts[:-1]] == ["correct"] * 24
+    assert "the answer uses 'u', which the function does not have (its inputs: t)" in \
+        verdicts[-1]["error"]["message"]
+    assert {v["params"]["v"] for v in verdicts if v["problem"] == "2"} == {"t", "x", "u"}
+    (tmp_path / "out.jsonl").write_text(r.out)
+    again = invoke("replay", str(tmp_path / "out.jsonl"))
+    assert again.code == 0 and "25 the same, 0 differ" in again.err

@@ -358,7 +358,8 @@ def _point(v: Any, limits: Limits) -> tuple[tuple[str, float], ...]:
 
 TANGENT = Setting("tangent", "The tangent line to FUNCTION at this point, e.g. 'x=1': the "
                   "answer is a line (y = 2x - 1, y - 1 = 2(x - 1), 2x - y = 1).", _point, (),
-                  "x=1", json='a text ("x=1")', shown=dict, saved=_pairs, names=dict)
+                  "x=1", json='a text ("x=1")', shown=dict, saved=_pairs, names=dict,
+                  drawn="assignments")
 
 KINDS: tuple[ProblemKind, ...] = (
     ProblemKind("derivative", None, ("order", "partial", "at", "domain"),
