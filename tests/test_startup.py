@@ -1,4 +1,6 @@
-"""Start-up: sympy only when a symbolic check runs; rich only for the readable output."""
+"""Start-up: sympy only when a symbolic check runs; rich only for the readable output;
+the fast extra (polars, pyarrow, numexpr) and plotext only where a job uses them. Every
+command's smallest job is here: what it imports is its start-up's work."""
 
 from __future__ import annotations
 
@@ -68,3 +70,66 @@ def test_the_library_makes_its_random_stream_on_first_use():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert proc.stdout.split() == ["False", "True"], proc.stderr
+
+
+@pytest.fixture
+def files(tmp_path):
+    """A class, an answer key, a roster, saved verdicts and a job: the smallest inputs of
+    the class commands and batch."""
+    (tmp_path / "class.csv").write_text("id,function,answer\n1,x^2,2x\n")
+    (tmp_path / "key.csv").write_text("problem,function,points,wrt\n1,x^2,1,\n")
+    (tmp_path / "roster.csv").write_text("Email,Name\nana@uni.edu,Ana\n")
+    (tmp_path / "job.jsonl").write_text('{"command": "grad", "program": "y = x**2", '
+                                        '"at": "x=1"}\n')
+    (tmp_path / "points.csv").write_text("x\n1\n2\n")
+    verdict = subprocess.run([sys.executable, "-m", "gradcalc", "check", "x^2", "--answer",
+                              "2x", "--json"], capture_output=True, text=True, timeout=120)
+    (tmp_path / "verdicts.jsonl").write_text(verdict.stdout)
+    return tmp_path
+
+
+#: each command's smallest job (FILES: the fixture's folder), and whether it shows its
+#: result through rich (the readable default) and checks on sympy
+SMALLEST = [
+    (("grad", "y = 2*x**2", "--at", "x=1"), True, True),
+    (("jacobian", "y = [x, x**2]", "--at", "x=1"), True, True),
+    (("hessian", "y = x**3", "--at", "x=1"), True, True),
+    (("grad", "y = x**2", "--points", "FILES/points.csv", "--no-check"), False, False),
+    (("batch", "FILES/job.jsonl"), False, True),
+    (("plot", "y = x**2", "--over", "x=-1:1"), False, False),
+    (("check", "x^2", "--answer", "2x"), True, True),
+    (("check", "x^2", "--answer", "2x", "--plain"), False, True),
+    (("check", "x^2", "--answer", "2x", "--json"), False, True),
+    (("derive", "x^2"), True, True),
+    (("derive", "x^2", "--plain"), False, True),
+    (("grade", "FILES/class.csv", "--plain"), False, True),
+    (("grade", "FILES/class.csv", "--json"), False, True),
+    (("replay", "FILES/verdicts.jsonl"), False, True),
+    (("sheets", "--key", "FILES/key.csv", "--roster", "FILES/roster.csv", "--plain"),
+     False, True),
+]
+#: imported only by the jobs that use them
+EXTRAS = {"polars", "pyarrow", "numexpr", "plotext", "matplotlib", "dask", "distributed"}
+
+
+@pytest.mark.parametrize("args,readable,checked", SMALLEST, ids=lambda a: " ".join(a)
+                         if isinstance(a, tuple) else None)
+def test_every_commands_smallest_job_imports_only_what_it_uses(files, args, readable,
+                                                                 checked):
+    mods = cli(*(a.replace("FILES", str(files)) for a in args))
+    assert ("rich" in mods) is readable
+    assert ("sympy" in mods) is checked
+    assert mods & EXTRAS == ({"plotext"} if args[0] == "plot" else set())
+
+
+def test_a_small_points_table_does_not_import_the_fast_extra():
+    """polars' import costs more than its reader and writer save on a small table."""
+    mods = cli("grad", "y = x**2", "--points", "-", "--no-check", stdin="x\n1\n2\n")
+    assert not {"polars", "pyarrow", "numexpr"} & mods
+
+
+@pytest.mark.parametrize("command", ["grad", "jacobian", "hessian", "batch", "plot", "check",
+                                     "derive", "grade", "replay", "sheets", "autograder",
+                                     "autograde"])
+def test_every_commands_help_imports_neither_sympy_nor_rich(command):
+    assert not ({"sympy", "rich"} | EXTRAS) & cli(command, "--help")

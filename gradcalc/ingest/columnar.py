@@ -16,7 +16,7 @@ import numpy as np
 
 from gradcalc.errors import GradcalcError
 from gradcalc.ingest.point_table import Header, header_of
-from gradcalc.ingest.scan import Piece, not_plain, plain_block
+from gradcalc.ingest.scan import Piece, not_plain, numeric_bytes, plain_block
 
 #: bytes of CSV parsed at a time (whole lines)
 BLOCK_BYTES = 1 << 23
@@ -82,10 +82,17 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool =
 def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
     """Whole lines of plain numbers, `width` to a line, as a float64 array (polars'
     parser); a cell it cannot take as a number, or (with `verify`) bytes that are not
-    plain numbers as the byte scan tells them, raise `not_plain`."""
+    plain numbers as the byte scan tells them, raise `not_plain`.
+
+    `verify` checks the bytes in one pass (only number bytes, separators and line
+    breaks); what else the byte scan refuses (an empty cell, a blank line, a row of
+    too few or too many cells) polars' parser tells by itself, as a null or an error,
+    so the block is not scanned again. Carriage returns (rare) are checked as the scan
+    checks them."""
     import polars as pl
 
-    if verify and not plain_block(lines, width):
+    if verify and not (numeric_bytes(lines) and (b"\r" not in lines
+                                                or plain_block(lines, width))):
         raise not_plain()
     schema = {f"c{k}": pl.Float64 for k in range(width)}
     try:
@@ -93,6 +100,8 @@ def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
                             raise_if_empty=False)
     except pl.exceptions.PolarsError:
         raise not_plain() from None
+    if verify and any(column.null_count() for column in frame.iter_columns()):
+        raise not_plain()  # an empty cell, a short row or a blank line
     return frame.to_numpy(order="c").astype(np.float64, copy=False)
 
 

@@ -151,13 +151,18 @@ def plain_block(block: bytes, width: int, last: int = 10) -> bool:
     numbers, `width` to a line, as the scan tells a whole table."""
     if not block:
         return True
-    if block.translate(None, _NUMERIC):
+    if not numeric_bytes(block):
         return False
     b = np.frombuffer(block, np.uint8)
     comma, newline = b == 44, b == 10
     lines = int(np.count_nonzero(newline)) + (block[-1] != 10)
     return int(np.count_nonzero(comma)) == lines * (width - 1) and \
         not _gaps(block, b, comma | newline, last)
+
+
+def numeric_bytes(block: bytes) -> bool:
+    """Whether the bytes are only those of plain numbers, separators and line breaks."""
+    return not block.translate(None, _NUMERIC)
 
 
 def _gaps(block: bytes, b: np.ndarray, sep: np.ndarray, last: int) -> bool:

@@ -5,8 +5,9 @@ Arrow table for Parquet (pyarrow).
 
 polars and Python agree on the shortest digits but not on when to use an exponent:
 polars writes 1e-7 and 0.00001 where Python writes 1e-07 and 1e-05. Values outside
-[1e-4, 1e10) in magnitude (and nan, inf) are rare in practice; those cells are marked
-by polars and filled by `number`, so the text is the default writer's, byte for byte.
+[1e-4, 1e10) in magnitude (and nan, inf) are rare in practice; those cells are written
+by polars as NaN (the only text of its with an "N") and filled by `number`, so the text
+is the default writer's, byte for byte.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from gradcalc.commands.points import PointsResult
 from gradcalc.render.numbers import number
 from gradcalc.render.point_rows import header
 
-#: what polars writes for an odd cell, replaced by `number`'s text
-_MARK = "\x00"
+#: what polars writes for an odd cell (set to nan), replaced by `number`'s text
+_MARK = b"NaN"
 
 
 def matrix(result: PointsResult) -> np.ndarray:
@@ -47,7 +48,7 @@ def _odd(values: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Patched:
-    """CSV text with a few cells to fill in: the NUL bytes at `at` are `subs`. Written
+    """CSV text with a few cells to fill in: the marks (NaN) at `at` are `subs`. Written
     in pieces (views of the text), so the chunk's text is never copied to be patched;
     it pickles (a --jobs worker's answer) as bytes and lists."""
 
@@ -63,7 +64,7 @@ class Patched:
         for at, sub in zip(self.at, self.subs, strict=True):
             yield view[start:at]
             yield sub
-            start = at + 1
+            start = at + len(_MARK)
         yield view[start:]
 
     def __bytes__(self) -> bytes:
@@ -72,35 +73,35 @@ class Patched:
 
 def csv_text(result: PointsResult, sep: str = ",") -> Patched:
     """The chunk's CSV rows (no header row), byte for byte as the default writer writes
-    them: polars formats every cell but the odd ones, which it writes as a NUL byte (never
-    in a number's text) for `number` to fill in, in row order; a whole number loses
-    polars' ".0". Beyond polars' own pass, the text is searched for the NUL bytes once
-    (and, with whole numbers, replaced)."""
+    them: polars formats every cell, the odd ones set to nan first (in the chunk's own
+    matrix: no copy), whose NaN marks are found (one byte search each) and filled by
+    `number` in row order; a whole number loses polars' ".0"."""
     import io
 
     import polars as pl
 
     m = matrix(result)
     odd = _odd(m)
-    anyodd = bool(odd.any())
-    if anyodd:  # the odd cells as nulls, written as the mark
-        frame = pl.from_numpy(np.where(odd, np.nan, m).copy(order="F")).fill_nan(None)
-    else:
-        frame = pl.from_numpy(m)
+    subs = [number(v).encode() for v in m[odd].tolist()] if odd.any() else []  # row order
+    if subs:
+        m[odd] = np.nan
     buffer = io.BytesIO()
-    frame.write_csv(buffer, include_header=False, separator=sep, null_value=_MARK)
+    pl.from_numpy(m).write_csv(buffer, include_header=False, separator=sep)
     text = buffer.getvalue()
-    del buffer, frame
-    if ((m == np.trunc(m)) & ~odd).any():  # 2.0 -> 2, as `number` writes it
+    del buffer
+    if (m == np.trunc(m)).any():  # 2.0 -> 2, as `number` writes it (nan is never whole)
         text = text.replace(b".0" + sep.encode(), sep.encode()).replace(b".0\n", b"\n")
-    if not anyodd:
-        return Patched(text)
-    subs = [number(v).encode() for v in m[odd].tolist()]  # row by row, as written
-    at, mark, found = [], _MARK.encode(), -1
-    for _ in subs:
-        found = text.index(mark, found + 1)
+    return Patched(text, _marks(text, len(subs)), subs)
+
+
+def _marks(text: bytes, count: int) -> list[int]:
+    """Where the first `count` marks are in `text`: a search for its first byte each
+    (memchr), never a pass of its own over the text."""
+    at, found = [], -len(_MARK)
+    for _ in range(count):
+        found = text.index(_MARK[:1], found + len(_MARK))
         at.append(found)
-    return Patched(text, at, subs)
+    return at
 
 
 def arrow_table(result: PointsResult) -> Any:

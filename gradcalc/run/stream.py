@@ -81,11 +81,30 @@ def answer(plan: chunks.Plan, fmt: Writing, piece: scan.Piece) -> Answered:
                     chunks.stats(result), checks, result.output_name)
 
 
+#: a CSV table of fewer bytes is read and written by Python alone, in the same text:
+#: importing polars (about a quarter of a second of CPU) costs more than its reader and
+#: writer save on a table this small (docs/performance.md)
+FAST_BYTES = 1 << 20
+
+
 def fast_available() -> bool:
     """Whether the fast extra (pyarrow) is installed."""
     import importlib.util
 
     return importlib.util.find_spec("pyarrow") is not None
+
+
+def worth_the_fast_extra(files: list[str]) -> bool:
+    """Whether a CSV table is large enough (`FAST_BYTES`) for polars' reader and writer."""
+    total = 0
+    for path in files:
+        try:
+            total += os.path.getsize(path)
+        except OSError:  # unreadable: reported where it is opened
+            return False
+        if total >= FAST_BYTES:
+            return True
+    return False
 
 
 @dataclass
@@ -103,6 +122,7 @@ class Pass:
     #: chunks gone to standard output (they cannot be taken back)
     written: list[int] = field(default_factory=lambda: [0])
     workers: parallel.Workers | None = None
+    with_extra: bool = False  # through the fast extra's readers and writers
 
 
 def run(job: Job, source: str, view: Format | str, output: str | None = None,
@@ -131,7 +151,7 @@ def run(job: Job, source: str, view: Format | str, output: str | None = None,
 
 def _run(p: Pass) -> Outcome:
     checker.start(p.job, p.rows, p.jobs)  # first: a fork is safe only before polars is imported
-    fast = fast_available()
+    fast = p.with_extra = fast_available()
     p.rows.require(fast)
     if scan.is_parquet(p.files):
         if not fast:
@@ -142,6 +162,7 @@ def _run(p: Pass) -> Outcome:
         header, total = tabular.parquet_header(p.files, program_reads(p.job))
         plan = chunks.plan(p.job, header, total, False, p.chunk_rows)
         return _answer(p, plan, tabular.parquet_pieces(p.files, header, p.chunk_rows))
+    fast = p.with_extra = fast and worth_the_fast_extra(p.files)  # small: Python's
     with _workers(p.jobs, p.rows.reads_columnar(fast)) as p.workers:
         return _run_csv(p, fast)
 
@@ -231,17 +252,17 @@ def _run_plain(p: Pass, cut: Cut) -> Outcome:
 
 
 def _answer(p: Pass, plan: chunks.Plan, pieces: Iterator[scan.Piece]) -> Outcome:
-    fmt = _format(p.job, p.rows)
+    fmt = _format(p.job, p.rows, p.with_extra)
     answers = checker.feed(parallel.ordered_map(partial(answer, plan, fmt), pieces, p.jobs,
                                                 workers=p.workers))
     return _outcome(p.job, *_write(p, answers, fmt, plan), p.chunk_rows)
 
 
-def _format(job: Job, rows: TextRows) -> Writing:
+def _format(job: Job, rows: TextRows, fast: bool) -> Writing:
     """How chunks are written: the columnar writer where the rows' writer has one and
-    the fast extra is installed; the check's rows left to run.checker but for rows that
+    the run uses the `fast` extra; the check's rows left to run.checker but for rows that
     carry their own check (JSON lines)."""
-    return Writing(rows, quick=rows.quick(fast_available()),
+    return Writing(rows, quick=rows.quick(fast),
                    defer=job.check and not rows.checks_inline)
 
 
@@ -259,7 +280,7 @@ def _run_ranges(p: Pass, cut: Cut) -> Outcome:
     for standard output, to part files joined here in order (`run.ranges`)."""
     from gradcalc.run import ranges
 
-    fmt = _format(p.job, p.rows)
+    fmt = _format(p.job, p.rows, p.with_extra)
     output = p.output
     folder = tempfile.mkdtemp(prefix=".gradcalc-parts-",
                               dir=os.path.dirname(os.path.abspath(output)) if output else None)

@@ -259,3 +259,23 @@ def test_piped_readable_output_has_no_trailing_spaces():
 def test_json_stays_one_object():
     run = run_main("grad", LOOP, "--at", "x=1", "--json")
     assert set(json.loads(run.out)) >= {"command", "output", "gradient", "check"}
+
+
+def test_a_command_builds_its_own_options_alone(monkeypatch, capsys):
+    """typer builds the options of the command run, not of all twelve (start-up work); the
+    bare command's help lists them all, and an option of another command still names it."""
+    import typer.main
+
+    from gradcalc.cli import main
+
+    built = []
+    real = typer.main.get_command
+    monkeypatch.setattr(typer.main, "get_command",
+                        lambda app: built.append(real(app)) or built[-1])
+    assert main(["grad", "y = x**2", "--at", "x=1", "--no-check", "--plain"]) == 0
+    assert list(built[0].commands) == ["grad"]
+    assert main(["grad", "y = x**2", "--at", "x=1", "--roster", "r.csv"]) == 2
+    assert "(--roster is an option of gradcalc grade and sheets)" in capsys.readouterr().err
+    built.clear()
+    assert main(["--help"]) == 0
+    assert {"grad", "check", "grade", "plot"} <= set(built[0].commands)

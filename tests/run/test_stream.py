@@ -43,6 +43,7 @@ def fast(request, monkeypatch):
         pytest.skip("the fast extra (polars, pyarrow) is not installed")
     if not request.param:
         monkeypatch.setattr(stream, "fast_available", lambda: False)
+    monkeypatch.setattr(stream, "FAST_BYTES", 0)  # the tests' small tables too
     return request.param
 
 
@@ -82,6 +83,7 @@ def test_every_chunk_size_writes_the_same_bytes(tmp_path, fast, command, program
 def test_the_fast_extra_writes_the_default_writers_bytes(tmp_path, monkeypatch):
     if not stream.fast_available():
         pytest.skip("the fast extra is not installed")
+    monkeypatch.setattr(stream, "FAST_BYTES", 0)
     path = numbers_table(tmp_path, rows=300, seed=4)
     with_it, _ = answer(path, "z = x*y + exp(x/1e9)", chunk_rows=64)
     monkeypatch.setattr(stream, "fast_available", lambda: False)
@@ -317,3 +319,28 @@ def test_count_lines_counts_a_last_line_without_a_break(tmp_path):
     header = chunking.csv_header([str(table(tmp_path, "x,y\n1,2\n3,4"))], {"x", "y"})
     assert chunking.count_lines([str(tmp_path / "p.csv")], header) == 2
     assert chunking.count_lines([str(table(tmp_path, "x,y\n1,2\n", "q.csv"))], header) == 1
+
+
+def test_a_small_table_is_read_and_written_without_the_fast_extra(tmp_path, monkeypatch):
+    """Below FAST_BYTES the run is Python's (polars' import would cost more than it saves);
+    from it, the fast extra's: the same bytes either way. Parquet output needs it at any
+    size."""
+    if not stream.fast_available():
+        pytest.skip("the fast extra is not installed")
+    from gradcalc.ingest import columnar as tabular
+
+    path = numbers_table(tmp_path, rows=300, seed=4)
+    used = []
+    real = tabular.csv_pieces
+    monkeypatch.setattr(tabular, "csv_pieces", lambda *a: used.append(1) or real(*a))
+    out = tmp_path / "z.csv"
+    size = path.stat().st_size
+    texts = []
+    for limit in (size + 1, size):
+        monkeypatch.setattr(stream, "FAST_BYTES", limit)
+        answer(path, "z = x*y", output=str(out))
+        texts.append(out.read_bytes())
+    assert used == [1] and texts[0] == texts[1]
+    monkeypatch.setattr(stream, "FAST_BYTES", size + 1)
+    answer(path, "z = x*y", output=str(tmp_path / "z.parquet"))
+    assert (tmp_path / "z.parquet").exists()
