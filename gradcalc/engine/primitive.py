@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine.tape import Node, state
+from gradcalc.engine.tape import Node, lean_saved, state
 
 #: the params of a node that has none: one shared dict, never written, not one per node
 NO_PARAMS: dict[str, Any] = {}
@@ -109,6 +109,10 @@ class Prim:
     `passes_zero`: a zero cotangent (tape.Zero) passes through a plain sweep without
     running the rules (False for custom Functions, whose backward gets zeros).
     `facts`: what a calculus course knows of it (`Facts`).
+    `reads`: per argument, the saved values its VJP rule reads, plain or recorded
+    (argument positions, `ANS` for the output; shapes are always there); None: all of
+    them; an entry that saves nothing reads none. A lean recording (`tape.lean`) keeps
+    only those, so the forward pass frees the rest as it goes.
     """
 
     name: str
@@ -133,10 +137,13 @@ class Prim:
     doc: str = ""
     saves: bool | Callable[[dict], bool] = True
     facts: Facts = field(default_factory=Facts, repr=False)
+    reads: tuple[tuple[int, ...], ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.grad_fn:
             self.grad_fn = self.name.title().replace("_", "") + "Backward0"
+        if self.reads is None and self.saves is False:
+            self.reads = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -191,8 +198,11 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
     if kind is None:
         return out
     if needs_grad and state.grad_enabled:  # tuples of arrays leave the cyclic GC's watch
-        return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out),
-                                   params or NO_PARAMS))
+        saved = (tuple(values), out)
+        if state.lean and prim.reads is not None and (
+                type(out) is not np.float64 or not prim.elementwise):  # arrays may be in it
+            saved = lean_saved(saved, prim.reads, parents)
+        return kind.wrap(out, Node(prim, tuple(parents), saved, params or NO_PARAMS))
     made = kind.wrap(out, None)
     for a in args:
         if isinstance(a, Traced) and (a.node is not None or getattr(a, "_floating", False)):

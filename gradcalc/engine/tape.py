@@ -91,10 +91,10 @@ class State:
     `quiet`: NumPy's floating-point warnings are already off (inside `hot()`);
     `span`: the source span stamped on new nodes; `tape`: the recording, or None;
     `spare`: the cotangent a sweep owns, lent to the rule it is calling (gradcalc/engine/
-    scratch.py), or None.
+    scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`).
     """
 
-    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare")
+    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean")
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -102,6 +102,7 @@ class State:
         self.span: Span | None = None
         self.tape: Tape | None = None
         self.spare: np.ndarray | None = None
+        self.lean = False
 
 
 state = State()
@@ -137,6 +138,9 @@ class Node:
         return f"<{self.name()}>"
 
 
+#: the output's place among the values a VJP rule reads (`Prim.reads`); arguments 0, 1, …
+ANS = -1
+
 #: Arrays up to this size are kept as they are by a node that saves nothing.
 _SMALL = 256
 
@@ -146,6 +150,18 @@ def _shape_only(v: Any) -> Any:
     if type(v) is np.ndarray and v.size > _SMALL:
         return np.broadcast_to(np.zeros((), v.dtype), v.shape)
     return v
+
+
+def lean_saved(saved: tuple, reads: tuple, parents: list) -> tuple:
+    """A node's (argument values, output) with the large arrays that none of its rules to
+    be run reads (`Prim.reads`, for the arguments with a node) as stand-ins of their shape."""
+    wanted: set[int] = set()
+    for read, parent in zip(reads, parents):
+        if parent is not None:
+            wanted.update(read)
+    values, out = saved
+    return (tuple(v if i in wanted else _shape_only(v) for i, v in enumerate(values)),
+            out if ANS in wanted else _shape_only(out))
 
 
 def release(node: Node) -> None:
@@ -221,6 +237,20 @@ def hot():
             state.quiet = previous
             if collecting:
                 gc.enable()
+
+
+@contextmanager
+def lean(on: bool = True):
+    """Inside the block (`on`), nodes keep only the values their VJP rules read
+    (`lean_saved`): for a recording swept once (grad, vjp, jacobian), whose other
+    intermediate arrays are then freed as the forward pass goes, as NumPy frees an
+    expression's temporaries, and their memory is reused while it is warm. Values a
+    node does not keep are not there to show (explain and pictures record without it)."""
+    previous, state.lean = state.lean, on
+    try:
+        yield
+    finally:
+        state.lean = previous
 
 
 @contextmanager

@@ -437,3 +437,28 @@ def test_the_list_walk_and_the_topological_order_agree_on_a_diamond():
     w = z * gc.sin(z) + z * z
     w.backward()
     close(found[x1.node], x2.grad.item())
+
+
+# ------------------------------------------------------------------------------- lean
+
+
+def _arrays_kept(t: tape.Tape) -> int:
+    """The distinct arrays of more than a few elements the tape's nodes hold."""
+    held = {id(v) for n in t.nodes if n.saved is not None
+            for v in (*n.saved[0], n.saved[1]) if isinstance(v, np.ndarray) and v.size > 256
+            and v.strides != (0,)}
+    return len(held)
+
+
+def test_a_lean_recording_keeps_only_what_the_rules_read():
+    from gradcalc.backends.numeric import as_function
+    from gradcalc.language.parse import parse
+
+    f, _ = as_function(parse("y = sum(sin(x)*exp(-x**2) + log(1+x**2))"), ["x"], {}, of="y")
+    x = np.linspace(-3.0, 3.0, 1001)
+    _, full = functional.record(f, [Tensor(x, requires_grad=True)])
+    out, lean = functional.record(f, [Tensor(x, requires_grad=True)], lean=True)
+    # x, sin(x), exp(-x²) and 1 + x² are read by the rules; x², -x², the product, the
+    # second x², the log and the sum's operand are not, and are freed as the forward goes
+    assert (_arrays_kept(full), _arrays_kept(lean)) == (10, 4)
+    assert not tape.state.lean  # switched off again after the recording
