@@ -141,7 +141,8 @@ def unary(name: str, forward: Any, vjp: Any, sym: Any, **kw: Any) -> Prim:
 
 def binary(name: str, op: Any, ufunc: Any, dx: Any, dy: Any, sym: Any, **kw: Any) -> Prim:
     """An arithmetic operator: elementwise, in the library, not a language function."""
-    return Prim(name, fw.scalar_fast(op, ufunc), (dx, dy), sym, elementwise=True, **kw)
+    return Prim(name, fw.scalar_fast(op, ufunc), (dx, dy), sym, elementwise=True, scalar=op,
+                **kw)
 
 
 def _entries() -> list[Prim]:

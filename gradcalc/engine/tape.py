@@ -433,10 +433,49 @@ class _Sweep:
 
     def run(self, order: Iterable[Node]) -> None:
         state.spare = None  # lent only inside `_rules`, and taken back there
+        plain = self.lift is None and self.trace is None and self.stop_at is None \
+            and self.needed is None
         try:
-            self._run(order)
+            self._run_plain(order) if plain else self._run(order)
         finally:
             state.spare = None
+
+    def _run_plain(self, order: Iterable[Node]) -> None:
+        """`_run` for a plain sweep (no recording, trace, stops or needed set): a node
+        whose cotangent is a NumPy scalar (a scalar program's every node) runs its rules
+        here, with the same steps inline; any other node takes `_run`."""
+        pending, retain, general = self.pending, self.retain_graph, self._run
+        for node in order:
+            prim = node.prim
+            if prim is None or node not in pending:
+                continue
+            g = pending[node]
+            saved = node.saved
+            if type(g) is not np.float64 or saved is None or node.index < 0 \
+                    or prim.variadic_vjp is not None or node.params:
+                g = None  # held by `_run` alone, so its rules may write into it
+                general((node,))
+                continue
+            del pending[node]
+            values, ans = saved
+            rules = prim.vjps
+            for i, parent in enumerate(node.parents):
+                if parent is None:
+                    continue
+                gi = rules[i](g, ans, *values)
+                if gi is None:
+                    continue
+                if parent not in pending:
+                    pending[parent] = gi
+                elif type(gi) is np.float64 and type(pending[parent]) is np.float64:
+                    pending[parent] += gi
+                else:
+                    self._add(parent, gi)
+            if not retain:
+                if prim.saves is True:
+                    node.saved = None
+                else:
+                    release(node)
 
     def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
@@ -503,16 +542,21 @@ class _Sweep:
                 continue  # no gradient (a custom backward's None), or none wanted
             if parent not in pending:
                 pending[parent] = gi
-            elif type(gi) is not Zero:  # a Zero adds nothing
-                before = pending[parent]
-                if type(before) is Zero:
-                    pending[parent] = gi
-                elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
-                        and _addable(before, gi):
-                    np.add(before, gi, out=before)  # the sweep's own sum: in place
-                else:
-                    pending[parent] = before + gi
-                before = None
+            else:
+                self._add(parent, gi)
+
+    def _add(self, parent: Node, gi: Any) -> None:
+        """Add `gi` to the cotangent pending for `parent`."""
+        pending = self.pending
+        if type(gi) is not Zero:  # a Zero adds nothing
+            before = pending[parent]
+            if type(before) is Zero:
+                pending[parent] = gi
+            elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
+                    and _addable(before, gi):
+                np.add(before, gi, out=before)  # the sweep's own sum: in place
+            else:
+                pending[parent] = before + gi
 
     def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
         """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""
