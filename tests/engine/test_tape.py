@@ -462,3 +462,41 @@ def test_a_lean_recording_keeps_only_what_the_rules_read():
     # second x², the log and the sum's operand are not, and are freed as the forward goes
     assert (_arrays_kept(full), _arrays_kept(lean)) == (10, 4)
     assert not tape.state.lean  # switched off again after the recording
+
+
+def test_a_plain_sweep_runs_a_scalar_nodes_rules_inline(monkeypatch):
+    """The scalar tape's sweep (docs/performance.md, W4), counted: a node whose cotangent
+    is a NumPy scalar runs its rules in `_run_plain`, never through `_rules`; the others
+    (arrays, recorded sweeps) still do, with the same numbers."""
+    from gradcalc.engine import primitive
+
+    calls = {"rules": 0, "apply": 0}
+    rules, apply = tape._Sweep._rules, primitive.apply
+
+    def counted_rules(self, *args):
+        calls["rules"] += 1
+        return rules(self, *args)
+
+    def counted_apply(*args, **params):
+        calls["apply"] += 1
+        return apply(*args, **params)
+
+    monkeypatch.setattr(tape._Sweep, "_rules", counted_rules)
+    monkeypatch.setattr(primitive, "apply", counted_apply)
+
+    def f(x):
+        y = x
+        for _ in range(20):
+            y = y * 1.0001 + gc.sin(y) * 0.001
+        return y
+
+    _, grad = functional.vjp(f, 0.5, 1.0)
+    # the seed is a 0-d array: the last node's rules (an add's) and the two products
+    # it reaches take `_rules`; every other node, 77 of 80, runs inline
+    assert calls == {"rules": 3, "apply": 0}
+    expected = 1.0
+    y = 0.5
+    for _ in range(20):
+        expected *= 1.0001 + math.cos(y) * 0.001
+        y = y * 1.0001 + math.sin(y) * 0.001
+    assert float(grad) == pytest.approx(expected, rel=1e-14)
