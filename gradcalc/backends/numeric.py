@@ -4,25 +4,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from gradcalc.backends import fusing
 from gradcalc.engine import ops, tape
+from gradcalc.engine.primitive import apply_two
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import EvalError, LimitError
 from gradcalc.language.parse import quote
 from gradcalc.language.program import Decisions, Interpreter, Pos, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
+#: the operators' primitives, applied straight (`apply_two`, without the public function)
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "+": ops.add, "-": ops.sub, "*": ops.mul, "/": ops.div, "**": ops.pow, "@": ops.matmul,
+    **{op: partial(apply_two, ops.PRIMITIVES[name]) for op, name in
+       (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"), ("**", "pow"))},
+    "@": ops.matmul,
 }
 COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
     "==": np.equal, "!=": np.not_equal,
 }
+
+
+_CONSTRUCTORS = frozenset({"ones", "zeros"})
 
 
 def describe_shape(value: Any) -> str:
@@ -39,6 +47,9 @@ class NumericBackend:
         #: of this run so far, bounded by limits.max_operations and limits.max_work
         self.operations = 0
         self.work = 0
+        #: the limits read on every operation, as plain attributes
+        self.most_elements = limits.max_array_elements
+        self.most_operations, self.most_work = limits.max_operations, limits.max_work
 
     def number(self, value: float) -> Any:
         return np.float64(value)
@@ -98,7 +109,7 @@ class NumericBackend:
             wanted = str(low) if low == high else f"{low} to {high}"
             raise EvalError(f"{func}() takes {wanted} arguments, not {len(args)} ({pos})")
         extra = 0
-        if func in ("ones", "zeros"):
+        if func in _CONSTRUCTORS:
             dims = [self.integer(a, pos) for a in args]
             if math.prod(dims) > self.limits.max_array_elements:
                 shown = ", ".join(f"{d:,}" if abs(d) < 10**15 else f"{float(d):.3g}"
@@ -111,19 +122,32 @@ class NumericBackend:
             result = fn(*args)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"{func}()", pos, exc) from None
-        return self._guard(result, pos, extra)
+        return self._counted(result, pos, extra)
+
+    def _counted(self, result: Any, pos: Pos, extra: int) -> Any:
+        """`_guard`, with the common case (nothing over a limit) inline."""
+        size = getattr(getattr(result, "value", result), "size", 1)
+        self.operations += 1
+        self.work += size + extra
+        if size > self.most_elements or self.operations > self.most_operations or \
+                self.work > self.most_work:
+            self.operations -= 1
+            self.work -= size + extra
+            return self._guard(result, pos, extra)  # which says what is over
+        return result
 
     def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
         if op == "@" and (np.ndim(ops.value(left)) == 0 or np.ndim(ops.value(right)) == 0):
             raise EvalError(f"'@' needs vectors or matrices, not scalars ({pos})")
-        extra = 0
-        if _size(left) * _size(right) > self.limits.max_array_elements:  # it may grow
+        extra = 0  # the interpreter's hot path: sizes read and counted inline
+        if getattr(getattr(left, "value", left), "size", 1) * getattr(
+                getattr(right, "value", right), "size", 1) > self.limits.max_array_elements:
             extra = self._precheck(f"'{op}'", [left, right], pos, matmul=op == "@")
-        try:  # the interpreter's hot path: no closure, no message unless it fails
+        try:  # no closure, no message unless it fails
             result = BINARY[op](left, right)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"'{op}'", pos, exc, left, right) from None
-        return self._guard(result, pos, extra)
+        return self._counted(result, pos, extra)
 
     def negate(self, value: Any, pos: Pos) -> Any:
         return self._guard(ops.neg(value), pos)

@@ -53,9 +53,12 @@ def _value(t: Any) -> np.ndarray:
     return np.asarray(value(t), dtype=np.float64)
 
 
-def record(f: Callable[..., Any], leaves: list[Tensor]) -> tuple[Any, tape.Tape]:
-    """f(*leaves), and the tape of the nodes it made (the sweep walks it in reverse)."""
-    with tape.recording() as t:
+def record(f: Callable[..., Any], leaves: list[Tensor], lean: bool = False
+           ) -> tuple[Any, tape.Tape]:
+    """f(*leaves), and the tape of the nodes it made (the sweep walks it in reverse).
+    `lean`: the tape is swept once by plain rules, so its nodes keep only what their
+    rules read (`tape.lean`)."""
+    with tape.recording() as t, tape.lean(lean):
         return f(*leaves), t
 
 
@@ -92,7 +95,7 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     if kernel is not None:
         return _fused_pullback(kernel, f, x)
     leaves, is_tuple = _leaves(x)
-    out, t = record(f, leaves)
+    out, t = record(f, leaves, lean=True)
     out_value = _apart(_value(out), leaves)
 
     def pull(v: Any) -> Any:
@@ -136,7 +139,7 @@ def grad(f: Callable[..., Any], x: Point) -> Any:
     if kernel is not None and kernel.value.size == 1:
         return _fused_pullback(kernel, f, x)[1](np.ones(kernel.value.shape))
     leaves, is_tuple = _leaves(x)
-    out, t = record(f, leaves)
+    out, t = record(f, leaves, lean=True)
     if np.size(_value(out)) != 1:
         raise ValueError(
             f"grad needs a scalar output; this one has shape {np.shape(_value(out))} "
@@ -148,7 +151,7 @@ def grad(f: Callable[..., Any], x: Point) -> Any:
 def jacobian(f: Callable[..., Any], x: Point) -> Any:
     """d f / d x, shaped output shape + input shape, from one batched reverse sweep."""
     leaves, is_tuple = _leaves(x)
-    out, t = record(f, leaves)
+    out, t = record(f, leaves, lean=True)
     out_shape = np.shape(_value(out))
     # a vector output's identity seed stays diagonal through elementwise steps (O(n))
     seed = Diagonal.identity(out_shape[0]) if len(out_shape) == 1 else identity_seed(out_shape)

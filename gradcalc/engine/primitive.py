@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine.tape import Node, state
+from gradcalc.engine.tape import Node, lean_saved, state
 
 #: the params of a node that has none: one shared dict, never written, not one per node
 NO_PARAMS: dict[str, Any] = {}
@@ -109,6 +109,12 @@ class Prim:
     `passes_zero`: a zero cotangent (tape.Zero) passes through a plain sweep without
     running the rules (False for custom Functions, whose backward gets zeros).
     `facts`: what a calculus course knows of it (`Facts`).
+    `reads`: per argument, the saved values its VJP rule reads, plain or recorded
+    (argument positions, `ANS` for the output; shapes are always there); None: all of
+    them; an entry that saves nothing reads none. A lean recording (`tape.lean`) keeps
+    only those, so the forward pass frees the rest as it goes. `scalar`: an operator's
+    forward when an operand is a NumPy float64 scalar (its `forwards.scalar_fast`), called
+    straight by `apply_two`.
     """
 
     name: str
@@ -133,10 +139,14 @@ class Prim:
     doc: str = ""
     saves: bool | Callable[[dict], bool] = True
     facts: Facts = field(default_factory=Facts, repr=False)
+    reads: tuple[tuple[int, ...], ...] | None = None
+    scalar: Callable[[Any, Any], Any] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.grad_fn:
             self.grad_fn = self.name.title().replace("_", "") + "Backward0"
+        if self.reads is None and self.saves is False:
+            self.reads = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -191,14 +201,75 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
     if kind is None:
         return out
     if needs_grad and state.grad_enabled:  # tuples of arrays leave the cyclic GC's watch
-        return kind.wrap(out, Node(prim, tuple(parents), (tuple(values), out),
-                                   params or NO_PARAMS))
+        saved = (tuple(values), out)
+        if state.lean and prim.reads is not None and (
+                type(out) is not np.float64 or not prim.elementwise):  # arrays may be in it
+            saved = lean_saved(saved, prim.reads, parents)
+        return kind.wrap(out, Node(prim, tuple(parents), saved, params or NO_PARAMS))
     made = kind.wrap(out, None)
     for a in args:
         if isinstance(a, Traced) and (a.node is not None or getattr(a, "_floating", False)):
             made._floating = True
             break
     return made
+
+
+def apply_one(prim: Prim, x: Any) -> Any:
+    """`apply` for one operand and no params (the elementwise functions), unrolled for the
+    common case, a recorded operation; anything else takes `apply`, which also says what
+    went wrong when the forward fails."""
+    if not isinstance(x, Traced):  # a plain value (a rule of a plain sweep): no wrapping
+        if state.quiet:
+            return prim.forward(x)
+        with np.errstate(all="ignore"):
+            return prim.forward(x)
+    node = x.node
+    if node is None or not state.grad_enabled:
+        return apply(prim, x)
+    v = x.value
+    try:
+        if state.quiet:
+            out = prim.forward(v)
+        else:
+            with np.errstate(all="ignore"):
+                out = prim.forward(v)
+    except (ValueError, TypeError):
+        return apply(prim, x)
+    saved = ((v,), out)
+    if state.lean and type(out) is not np.float64 and prim.reads is not None:
+        saved = lean_saved(saved, prim.reads, (node,))
+    return type(x).wrap(out, Node(prim, (node,), saved, NO_PARAMS))
+
+
+def apply_two(prim: Prim, x: Any, y: Any) -> Any:
+    """`apply` for two operands and no params (the arithmetic operators), unrolled as
+    `apply_one` is."""
+    tx, ty = isinstance(x, Traced), isinstance(y, Traced)
+    if not (tx or ty):  # plain values (a rule of a plain sweep): no wrapping
+        if state.quiet:
+            return prim.forward(x, y)
+        with np.errstate(all="ignore"):
+            return prim.forward(x, y)
+    nx = x.node if tx else None
+    ny = y.node if ty else None
+    if nx is None and ny is None or not state.grad_enabled:
+        return apply(prim, x, y)
+    vx = x.value if tx else x
+    vy = y.value if ty else y
+    try:
+        if state.quiet:
+            scalar = prim.scalar
+            out = scalar(vx, vy) if scalar is not None and (
+                type(vx) is np.float64 or type(vy) is np.float64) else prim.forward(vx, vy)
+        else:
+            with np.errstate(all="ignore"):
+                out = prim.forward(vx, vy)
+    except (ValueError, TypeError):
+        return apply(prim, x, y)
+    saved, parents = ((vx, vy), out), (nx, ny)
+    if state.lean and type(out) is not np.float64 and prim.reads is not None:
+        saved = lean_saved(saved, prim.reads, parents)
+    return type(y if ty else x).wrap(out, Node(prim, parents, saved, NO_PARAMS))
 
 
 _BOOLEAN = {
@@ -282,8 +353,15 @@ def by_name() -> dict[str, Prim]:
 def public_function(prim: Prim) -> Callable[..., Any]:
     """The function a user calls: `prim.call` with the primitive bound, or plain apply."""
     custom = prim.call
+    operands = len(prim.vjps) if prim.elementwise and prim.variadic_vjp is None else 0
 
-    if custom is None:
+    if custom is None and operands == 1:
+        def function(x: Any) -> Any:
+            return apply_one(prim, x)
+    elif custom is None and operands == 2:
+        def function(x: Any, y: Any) -> Any:
+            return apply_two(prim, x, y)
+    elif custom is None:
         def function(*args: Any) -> Any:
             return apply(prim, *args)
     else:

@@ -91,10 +91,10 @@ class State:
     `quiet`: NumPy's floating-point warnings are already off (inside `hot()`);
     `span`: the source span stamped on new nodes; `tape`: the recording, or None;
     `spare`: the cotangent a sweep owns, lent to the rule it is calling (gradcalc/engine/
-    scratch.py), or None.
+    scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`).
     """
 
-    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare")
+    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean")
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -102,6 +102,7 @@ class State:
         self.span: Span | None = None
         self.tape: Tape | None = None
         self.spare: np.ndarray | None = None
+        self.lean = False
 
 
 state = State()
@@ -137,6 +138,9 @@ class Node:
         return f"<{self.name()}>"
 
 
+#: the output's place among the values a VJP rule reads (`Prim.reads`); arguments 0, 1, …
+ANS = -1
+
 #: Arrays up to this size are kept as they are by a node that saves nothing.
 _SMALL = 256
 
@@ -146,6 +150,18 @@ def _shape_only(v: Any) -> Any:
     if type(v) is np.ndarray and v.size > _SMALL:
         return np.broadcast_to(np.zeros((), v.dtype), v.shape)
     return v
+
+
+def lean_saved(saved: tuple, reads: tuple, parents: list) -> tuple:
+    """A node's (argument values, output) with the large arrays that none of its rules to
+    be run reads (`Prim.reads`, for the arguments with a node) as stand-ins of their shape."""
+    wanted: set[int] = set()
+    for read, parent in zip(reads, parents):
+        if parent is not None:
+            wanted.update(read)
+    values, out = saved
+    return (tuple(v if i in wanted else _shape_only(v) for i, v in enumerate(values)),
+            out if ANS in wanted else _shape_only(out))
 
 
 def release(node: Node) -> None:
@@ -221,6 +237,20 @@ def hot():
             state.quiet = previous
             if collecting:
                 gc.enable()
+
+
+@contextmanager
+def lean(on: bool = True):
+    """Inside the block (`on`), nodes keep only the values their VJP rules read
+    (`lean_saved`): for a recording swept once (grad, vjp, jacobian), whose other
+    intermediate arrays are then freed as the forward pass goes, as NumPy frees an
+    expression's temporaries, and their memory is reused while it is warm. Values a
+    node does not keep are not there to show (explain and pictures record without it)."""
+    previous, state.lean = state.lean, on
+    try:
+        yield
+    finally:
+        state.lean = previous
 
 
 @contextmanager
@@ -403,10 +433,49 @@ class _Sweep:
 
     def run(self, order: Iterable[Node]) -> None:
         state.spare = None  # lent only inside `_rules`, and taken back there
+        plain = self.lift is None and self.trace is None and self.stop_at is None \
+            and self.needed is None
         try:
-            self._run(order)
+            self._run_plain(order) if plain else self._run(order)
         finally:
             state.spare = None
+
+    def _run_plain(self, order: Iterable[Node]) -> None:
+        """`_run` for a plain sweep (no recording, trace, stops or needed set): a node
+        whose cotangent is a NumPy scalar (a scalar program's every node) runs its rules
+        here, with the same steps inline; any other node takes `_run`."""
+        pending, retain, general = self.pending, self.retain_graph, self._run
+        for node in order:
+            prim = node.prim
+            if prim is None or node not in pending:
+                continue
+            g = pending[node]
+            saved = node.saved
+            if type(g) is not np.float64 or saved is None or node.index < 0 \
+                    or prim.variadic_vjp is not None or node.params:
+                g = None  # held by `_run` alone, so its rules may write into it
+                general((node,))
+                continue
+            del pending[node]
+            values, ans = saved
+            rules = prim.vjps
+            for i, parent in enumerate(node.parents):
+                if parent is None:
+                    continue
+                gi = rules[i](g, ans, *values)
+                if gi is None:
+                    continue
+                if parent not in pending:
+                    pending[parent] = gi
+                elif type(gi) is np.float64 and type(pending[parent]) is np.float64:
+                    pending[parent] += gi
+                else:
+                    self._add(parent, gi)
+            if not retain:
+                if prim.saves is True:
+                    node.saved = None
+                else:
+                    release(node)
 
     def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
@@ -473,16 +542,21 @@ class _Sweep:
                 continue  # no gradient (a custom backward's None), or none wanted
             if parent not in pending:
                 pending[parent] = gi
-            elif type(gi) is not Zero:  # a Zero adds nothing
-                before = pending[parent]
-                if type(before) is Zero:
-                    pending[parent] = gi
-                elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
-                        and _addable(before, gi):
-                    np.add(before, gi, out=before)  # the sweep's own sum: in place
-                else:
-                    pending[parent] = before + gi
-                before = None
+            else:
+                self._add(parent, gi)
+
+    def _add(self, parent: Node, gi: Any) -> None:
+        """Add `gi` to the cotangent pending for `parent`."""
+        pending = self.pending
+        if type(gi) is not Zero:  # a Zero adds nothing
+            before = pending[parent]
+            if type(before) is Zero:
+                pending[parent] = gi
+            elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
+                    and _addable(before, gi):
+                np.add(before, gi, out=before)  # the sweep's own sum: in place
+            else:
+                pending[parent] = before + gi
 
     def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
         """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""

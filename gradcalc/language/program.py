@@ -129,6 +129,8 @@ class Interpreter:
         self.max_iterations = max_iterations
         #: id(expression) -> its Span, stamped on the nodes its operation records
         self.spans: dict[int, Span] = {}
+        #: id(number literal) -> its value in the backend (made once: loops reuse it)
+        self.numbers: dict[int, Any] = {}
 
     # statements -----------------------------------------------------------------------
     def run(self, program: Program) -> dict[str, Any]:
@@ -201,30 +203,47 @@ class Interpreter:
 
     # expressions ----------------------------------------------------------------------
     def evaluate(self, e: Expr) -> Any:
-        b = self.backend
-        if isinstance(e, Num):
-            return b.number(e.value)
-        if isinstance(e, Name):
+        """The value of `e`: the common kinds first, told apart by their exact type (the
+        IR's classes are final), since a scalar program evaluates millions of them."""
+        kind = type(e)
+        if kind is Name:
             try:
                 return self.env[e.id]
             except KeyError:
-                if e.id == EULER:  # `e` with no value is Euler's number (homework habit)
-                    return b.number(math.e)
-                raise EvalError(self.unknown_name(e)) from None
-        if isinstance(e, Binary):
-            left, right = self.evaluate(e.left), self.evaluate(e.right)
+                return self.euler_or_unknown(e)
+        if kind is Binary:
+            left, right = e.left, e.right  # a name or a number read here, without a call
+            left = self.env.get(left.id, left) if type(left) is Name else \
+                self.numbers.get(id(left), left) if type(left) is Num else left
+            right = self.env.get(right.id, right) if type(right) is Name else \
+                self.numbers.get(id(right), right) if type(right) is Num else right
+            if type(left) in _EXPRESSIONS:
+                left = self.evaluate(left)
+            if type(right) in _EXPRESSIONS:
+                right = self.evaluate(right)
             state.span = self.spans.get(id(e)) or self.span_of(e)
-            return b.binary(e.op, left, right, e.pos)
+            return self.backend.binary(e.op, left, right, e.pos)
+        if kind is Num:
+            try:
+                return self.numbers[id(e)]
+            except KeyError:
+                made = self.numbers[id(e)] = self.backend.number(e.value)
+                return made
+        if kind is Call:
+            args = [self.evaluate(a) for a in e.args]
+            state.span = self.spans.get(id(e)) or self.span_of(e)
+            return self.backend.call(e.func, args, e.pos)
+        return self.evaluate_other(e)
+
+    def evaluate_other(self, e: Expr) -> Any:
+        """The value of the less common kinds of expression."""
+        b = self.backend
         if isinstance(e, Unary):
             value = self.evaluate(e.operand)
             if e.op != "-":
                 return value
             state.span = self.spans.get(id(e)) or self.span_of(e)
             return b.negate(value, e.pos)
-        if isinstance(e, Call):
-            args = [self.evaluate(a) for a in e.args]
-            state.span = self.spans.get(id(e)) or self.span_of(e)
-            return b.call(e.func, args, e.pos)
         if isinstance(e, ListLit):
             items = [self.evaluate(item) for item in e.items]
             state.span = self.spans.get(id(e)) or self.span_of(e)
@@ -239,6 +258,12 @@ class Interpreter:
         if isinstance(e, (BoolOp, Not)):
             raise EvalError(f"'{_bool_word(e)}' is only allowed in if/while conditions ({e.pos})")
         raise EvalError(f"unknown expression {type(e).__name__}")  # pragma: no cover
+
+    def euler_or_unknown(self, e: Name) -> Any:
+        """A name with no value: `e` is Euler's number (a homework habit), else an error."""
+        if e.id == EULER:
+            return self.backend.number(math.e)
+        raise EvalError(self.unknown_name(e)) from None
 
     def compare(self, e: Compare) -> Any:
         values = [self.evaluate(x) for x in e.operands]
@@ -273,6 +298,10 @@ class Interpreter:
             f"name '{e.id}' at {e.pos} has no value{hint}; give it one with --at "
             f"(names with values: {listing})"
         )
+
+
+#: the expression classes: a value of one of these types is still to be evaluated
+_EXPRESSIONS = frozenset({Num, Name, Unary, Binary, Call, ListLit, Index, Compare, BoolOp, Not})
 
 
 def _bool_word(e: Expr) -> str:

@@ -18,6 +18,7 @@ import gradcalc
 from gradcalc.engine import table
 from gradcalc.engine import twins as tw
 from gradcalc.engine.primitive import FUNCTIONS, PRIMITIVES, Facts, Prim, fn
+from gradcalc.engine.tape import ANS
 from gradcalc.engine.tensor import Tensor
 from gradcalc.homework import dispatch, judged_points, problem, proof, read_as, sample
 from gradcalc.homework.feedback import misconceptions
@@ -172,3 +173,37 @@ def test_a_sheet_writes_a_function_by_its_name_in_a_book():
 
     markup = mathml(sp.log(sp.Symbol("x")) + sp.exp(sp.Symbol("x")))
     assert "<mi>ln</mi>" in markup and "<mi>log</mi>" not in markup
+
+
+# ------------------------------------------------------------------------------- reads
+
+READING = sorted(name for name, p in PRIMITIVES.items() if p.reads)
+
+
+def _rule(prim: Prim, i: int, values: list, ans, lift, poisoned: bool):
+    """Argument i's rule at `values`; `poisoned`: every saved value it does not say it
+    reads (`Prim.reads`) is nan. `lift` makes them plain arrays or recorded tensors."""
+    read = prim.reads[i] if poisoned else (*range(len(values)), ANS)
+    g = np.linspace(0.5, 1.5, np.size(ans)).reshape(np.shape(ans))
+    args = [lift(v if j in read else np.full(np.shape(v), np.nan)) for j, v in enumerate(values)]
+    out = prim.vjps[i](lift(g), lift(ans if ANS in read else np.full(np.shape(ans), np.nan)),
+                       *args)
+    return np.asarray(getattr(out, "value", out))
+
+
+@pytest.mark.parametrize("name", READING)
+@pytest.mark.parametrize("recorded", [False, True])
+def test_a_rule_reads_only_what_its_entry_says(name: str, recorded: bool) -> None:
+    prim = PRIMITIVES[name]
+    low, high = prim.domain or (0.6, 0.9)
+    values = [np.linspace(low, high, 3) + 0.01 * k for k in range(len(prim.vjps))]
+    ans = prim.forward(*values)
+    lift = (lambda v: Tensor(v, requires_grad=True)) if recorded else (lambda v: v)
+    for i in range(len(prim.vjps)):
+        assert np.array_equal(_rule(prim, i, values, ans, lift, poisoned=True),
+                              _rule(prim, i, values, ans, lift, poisoned=False)), (name, i)
+
+
+def test_an_entry_that_saves_nothing_reads_nothing() -> None:
+    assert PRIMITIVES["add"].reads == () and PRIMITIVES["sum"].reads == ()
+    assert PRIMITIVES["exp"].reads == ((ANS,),) and PRIMITIVES["mul"].reads == ((1,), (0,))

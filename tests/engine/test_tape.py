@@ -437,3 +437,66 @@ def test_the_list_walk_and_the_topological_order_agree_on_a_diamond():
     w = z * gc.sin(z) + z * z
     w.backward()
     close(found[x1.node], x2.grad.item())
+
+
+# ------------------------------------------------------------------------------- lean
+
+
+def _arrays_kept(t: tape.Tape) -> int:
+    """The distinct arrays of more than a few elements the tape's nodes hold."""
+    held = {id(v) for n in t.nodes if n.saved is not None
+            for v in (*n.saved[0], n.saved[1]) if isinstance(v, np.ndarray) and v.size > 256
+            and v.strides != (0,)}
+    return len(held)
+
+
+def test_a_lean_recording_keeps_only_what_the_rules_read():
+    from gradcalc.backends.numeric import as_function
+    from gradcalc.language.parse import parse
+
+    f, _ = as_function(parse("y = sum(sin(x)*exp(-x**2) + log(1+x**2))"), ["x"], {}, of="y")
+    x = np.linspace(-3.0, 3.0, 1001)
+    _, full = functional.record(f, [Tensor(x, requires_grad=True)])
+    out, lean = functional.record(f, [Tensor(x, requires_grad=True)], lean=True)
+    # x, sin(x), exp(-x²) and 1 + x² are read by the rules; x², -x², the product, the
+    # second x², the log and the sum's operand are not, and are freed as the forward goes
+    assert (_arrays_kept(full), _arrays_kept(lean)) == (10, 4)
+    assert not tape.state.lean  # switched off again after the recording
+
+
+def test_a_plain_sweep_runs_a_scalar_nodes_rules_inline(monkeypatch):
+    """The scalar tape's sweep (docs/performance.md, W4), counted: a node whose cotangent
+    is a NumPy scalar runs its rules in `_run_plain`, never through `_rules`; the others
+    (arrays, recorded sweeps) still do, with the same numbers."""
+    from gradcalc.engine import primitive
+
+    calls = {"rules": 0, "apply": 0}
+    rules, apply = tape._Sweep._rules, primitive.apply
+
+    def counted_rules(self, *args):
+        calls["rules"] += 1
+        return rules(self, *args)
+
+    def counted_apply(*args, **params):
+        calls["apply"] += 1
+        return apply(*args, **params)
+
+    monkeypatch.setattr(tape._Sweep, "_rules", counted_rules)
+    monkeypatch.setattr(primitive, "apply", counted_apply)
+
+    def f(x):
+        y = x
+        for _ in range(20):
+            y = y * 1.0001 + gc.sin(y) * 0.001
+        return y
+
+    _, grad = functional.vjp(f, 0.5, 1.0)
+    # the seed is a 0-d array: the last node's rules (an add's) and the two products
+    # it reaches take `_rules`; every other node, 77 of 80, runs inline
+    assert calls == {"rules": 3, "apply": 0}
+    expected = 1.0
+    y = 0.5
+    for _ in range(20):
+        expected *= 1.0001 + math.cos(y) * 0.001
+        y = y * 1.0001 + math.sin(y) * 0.001
+    assert float(grad) == pytest.approx(expected, rel=1e-14)

@@ -139,3 +139,30 @@ def test_a_bare_expression_is_the_result():
 def test_chained_comparisons_combine_every_pair():
     env, backend, _ = run("y = 0\nif 0 < x < 2:\n    y = 1", {"x": 1.0})
     assert env["y"] == 1.0 and backend.log.count("<") == 2
+
+
+def test_a_loop_makes_each_number_once_and_reads_operands_without_a_call(monkeypatch):
+    """The scalar programs' hot path (docs/performance.md, W4), counted: a literal becomes
+    a backend number once per run, not once per iteration, and a name or a number under
+    an operator is read in place (one evaluate per operator and call, none per leaf)."""
+    made: list[float] = []
+    evaluated: list[str] = []
+    number, evaluate = Recorder.number, Interpreter.evaluate
+
+    def counted_number(self, value):
+        made.append(value)
+        return number(self, value)
+
+    def counted_evaluate(self, e):
+        evaluated.append(type(e).__name__)
+        return evaluate(self, e)
+
+    monkeypatch.setattr(Recorder, "number", counted_number)
+    monkeypatch.setattr(Interpreter, "evaluate", counted_evaluate)
+    env, _, _ = run("y = x\nfor i in range(10):\n    y = y*1.0001 + abs(y)*0.001",
+                    {"x": 0.5})
+    assert env["y"] == pytest.approx(0.5 * 1.0011**10)
+    assert made.count(1.0001) == 1 and made.count(0.001) == 1
+    assert evaluated[-5:] == ["Binary", "Binary", "Binary", "Call", "Name"]  # one step
+    assert evaluated.count("Binary") == 10 * 3 and evaluated.count("Call") == 10
+    assert evaluated.count("Name") == 1 + 10  # y = x, and abs's argument
