@@ -79,20 +79,24 @@ def _token_end(text: str, k: int) -> int:
     return j if j > k + 1 else min(k + 2, len(text))
 
 
-def _group_end(text: str, k: int) -> int | None:
-    """The offset after the `}` that closes the `{` at k (escaped braces skipped)."""
-    depth, j = 0, k
+def _group_ends(text: str) -> dict[int, int | None]:
+    """For each unescaped `{` of text, the offset after the `}` that closes it (None when
+    none does): one pass, so that reading many nested arguments stays linear."""
+    ends: dict[int, int | None] = {}
+    open_at: list[int] = []
+    j = 0
     while j < len(text):
         ch = text[j]
         if ch == "\\":
             j += 2
             continue
-        depth += ch == "{"
-        depth -= ch == "}"
+        if ch == "{":
+            open_at.append(j)
+            ends[j] = None
+        elif ch == "}" and open_at:
+            ends[open_at.pop()] = j + 1
         j += 1
-        if depth == 0:
-            return j
-    return None
+    return ends
 
 
 def _skip(text: str, k: int) -> int:
@@ -106,6 +110,7 @@ class _Edits:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.group_ends = _group_ends(text)
         self.before: dict[int, list[str]] = {}
         self.replaced: dict[int, tuple[int, str]] = {}
 
@@ -122,7 +127,7 @@ class _Edits:
         if k >= len(self.text) or self.text[k] in "}^_":
             return None
         if self.text[k] == "{":
-            return _group_end(self.text, k)
+            return self.group_ends.get(k)
         end = _token_end(self.text, k)
         self.insert(k, "{")
         self.insert(end, "}")
