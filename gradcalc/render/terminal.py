@@ -7,14 +7,16 @@ rich is imported only here, and only when a person is reading (start-up is the p
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gradcalc.commands.one_point import Result
 from gradcalc.render.digits import Numbers, scale_of
 from gradcalc.render.labels import derivative_label
 from gradcalc.render.matrix_rows import labelled_rows
+
+if TYPE_CHECKING:
+    from gradcalc.commands.one_point import Result
 
 #: a progress bar is shown (on a terminal) for tables of at least this many points
 PROGRESS_MIN_POINTS = 10_000
