@@ -79,7 +79,7 @@ def test_the_csv_for_a_mail_merge(folder):
     v = values("1", "ben@uni.edu", "a = 2..9; b = 2..5 except 3")
     ben = rows[4]
     assert ben["params"] == f"a = {v['a']}, b = {v['b']}"
-    assert ben["function"] == f"{v['a']}*sin({v['b']}*x)"
+    assert ben["function"] == f"{v['a']}sin({v['b']}x)"  # as read, not the text judged
     assert ben["latex"] == rf"f(x) = {v['a']} \sin{{\left({v['b']} x \right)}}"
     assert rows[3]["params"] == "" and rows[3]["latex"] == "f(x) = x^{3}"
 
@@ -164,6 +164,11 @@ def test_e_to_a_drawn_number_stays_exact_on_every_page(invoke, tmp_path):
     rows = list(csv.DictReader(io.StringIO(pages["sheets.csv"])))
     for row in rows:
         assert "e^{" in row["latex"], row
+        # e^c as a book prints it, where the key has it: e^{-3} x, not x/e^3 or exp((-3))
+        assert "frac" not in row["latex"] and "exp" not in row["function"], row
+        assert re.fullmatch(r"\d?e\^\(-\d\)·x(\^2)?", row["function"]), row
+    heads = re.findall(r"<h2>(.*?)</h2>", pages["teacher.html"])
+    assert heads and all("<math>" in h and "<code>" not in h for h in heads)  # MathML
     sheet = invoke("sheets", "--key", str(tmp_path / "key.csv"), "--student", "ana@uni.edu",
                    "--json", "--answers")
     for line in sheet.out.splitlines():
