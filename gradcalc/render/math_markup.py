@@ -94,7 +94,9 @@ def mathml(formula: Any, constants: Iterable[str] = ()) -> str:
     if constant:
         return f"<mrow>{mathml(rest, constants)}<mo>+</mo><mi>{constant}</mi></mrow>"
     formula, powers = _stood_in(formula, constants)
-    markup = printed(formula, printer="presentation")
+    # a template's terms by degree, as a key writes them: (x^2 + a)^n, not (a + x^2)^n
+    order = {"order": "grlex"} if constants else {}
+    markup = printed(formula, printer="presentation", **order)
     for named, plain in {**_written(), **_PLAIN}.items():
         markup = markup.replace(named, plain)
     for name, exponent in powers.items():

@@ -30,7 +30,8 @@ h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin: 1.
 .who { color: #555; margin-top: 0; }
 section.problem { break-inside: avoid; border-top: 1px solid #ddd; padding: .4em 0 1.2em; }
 math[display="block"] { font-size: 1.25em; margin: .6em 0; }
-td math { math-style: normal; font-size: 1.1em; }
+td math, td math[display="block"] { math-style: normal; font-size: 1.15em; margin: 0; }
+h2 math { font-size: 1.15em; }
 code { background: #f3f3f3; padding: 0 .2em; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
 th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;

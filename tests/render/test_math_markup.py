@@ -36,3 +36,9 @@ def test_labels_and_what_has_no_formula():
     assert label_mathml("∇f") == "<mtext>∇f</mtext><mo>=</mo>"
     assert math_or_code(None, "x <b>") == "<code>x &lt;b&gt;</code>"
     assert math_or_code(x, "x", "f(x)", block=True).startswith('<math display="block"><mi>f')
+
+
+def test_a_templates_terms_by_degree_as_a_key_writes_them():
+    a, n = sp.symbols("a n")
+    assert mathml((x**2 + a) ** n, constants=["a", "n"]).startswith(
+        "<msup><mrow><mo>(</mo><mrow><msup><mi>x</mi><mn>2</mn></msup><mo>+</mo><mi>a</mi>")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from html_pages import read_file
+from html_pages import BROWSER, drawn_math, read_file
 
 KEY = """problem,function
 chain,sin(3x)
@@ -139,3 +139,12 @@ def test_worked_solutions_titles_and_answers_are_mathml(e_page):
         assert "<math><mi>f</mi><mrow><mo>(</mo><mi>x</mi><mo>)</mo></mrow><mo>=</mo>" in title
         answer = section.split("<p>Answer: ")[1]
         assert answer.startswith("<math><mi>f</mi><mo>&#x2032;</mo>"), answer
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium here")
+def test_the_reports_math_renders_offline_in_chromium(e_page, tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(e_page, encoding="utf-8")
+    found = drawn_math(page, tmp_path)
+    assert len(found["maths"]) >= 8 and all(
+        x["mathml"] and x["width"] > 5 and x["height"] > 5 for x in found["maths"]), found
