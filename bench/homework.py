@@ -3,7 +3,8 @@
     python bench/homework.py            # writes the file, checks it, prints the numbers
     python bench/homework.py --rows 200 # a smaller class
     python bench/homework.py --class-students 300  # key + 300 students x 33 problems,
-                                                   # grades and report in one command
+                                                   # grades and report in one command, the
+                                                   # installed one with --roster and --policy
     python bench/homework.py --variants 10000      # a parametrised key: every student
                                                    # judged on their own variant
 
@@ -119,6 +120,15 @@ def teacher_class(students: int) -> tuple[str, str]:
     return key.getvalue(), subs.getvalue()
 
 
+def class_roster(students: int) -> str:
+    """The course's roster, Gradescope's export: every student of `teacher_class`, and one
+    more who submitted nothing (the report and the grades name them)."""
+    rows = ["First Name,Last Name,SID,Email,Sections"]
+    rows += [f"S{st},Student,{1000 + st},s{st:03d}@uni.edu,{'AB'[st % 2]}"
+             for st in range(students + 1)]
+    return "\n".join(rows) + "\n"
+
+
 def measure_class(key_text: str, subs_text: str, memo: bool) -> dict[str, float]:
     """Key, submissions, every row judged, grades and the report built, in this process."""
     from gradcalc.grading import classfile
@@ -169,10 +179,12 @@ def run_class(students: int, afresh: bool) -> None:
         folder = Path(tmp)
         (folder / "key.csv").write_text(key_text)
         (folder / "subs.csv").write_text(subs_text)
+        (folder / "roster.csv").write_text(class_roster(students))
         gradcalc = Path(sys.executable).parent / "gradcalc"
         outputs = []
         for jobs in ("1", "2"):
             command = [str(gradcalc), "grade", "--key", "key.csv", "subs.csv",
+                       "--roster", "roster.csv", "--policy", "best",
                        "--grades", "grades.csv", "--report", "report.html", "--json",
                        "--jobs", jobs]
             t, before = time.perf_counter(), os.times()

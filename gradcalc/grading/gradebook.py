@@ -23,6 +23,7 @@ from gradcalc.grading.classfile import STATUSES, Result
 from gradcalc.grading.course import better
 from gradcalc.grading.key import Key
 from gradcalc.grading.variants import Variant, equation, template_steps
+from gradcalc.homework.kinds.registry import PLAIN, Kind
 
 #: example answers kept per mistake, slowest rows listed
 EXAMPLES, SLOWEST = 3, 10
@@ -115,6 +116,7 @@ class ProblemPicture:
     params: str = ""  # a parametrised problem's spec
     variants: int = 1  # how many combinations of values its conditions keep
     example: Variant | None = None  # one student's variant
+    kind: Kind = PLAIN  # what the problem asks for (how its texts read as formulas)
 
     @property
     def rows(self) -> int:
@@ -229,7 +231,7 @@ class Gather:
                                    {s: self.counts[p][s] for s in STATUSES},
                                    [self._mistake(p, label, n)
                                     for label, n in self.labels[p].most_common()],
-                                   *self._params(p), self.example.get(p))
+                                   *self._params(p), self.example.get(p), self._kind(p))
                     for p in book.problems]
         return Picture(problems, list(self.slowest), book,
                        {s: self.total[s] for s in STATUSES})
@@ -238,6 +240,14 @@ class Gather:
         shown = self.examples[(problem, label)]
         return Mistake(label, count, [a for a, _ in shown],
                        [v for _, v in shown] if any(v for _, v in shown) else [])
+
+    def _kind(self, problem: str) -> Kind:
+        """The problem's kind: the key's, else its first row's."""
+        p = self.key.problems.get(problem) if self.key is not None else None
+        if p is not None:
+            return p.kind
+        first = self.first.get(problem)
+        return first.task.kind if first is not None else PLAIN
 
     def _params(self, problem: str) -> tuple[str, int]:
         """A parametrised problem's spec and its count of variants ('', 1 otherwise)."""

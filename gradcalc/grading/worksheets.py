@@ -148,6 +148,20 @@ def _formula(function: str, kind: Kind, limits: Limits) -> Any:
         return None
 
 
+@lru_cache(maxsize=4096)
+def formula_of(text: str, kind: Kind, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """A function's text as sympy for a page (its parameters' names as symbols), or
+    None where it is a program or cannot be read."""
+    return _formula(text, kind, limits)
+
+
+@lru_cache(maxsize=4096)
+def answer_formula_of(text: str, kind: Kind, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """An answer's text (the expected one, or a student's) as sympy for a page, or None
+    where it cannot be read (then the page shows the text)."""
+    return _answer_formula(text, kind, limits)
+
+
 def _answer_formula(text: str, kind: Kind, limits: Limits) -> Any:
     if not kind_of(kind).formulas or text.startswith("("):  # "(no formula: ...)"
         return None

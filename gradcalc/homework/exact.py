@@ -57,3 +57,54 @@ def exact_number(v: float) -> Any:
     if short.denominator <= MAX_DENOMINATOR:
         return sp.Rational(short.numerator, short.denominator)
     return sp.Float(v)
+
+
+#: how closely a value computed from float64 evidence (a ratio of two answers' values)
+#: must agree with a closed form to be said as it: a few ulps of float64, no more
+CLOSED_FORM_RTOL = 1e-11
+#: the powers of e a computed value is read back as: e^k for 1 <= |k| <= this
+MAX_E_POWER = 10
+#: a closed form's rational multiplier: denominator up to this, numerator up to 100 times it
+MAX_MULTIPLIER_DENOMINATOR = 100
+#: the integers a constant plus a closed form is read back with (1 + e^3)
+MAX_OFFSET = 10
+
+
+def _constants() -> list[Any]:
+    """The constants a computed number is a rational multiple of, simplest first."""
+    powers = [sp.exp(k) for k in range(-MAX_E_POWER, MAX_E_POWER + 1) if k not in (0, 1)]
+    roots = [sp.sqrt(n) for n in (2, 3, 5, 6, 7)]
+    logs = [sp.log(b) for b in LOG_BASES]
+    return [sp.pi, sp.E, *roots, *powers, *logs, *(1 / g for g in logs), 1 / sp.pi,
+            sp.pi**2]
+
+
+def _multiple(v: float, c: Any, value: float, rtol: float) -> Any:
+    """v as r·c for a small rational r, or None."""
+    r = Fraction(v / value).limit_denominator(MAX_MULTIPLIER_DENOMINATOR)
+    if r and abs(r.numerator) <= 100 * r.denominator and \
+            abs(float(r) * value - v) <= rtol * abs(v):
+        return sp.Rational(r.numerator, r.denominator) * c
+    return None
+
+
+def closed_form(v: float, rtol: float = CLOSED_FORM_RTOL) -> Any:
+    """A value computed in float64 (a ratio, a difference) as the closed form it agrees
+    with to `rtol`: a fraction (1/20), a rational multiple of π, e, e^k, √n or ln(n)
+    (e^(-3), 3π/2, 1/ln(2)), or an integer plus one of them (1 + e^3); None if none."""
+    if not math.isfinite(v) or v == 0:
+        return sp.Integer(0) if v == 0 else None
+    r = Fraction(v).limit_denominator(MAX_SPECIAL_DENOMINATOR * 10)
+    if abs(float(r) - v) <= rtol * abs(v):
+        return sp.Rational(r.numerator, r.denominator)
+    constants = _constants()
+    values = [float(c) for c in constants]
+    for c, value in zip(constants, values, strict=True):
+        found = _multiple(v, c, value, rtol)
+        if found is not None:
+            return found
+    for n in (k for k in range(-MAX_OFFSET, MAX_OFFSET + 1) if k):
+        for c, value in zip(constants, values, strict=True):
+            if abs(n + value - v) <= rtol * abs(v):
+                return n + c
+    return None

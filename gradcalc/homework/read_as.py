@@ -8,6 +8,8 @@ the parser chose shows: `1/2x` is `(1/2)·x`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gradcalc.homework.problem import Problem, Side, free_names
 from gradcalc.homework.reading.student import expression
 from gradcalc.language.program import RESULT_NAME, Assign, ExprStmt
@@ -78,3 +80,19 @@ def read_as(problem: Problem) -> dict[str, str]:
     of, d = labels(problem)
     return {"function": f"{of} = {_function_text(problem.function)}",
             "answer": f"{d} = {side_text(problem.answer)}"}
+
+
+@lru_cache(maxsize=4096)
+def text_read(text: str) -> str:
+    """A function's text as gradcalc reads it, in the student's notation (`exp((-6))*x`
+    is `e^(-6)·x`), each side of an equation so; the text itself where it cannot be
+    read (a program, a typo)."""
+    from gradcalc.errors import GradcalcError
+    from gradcalc.homework.problem import read_side
+
+    for sides in ([text], text.split("=")):
+        try:
+            return " = ".join(side_text(read_side(s.strip(), "function", 2)) for s in sides)
+        except GradcalcError:
+            continue
+    return text.strip()

@@ -7,10 +7,13 @@
 maps `SIS User ID` to the user's ID number (or email/username) when told to. `ID` and
 `SIS Login ID` are left empty (Canvas's own numbers, which gradcalc does not know).
 
-`gradescope_json`: Gradescope's autograder `results.json` for one student's submission:
-`score`, `max_score`, `output`, and one test per problem with `name`, `score`,
-`max_score`, `status` (passed/failed) and `output` (the feedback, and the problem's
-worked solution when the key's `steps` column asks for it).
+`gradescope_json`: Gradescope's autograder `results.json` for one student's submission,
+every field its specification names but `execution_time` and `leaderboard`
+(`results_head`): `score`, `max_score`, `output`, the formats, the visibilities,
+`extra_data`, and one test per problem with `name`, `name_format`, `number`, `score`,
+`max_score`, `status` (passed/failed), `output` (the feedback, and the problem's worked
+solution when the key's `steps` column asks for it), `output_format`, `tags` (the kind,
+the mistake's id), `visibility` and `extra_data`.
 """
 
 from __future__ import annotations
@@ -79,45 +82,84 @@ def expected_note(r: Result) -> str:
     return f"expected `{v.expected}`" if v is not None and v.verdict == "incorrect" else ""
 
 
-def _test(p: str, r: Result | None, book: Gradebook, answers: str) -> dict[str, Any]:
+#: how results.json's texts are written: the outputs in Markdown, the names as they are
+OUTPUT_FORMAT, NAME_FORMAT = "md", "text"
+
+
+def results_head(score: float, max_score: float, output: str, extra: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """The fields of results.json above its tests, every one Gradescope's specification
+    names but `execution_time` (gradcalc writes the same bytes for the same submission,
+    on any machine: Gradescope times the run itself) and `leaderboard` (homework ranks no
+    one)."""
+    return {"score": score, "max_score": max_score, "output": output,
+            "output_format": OUTPUT_FORMAT, "test_output_format": OUTPUT_FORMAT,
+            "test_name_format": NAME_FORMAT, "visibility": "visible",
+            "stdout_visibility": "hidden", "extra_data": extra}
+
+
+def _test_fields(number: int, name: str, score: float, max_score: float, passed: bool,
+                 output: str, tags: list[str], extra: dict[str, Any],
+                 visibility: str = "visible") -> dict[str, Any]:
+    """One test as Gradescope's specification lists its fields."""
+    return {"name": name, "name_format": NAME_FORMAT, "number": str(number),
+            "score": score, "max_score": max_score, "status": "passed" if passed else "failed",
+            "output": output, "output_format": OUTPUT_FORMAT, "tags": tags,
+            "visibility": visibility, "extra_data": extra}
+
+
+def _tags(r: Result) -> list[str]:
+    """A test's tags: the kind of problem, and the mistake gradcalc named, by its id."""
+    v = r.verdict
+    if v is None:
+        return []
+    return [v.kind, *([v.misconception["rule"]] if v.misconception else [])]
+
+
+def _test(k: int, p: str, r: Result | None, book: Gradebook, answers: str
+          ) -> dict[str, Any]:
     """One problem's test: the verdict and what the student may see of it."""
     if r is None:
-        return {"name": p, "score": 0.0, "max_score": book.points[p], "status": "failed",
-                "output": "no answer submitted", "visibility": "visible"}
+        return _test_fields(k, p, 0.0, book.points[p], False, "no answer submitted", [],
+                            {"verdict": "missing"})
     said = note(r) if answers == "always" else student_note(r)
     output = r.status + (f": {said}" if said else "")
     if steps_note(r):  # the key's steps column asks for it, whatever the policy
         output += "\n\nworked solution:\n" + steps_note(r, "\n")
     if r.task.late_note and (r.earned > 0 or r.task.late == 0):
         output += f" ({r.task.late_note})"
-    return {"name": p, "score": r.earned, "max_score": r.task.points,
-            "status": "passed" if r.status == "correct" else "failed",
-            "output": output, "visibility": "visible"}
+    return _test_fields(k, p, r.earned, r.task.points, r.status == "correct", output,
+                        _tags(r), {"verdict": r.status, "line": r.task.line,
+                                   "share_kept": r.task.late})
 
 
 def gradescope(results: list[Result], book: Gradebook, answers: str = "always",
-               header: str = "") -> dict[str, Any]:
+               header: str = "", extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """results.json for the one student in `results` (the last row per problem counts):
     a test per problem, visible; the expected answers in the tests' output when ANSWERS
     is `always`, in one more test shown after the due date when `after-due`, nowhere
     when `never` (a worked solution the key's steps column asks for is shown, and with
     it the answer: the teacher asked)."""
+    from gradcalc import __version__
+
     last = {problem_name(r): r for r in results}
-    tests = [_test(p, last.get(p), book, answers) for p in book.problems]
+    tests = [_test(k, p, last.get(p), book, answers)
+             for k, p in enumerate(book.problems, 1)]
     score = sum(t["score"] for t in tests)
     passed = sum(t["status"] == "passed" for t in tests)
-    out: dict[str, Any] = {
-        "score": score, "max_score": book.max_total,
-        "output": header + f"{passed} of {len(tests)} problems correct",
-        "output_format": "md", "test_output_format": "md", "visibility": "visible",
-        "stdout_visibility": "hidden", "tests": tests}
+    student = next((r.task.student for r in results), "")
+    out = results_head(score, book.max_total,
+                       header + f"{passed} of {len(tests)} problems correct",
+                       {"gradcalc": __version__, "student": student, "answers": answers,
+                        **(extra or {})})
+    out["tests"] = tests
     if answers == "after-due":
         shown = [f"{p}: {expected_note(last[p])}" for p in book.problems
                  if p in last and expected_note(last[p])]
         if shown:
-            tests.append({"name": "Expected answers", "score": 0.0, "max_score": 0.0,
-                          "status": "passed", "output": "\n\n".join(shown),
-                          "visibility": "after_due_date"})
+            tests.append(_test_fields(len(tests) + 1, "Expected answers", 0.0, 0.0, True,
+                                      "\n\n".join(shown), [], {"verdict": "answers"},
+                                      "after_due_date"))
     return out
 
 

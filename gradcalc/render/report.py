@@ -13,12 +13,18 @@ browser, offline.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
 from gradcalc.grading.gradebook import Picture, ProblemPicture
+from gradcalc.grading.worksheets import answer_formula_of, formula_of
+from gradcalc.homework.kinds.registry import Kind
+from gradcalc.homework.read_as import text_read
 from gradcalc.render.classview import points_text
+from gradcalc.render.math_markup import math_or_code
 
+_DECIMAL = re.compile(r"\d?\.\d")
 _COLOURS = {"correct": "#2e7d32", "incorrect": "#c62828", "undetermined": "#f9a825",
             "unreadable": "#6a1b9a"}
 _CSS = """
@@ -27,6 +33,8 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em;
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 h3 { font-size: 1.05em; margin-bottom: .3em; }
 code { background: #f3f3f3; padding: 0 .2em; }
+math { font-size: 1.15em; } h3 math { font-size: 1.2em; }
+h3 a { font-size: .85em; font-weight: normal; margin-left: .6em; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
 th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;
          vertical-align: top; }
@@ -49,14 +57,41 @@ def _bar(counts: dict[str, int]) -> str:
     return f'<div class="bar">{parts}</div><p class="legend">{legend}</p>'
 
 
+def _function(text: str, kind: Kind, constants: list[str] | tuple[str, ...] = ()) -> str:
+    """A function of the key or a variant as MathML, by the sheets' renderer (its text,
+    as read, where it has no formula)."""
+    return math_or_code(formula_of(text, kind), text_read(text), constants=constants)
+
+
+def _answer(text: str, kind: Kind) -> str:
+    """A student's answer as MathML where it reads as a formula, else its text as
+    submitted; a decimal too (as MathML it would be the fraction it was read as, 1/20
+    for 0.05: not what the student wrote)."""
+    if _DECIMAL.search(text):
+        return f"<code>{escape(text)}</code>"
+    return math_or_code(answer_formula_of(text, kind), text)
+
+
+def _constants(p: ProblemPicture) -> list[str]:
+    return [n for n, _ in p.example.values] if p.example is not None else []
+
+
 def _variants(p: ProblemPicture) -> str:
     """A parametrised problem's parameters and one student's variant."""
     count = f"{p.variants:,} variant{'s' * (p.variants != 1)}"
     text = f'<p class="params">Parameters <code>{escape(p.params)}</code> ({count})'
     if p.example is not None:
         text += (f"; e.g. {escape(p.example.student)}: {escape(p.example.shown)}, "
-                 f"<code>{escape(p.example.function)}</code>")
+                 f"{_function(p.example.function, p.example.kind)}")
     return text + ".</p>"
+
+
+def _examples(p: ProblemPicture, m: Any) -> str:
+    """A mistake's example answers, each with the variant it answered."""
+    return "<br>".join(
+        _answer(e, p.kind) + (f" on {_function(m.variants[k], p.kind)}"
+                              if k < len(m.variants) else "")
+        for k, e in enumerate(m.examples))
 
 
 def _anchor(k: int) -> str:
@@ -67,22 +102,31 @@ def _solution_anchor(k: int) -> str:
     return f"solution-{k + 1}"
 
 
-def _worked(k: int, name: str, solution: Any) -> list[str]:
+def _labelled(text: str, kind: Kind, answer: bool = False) -> str:
+    """`f(x) = ...` (or an equation) as MathML, its label kept."""
+    label, sep, rest = text.partition(" = ")
+    if not sep or "(" not in label and not answer:  # an equation: both sides one formula
+        return math_or_code(formula_of(text, kind), text)
+    formula = answer_formula_of(rest, kind) if answer else formula_of(rest, kind)
+    return math_or_code(formula, rest, label)
+
+
+def _worked(k: int, p: ProblemPicture, solution: Any) -> list[str]:
     """One problem's worked solution: its steps in order, each rule named."""
-    out = [f'<section id="{_solution_anchor(k)}"><h3>{escape(name)}: '
-           f"<code>{escape(solution.problem)}</code></h3>"]
+    out = [f'<section id="{_solution_anchor(k)}"><h3>{escape(p.name)}: '
+           f"{_labelled(solution.problem, p.kind)}</h3>"]
     numbered = solution.steps
     for j, part in enumerate(solution.parts):
         out.append(f"<p><code>{escape(part.title)}</code> from "
                    f"<code>{escape(part.start)}</code></p><ol>")
-        for n, p, step in numbered:
-            if p == j:
+        for n, part_of, step in numbered:
+            if part_of == j:
                 note = f" ({escape(step.note)})" if step.note else ""
                 out.append(f'<li value="{n}"><b>{escape(step.name)}</b>{note}: '
                            f"<code>{escape(step.text)}</code></li>")
         out.append("</ol>")
     if solution.answer:
-        out.append(f"<p>Answer: <code>{escape(solution.answer)}</code></p>")
+        out.append(f"<p>Answer: {_labelled(solution.answer, p.kind, answer=True)}</p>")
     elif solution.note:
         out.append(f"<p>{escape(solution.note)}</p>")
     out.append("</section>")
@@ -128,7 +172,7 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
         link = (f' <a href="#{_solution_anchor(k)}">worked solution</a>'
                 if p.name in solutions else "")
         out.append(f'<section id="{_anchor(k)}"><h3>{escape(p.name)}: '
-                   f"<code>{escape(p.function)}</code>{link}</h3>")
+                   f"{_function(p.function, p.kind, _constants(p))}{link}</h3>")
         if p.params:
             out.append(_variants(p))
         out.append(_bar(p.counts))
@@ -136,10 +180,7 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
             out.append('<table class="mistakes"><tr><th>mistake</th><th class="n">students'
                        "</th><th>example answers</th></tr>")
             for m in p.mistakes:
-                examples = "<br>".join(
-                    f"<code>{escape(e)}</code>" + (f" on <code>{escape(m.variants[k])}</code>"
-                                                   if k < len(m.variants) else "")
-                    for k, e in enumerate(m.examples))
+                examples = _examples(p, m)
                 out.append(f"<tr><td>{escape(m.label)}</td><td class=\"n\">{m.count}</td>"
                            f"<td>{examples}</td></tr>")
             out.append("</table>")
@@ -160,6 +201,6 @@ def report_html(pic: Picture, title: str = "gradcalc: the class picture",
         out.append('<h2 id="solutions">Worked solutions</h2>')
         for k, p in enumerate(pic.problems):
             if p.name in solutions:
-                out += _worked(k, p.name, solutions[p.name])
+                out += _worked(k, p, solutions[p.name])
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

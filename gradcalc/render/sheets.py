@@ -13,16 +13,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from html import escape
-from html.entities import html5
 from typing import Any
 
-from gradcalc.engine.primitive import PRIMITIVES, derived
 from gradcalc.grading.params import json_of, shown
-from gradcalc.grading.worksheets import Item, Sheet
+from gradcalc.grading.worksheets import Item, Sheet, formula_of
+from gradcalc.homework.kinds.registry import PLAIN, Kind
 from gradcalc.render.classview import points_text
 from gradcalc.render.classview import shown as one_line
+from gradcalc.render.math_markup import latex, math_or_code
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 48em;
@@ -31,7 +30,8 @@ h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin: 1.
 .who { color: #555; margin-top: 0; }
 section.problem { break-inside: avoid; border-top: 1px solid #ddd; padding: .4em 0 1.2em; }
 math[display="block"] { font-size: 1.25em; margin: .6em 0; }
-td math { math-style: normal; font-size: 1.1em; }
+td math, td math[display="block"] { math-style: normal; font-size: 1.15em; margin: 0; }
+h2 math { font-size: 1.15em; }
 code { background: #f3f3f3; padding: 0 .2em; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
 th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;
@@ -42,67 +42,9 @@ th, td { border-bottom: 1px solid #ddd; padding: .25em .6em; text-align: left;
 """
 #: CSV columns of the mail merge
 CSV_COLUMNS = ("student", "problem", "params", "prompt", "function", "latex")
-_ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
-_XML = frozenset({"lt", "gt", "amp", "quot", "apos"})
-#: as a sheet writes them: Euler's e as the letter, and the functions by their names in
-#: a book (ln for log: the table of primitives says them, `_written`)
-_PLAIN = {"&ExponentialE;": "e", "&ImaginaryI;": "i"}
-_LABEL = re.compile(r"^([^\W\d]\w*)\((.*)\)$")
 
 
 # --------------------------------------------------------------------------- formulas
-
-
-def _numeric(markup: str) -> str:
-    """MathML with HTML's named characters as numbers (&InvisibleTimes; -> &#x2062;), so
-    that any reader of the page decodes it."""
-    def code(m: re.Match) -> str:
-        name = m[1]
-        if name in _XML or f"{name};" not in html5:
-            return m[0]
-        return "".join(f"&#x{ord(c):x};" for c in html5[f"{name};"])
-
-    return _ENTITY.sub(code, markup)
-
-
-def _written() -> dict[str, str]:
-    """sympy's MathML name of a function -> its name in a book (<mi>ln</mi> for log)."""
-    return derived("mathml names", lambda: {
-        f"<mi>{p.name}</mi>": f"<mi>{p.facts.written}</mi>"
-        for p in PRIMITIVES.values() if p.facts.written})
-
-
-def mathml(formula: Any) -> str:
-    """A formula's presentation MathML (without the <math> element)."""
-    from sympy.printing.mathml import mathml as printed
-
-    if isinstance(formula, tuple):
-        return f"{mathml(formula[0])}<mo>=</mo>{mathml(formula[1])}"
-    if isinstance(formula, list):
-        inner = "<mo>,</mo>".join(mathml(f) for f in formula)
-        return f"<mrow><mo>[</mo>{inner}<mo>]</mo></mrow>"
-    markup = printed(formula, printer="presentation")
-    for named, plain in {**_written(), **_PLAIN}.items():
-        markup = markup.replace(named, plain)
-    return _numeric(markup)
-
-
-def latex(formula: Any) -> str:
-    from gradcalc.homework.reading.student import latex as printed
-
-    if isinstance(formula, tuple):
-        return f"{latex(formula[0])} = {latex(formula[1])}"
-    if isinstance(formula, list):
-        return r"\left[" + ", ".join(latex(f) for f in formula) + r"\right]"
-    return printed(formula)
-
-
-def _label_mathml(label: str) -> str:
-    m = _LABEL.match(label)
-    if not m:
-        return ""
-    args = "<mo>,</mo>".join(f"<mi>{escape(a.strip())}</mi>" for a in m[2].split(","))
-    return f"<mi>{escape(m[1])}</mi><mrow><mo>(</mo>{args}<mo>)</mo></mrow><mo>=</mo>"
 
 
 def function_html(it: Item) -> str:
@@ -110,14 +52,18 @@ def function_html(it: Item) -> str:
     formula."""
     if it.formula is None:
         return f"<p><code>{escape(it.read)}</code></p>"
-    return (f'<math display="block">{_label_mathml(it.label)}{mathml(it.formula)}'
-            "</math>")
+    return math_or_code(it.formula, it.read, it.label, block=True)
+
+
+def function_text(it: Item) -> str:
+    """The item's function as plain text, as gradcalc reads it (`e^(-6)·x`; the
+    variant's text judged may say `exp((-6))*x`)."""
+    head = f"{it.label} = "
+    return it.read[len(head):] if it.label and it.read.startswith(head) else it.read
 
 
 def answer_html(it: Item) -> str:
-    if it.answer_formula is None:
-        return f"<code>{escape(it.answer)}</code>"
-    return f"<math>{mathml(it.answer_formula)}</math>"
+    return math_or_code(it.answer_formula, it.answer)
 
 
 def function_latex(it: Item) -> str:
@@ -159,16 +105,19 @@ def submit_html(sheet: Sheet) -> list[str]:
             "</section>"]
 
 
-def teacher_html(sheets: list[Sheet], title: str, templates: dict[str, tuple[str, str]]
-                 ) -> str:
+def teacher_html(sheets: list[Sheet], title: str,
+                 templates: dict[str, tuple[str, str, Kind]]) -> str:
     """The teacher's copy: per problem (its template and parameters), every variant
     handed out with its answer and the students who have it."""
     body = [f"<h1>{escape(title)}: the teacher's copy</h1>",
             f"<p>{len(sheets)} students.</p>"]
     for k, first in enumerate(sheets[0].items if sheets else ()):
-        function, params = templates.get(first.problem, (first.function, ""))
-        body.append(f"<section><h2>Problem {escape(first.problem)}: "
-                    f"<code>{escape(function)}</code></h2>")
+        function, params, kind = templates.get(first.problem, (first.function, "", PLAIN))
+        names = [n for n, _ in first.values]
+        shown_function = (math_or_code(formula_of(function, kind), function,
+                                       constants=names) if params
+                          else math_or_code(first.formula, first.read))
+        body.append(f"<section><h2>Problem {escape(first.problem)}: {shown_function}</h2>")
         if params:
             body.append(f"<p>Parameters <code>{escape(params)}</code></p>")
         groups: dict[str, tuple[Item, list[str]]] = {}
@@ -196,7 +145,7 @@ def sheets_csv(sheets: list[Sheet]) -> str:
     for sheet in sheets:
         for it in sheet.items:
             writer.writerow([sheet.student, it.problem, shown(it.values), it.prompt,
-                             it.function, function_latex(it)])
+                             function_text(it), function_latex(it)])
     return out.getvalue()
 
 

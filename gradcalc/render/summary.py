@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradcalc.grading.gradebook import Picture
+from gradcalc.homework.read_as import text_read
 from gradcalc.render.classview import points_text, shown
 
 #: mistakes shown per problem in the terminal (the HTML report shows all)
@@ -29,7 +30,8 @@ def show_picture(pic: Picture, console: Any) -> None:
         mistakes.add_column(name, overflow="fold", justify="right" if name == "n" else "left")
     for p in pic.problems:
         for m in p.mistakes[:TOP_MISTAKES]:
-            example = m.examples[0] + (f" on {m.variants[0]}" if m.variants else "")
+            example = m.examples[0] + (f" on {text_read(m.variants[0])}" if m.variants
+                                       else "")
             mistakes.add_row(Text(shown(p.name)), Text(shown(m.label)), str(m.count),
                              Text(shown(example)))
     if mistakes.row_count:
@@ -56,8 +58,8 @@ def _show_variants(pic: Picture, console: Any) -> None:
         table.add_column(name, overflow="fold", justify="right" if name == "variants"
                          else "left")
     for p in drawn:
-        example = (f"{p.example.student}: {p.example.function}" if p.example is not None
-                   else "")
+        example = (f"{p.example.student}: {text_read(p.example.function)}"
+                   if p.example is not None else "")
         table.add_row(Text(shown(p.name)), Text(shown(p.params)), f"{p.variants:,}",
                       Text(shown(example)))
     console.print(table)

@@ -158,9 +158,12 @@ def autograde(root: Path) -> dict[str, Any]:
         results = _judged(source / "key.csv", platform.read_submission(found), meta,
                           settings)
     except GradcalcError as exc:
-        results = {"score": 0.0, "output": f"Not graded: {exc.message}",
-                   "output_format": "md", "visibility": "visible",
-                   "stdout_visibility": "hidden", "tests": []}
+        from gradcalc import __version__
+        from gradcalc.render.lms import results_head
+
+        results = {**results_head(0.0, 0.0, f"Not graded: {exc.message}",
+                                  {"gradcalc": __version__, "student": meta.student,
+                                   "answers": settings.answers}), "tests": []}
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.json").write_text(
@@ -201,7 +204,11 @@ def _judged(key_file: Path, submission: Any, meta: Any, settings: Settings
     for task in iter_tasks(table, rows, key, Judging()):
         gather.add(judge_task(task))
     return gradescope(list(gather.last.values()), gather.book, settings.answers,
-                      _header(meta, submission))
+                      _header(meta, submission),
+                      {"student": meta.student, "group": list(meta.members),
+                       "claimed": submission.claimed or None,
+                       "late": bool(meta.due and meta.created_at and
+                                    meta.created_at > meta.due)})
 
 
 def _header(meta: Any, submission: Any) -> str:

@@ -97,7 +97,7 @@ def _write(folder: Path, sheets: list, key: Any, title: str) -> list[str]:
     from gradcalc.render.files import write_all
 
     names = page_names([s.student for s in sheets])
-    templates = {p.name: (p.function, p.template.params.text if p.template else "")
+    templates = {p.name: (p.function, p.template.params.text if p.template else "", p.kind)
                  for p in key.problems.values()}
     files = {str(folder / n): pages.sheet_html(s, title) for n, s in zip(names, sheets,
                                                                           strict=True)}

@@ -169,7 +169,7 @@ def test_a_worked_solution_writes_tan_prime_as_sec_squared(capsys):
 
 
 def test_a_sheet_writes_a_function_by_its_name_in_a_book():
-    from gradcalc.render.sheets import mathml
+    from gradcalc.render.math_markup import mathml
 
     markup = mathml(sp.log(sp.Symbol("x")) + sp.exp(sp.Symbol("x")))
     assert "<mi>ln</mi>" in markup and "<mi>log</mi>" not in markup

@@ -248,6 +248,24 @@ def test_the_reports_worked_solution_is_a_variants_and_hints_name_parameters(inv
                "--report", str(tmp_path / "r.html"), "--summary", "--plain")
     page = (tmp_path / "r.html").read_text()
     solutions = page[page.index('id="solutions"'):]
-    assert "6sin(4x)" in solutions and "24cos(4x)" in solutions
+    assert "6sin(4x)" in solutions and "<mn>24</mn>" in solutions  # 24cos(4x), as MathML
     assert "∂f/∂a" not in solutions and "∇f" not in solutions  # a, b are not variables
     assert "hint chain-inner-factor: bx has a derivative" in page and r.code == 1
+
+
+def test_a_power_of_a_sum_with_parameters_is_solved_by_the_chain_and_power_rules(invoke,
+                                                                                 tmp_path):
+    # (x^2 + a)^n on a variant: n is a number, so the outer function is a power, not an
+    # exponential (the report once named the exponential rule for it)
+    write(tmp_path, key="problem,function,params,term\n1,(x^2 + a)^n,a = 1..4; n = 3..5,t\n",
+          subs="student,problem,answer\nana,1,0\n")
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--report", str(tmp_path / "r.html"), "--plain")
+    solution = (tmp_path / "r.html").read_text().split('id="solution-1"')[1]
+    assert r.code == 1 and "<b>chain rule</b>" in solution and "<b>power rule</b>" in solution
+    assert "exponential" not in solution and "∂f/∂a" not in solution
+
+
+def test_grade_json_help_says_one_object_per_answer(invoke):
+    help_text = " ".join(invoke("grade", "--help").out.split())
+    assert "--json One JSON object per answer, a line each" in help_text

@@ -5,6 +5,7 @@ difference; tolerances stay for the decimals a student types, and the verdict sa
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 import sympy as sp
@@ -178,3 +179,17 @@ def test_the_same_at_scale_1e15(extra):
     function = "10^15 x^3 + 3x"
     assert verdict(function, "3*10^15 x^2 + 3").ok
     assert verdict(function, f"3*10^15 x^2 + 3 + {extra}").verdict == "incorrect"
+
+
+@pytest.mark.parametrize("value, form", [
+    (math.exp(-3), sp.exp(-3)), (0.05 * math.exp(5), sp.exp(5) / 20),
+    (1 + math.exp(3), 1 + sp.exp(3)), (2.5 * math.exp(3), sp.Rational(5, 2) * sp.exp(3)),
+    (math.log(2), sp.log(2)), (1 / (2 * math.log(2)), 1 / (2 * sp.log(2))),
+    (1.5 * math.pi, 3 * sp.pi / 2), (1 / 7, sp.Rational(1, 7)), (7.123456789, None),
+    (0.6931, None),
+])
+def test_a_computed_value_is_read_as_the_closed_form_it_agrees_with(value, form):
+    from gradcalc.homework.exact import closed_form
+
+    # a few ulps off, as a ratio of two float64 values is
+    assert closed_form(value * (1 - 3e-16)) == form

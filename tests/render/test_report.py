@@ -3,8 +3,10 @@ in it, nothing fetched from anywhere; and the same tables in the terminal."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from html_pages import read_file
+from html_pages import BROWSER, drawn_math, read_file
 
 KEY = """problem,function
 chain,sin(3x)
@@ -51,7 +53,7 @@ def test_mistakes_have_counts_and_example_answers(page):
     rows = [t for t, _ in page.tags if t == "tr"]
     assert rows
     text = "|".join(s.strip() for s in page.text if s.strip())
-    assert "the chain rule's inner factor dropped at sin(3x)|2|cos(3x)" in text
+    assert "the chain rule's inner factor dropped at sin(3x)|2|cos|(|3|\u2062|x|)" in text
 
 
 def test_bars_per_problem_and_no_external_resource(page):
@@ -87,3 +89,62 @@ def test_summary_prints_the_same_tables_in_the_terminal(invoke, tmp_path):
     for title in ("Problems", "Most common mistakes", "Students"):
         assert title in r.err
     assert "cos(3x)" in r.err and "total (of 3)" in r.err
+
+
+E_KEY = "problem,function,params,term\n1,exp(c)*x,c = -6..-2,t\n2,x^2 sin(x),,\n"
+E_SUBS = ("student,problem,answer\nana,1,e^(-2)\nben,1,0.05\ncy,1,e^(-2\n"
+          "ana,2,2x cos(x)\nben,2,2x cos(x)\n")
+
+
+@pytest.fixture
+def e_page(invoke, tmp_path):
+    (tmp_path / "key.csv").write_text(E_KEY)
+    (tmp_path / "subs.csv").write_text(E_SUBS)
+    out = tmp_path / "report.html"
+    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
+               "--report", str(out), "--plain")
+    assert r.code == 1
+    return out.read_text(encoding="utf-8")
+
+
+def _sections(page: str, prefix: str) -> list[str]:
+    return [part.split("</section>")[0] for part in page.split(f'<section id="{prefix}')[1:]]
+
+
+def test_the_reports_math_is_mathml_by_the_sheets_renderer(e_page):
+    problems = _sections(e_page, "problem-")
+    for section in problems:
+        head = section.split("</h3>")[0]
+        assert "<math>" in head and "<code>" not in head, head  # the key's function
+    # the template: e^c x, its power of e in place; the example variant: e^(-k) x
+    assert "<msup><mi>e</mi><mi>c</mi></msup><mo>&#x2062;</mo><mi>x</mi>" in problems[0]
+    params = problems[0].split('<p class="params">')[1].split("</p>")[0]
+    assert re.search(r"<msup><mi>e</mi><mn>-[2-6]</mn></msup><mo>&#x2062;</mo><mi>x</mi>",
+                     params), params
+    assert "exp(" not in e_page and "2.718" not in e_page
+
+
+def test_student_answers_as_mathml_where_they_read_as_written_where_not(e_page):
+    product = _sections(e_page, "problem-")[1]
+    assert ("<math><mrow><mn>2</mn><mo>&#x2062;</mo><mi>x</mi><mo>&#x2062;</mo><mrow>"
+            "<mi>cos</mi>") in product  # 2x cos(x)
+    first = _sections(e_page, "problem-")[0]
+    assert "<code>0.05</code>" in first  # a decimal as typed, not the 1/20 it reads as
+    assert "<code>e^(-2</code>" not in first  # unreadable: not a mistake's example
+
+
+def test_worked_solutions_titles_and_answers_are_mathml(e_page):
+    for section in _sections(e_page, "solution-"):
+        title = section.split("</h3>")[0]
+        assert "<math><mi>f</mi><mrow><mo>(</mo><mi>x</mi><mo>)</mo></mrow><mo>=</mo>" in title
+        answer = section.split("<p>Answer: ")[1]
+        assert answer.startswith("<math><mi>f</mi><mo>&#x2032;</mo>"), answer
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no headless Chromium here")
+def test_the_reports_math_renders_offline_in_chromium(e_page, tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(e_page, encoding="utf-8")
+    found = drawn_math(page, tmp_path)
+    assert len(found["maths"]) >= 8 and all(
+        x["mathml"] and x["width"] > 5 and x["height"] > 5 for x in found["maths"]), found

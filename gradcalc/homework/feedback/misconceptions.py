@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from gradcalc.engine import ops
-from gradcalc.homework.feedback import misapplications
+from gradcalc.homework.feedback import messages, misapplications
 from gradcalc.homework.feedback.catalogue import RULES, misapplied, right_rule
 from gradcalc.language.program import (
     EULER,
@@ -433,14 +433,6 @@ def _factor(tape: FormulaTape, k: int) -> str:
 
 
 def exact_text(v: float) -> str:
-    """A constant as the student would write it: 3, 1/2, π, 2π, √2, ln(3); else 6
-    digits (the inner factor of sin(πx) is π, not 3.14159)."""
-    if not (math.isfinite(v) and abs(v) < 1e15):  # 1e308, not its 309 digits
-        return f"{v:g}"
-    if v == int(v):
-        return str(int(v))
-    from gradcalc.homework.exact import exact_number
-    from gradcalc.homework.reading.student import formula
-
-    near = exact_number(v)
-    return f"{v:g}" if near.is_Float else formula(near)
+    """A constant as the student would write it: 3, 1/2, π, 2π, √2, ln(3), e^(-3); else
+    6 digits (the inner factor of sin(πx) is π, not 3.14159)."""
+    return messages.number(v, approx=False)

@@ -44,20 +44,6 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
         return bool(np.all(np.abs(a - b) <= ATOL + RTOL * (np.abs(a) + np.abs(b))))
 
 
-def _number(v: float) -> str:
-    """A number as the student would write it: 3, 1/2, π, ln(3), √2; else 6 digits."""
-    if np.isfinite(v) and abs(v - round(v)) <= 1e-9:
-        return str(int(round(v)))
-    if np.isfinite(v):
-        from gradcalc.homework.proof import exact_number
-        from gradcalc.homework.reading.student import formula
-
-        near = exact_number(float(v))
-        if not near.is_Float:
-            return formula(near)
-    return f"{v:g}"
-
-
 def recognise(problem: Problem, ev: Evidence, wrong: int,
               limits: Limits = DEFAULT_LIMITS) -> tuple[str | None, dict[str, str] | None]:
     """Feedback on the wrong entry `wrong` (row-major index), or None; and, when the
@@ -167,13 +153,14 @@ def _factor(a: np.ndarray, d: np.ndarray) -> str | None:
     if abs(1 / r - 1) < 1e-2:
         return (f"close, but off by {abs(1 / r - 1):.2g} (relative) everywhere: a "
                 "rounded number? Write exact constants such as pi, e, sqrt(2) or 1/3")
-    return messages.constant_factor(_number(1 / r), "the derivative")
+    return messages.constant_factor(messages.number(1 / r), "the derivative")
 
 
 def _constant_term(a: np.ndarray, d: np.ndarray) -> str | None:
     gap = a - d
     if same(gap, np.full_like(gap, gap[0])) and not same(gap, 0 * gap):
-        return (f"the answer differs from the derivative by a constant ({_number(gap[0])}): "
+        constant = messages.number(float(gap[0]))
+        return (f"the answer differs from the derivative by a constant ({constant}): "
                 "a term is missing or extra")
     return None
 

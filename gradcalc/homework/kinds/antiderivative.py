@@ -250,9 +250,7 @@ def _feedback(problem: object, x: str, constants: list[str], f_side: object,
         return messages.sign_error("the function", "the answer's derivative")
     r = constant_ratio(da, f)
     if r is not None:
-        c = Fraction(r).limit_denominator(100)
-        shown = str(c) if abs(float(c) - r) < 1e-9 * abs(r) else f"{r:.6g}"
-        times = messages.times(shown, "the function", "the answer's derivative")
+        times = messages.times(messages.number(r), "the function", "the answer's derivative")
         if _has_power(f_side):
             return (f"{times}: the power rule backwards is x^n → x^(n+1)/(n+1), dividing by "
                     "the new exponent")

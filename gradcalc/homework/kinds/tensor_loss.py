@@ -320,9 +320,9 @@ def _value_feedback(A: np.ndarray, G: np.ndarray) -> str | None:
         return messages.sign_error("the gradient")
     r = constant_ratio(G, A)
     if r:  # not None, nor 0 (a gradient of zeros is no multiple of the answer)
-        shown = f"{1 / r:.6g}"
-        return messages.constant_factor(shown, "the gradient", "a missing factor, such as "
-                                        "the 2 of a square or the 1/n of a mean?")
+        return messages.constant_factor(messages.number(1 / r), "the gradient",
+                                        "a missing factor, such as the 2 of a square or "
+                                        "the 1/n of a mean?")
     return None
 
 

@@ -389,8 +389,21 @@ def _factors(e: Any) -> list[Any]:
     return [e]
 
 
+def _constant(e: Any) -> bool:
+    """Whether an IR node is a number written with numbers only (`-6`, `1/2`)."""
+    if isinstance(e, Num):
+        return True
+    if isinstance(e, Unary):
+        return _constant(e.operand)
+    return isinstance(e, Binary) and _constant(e.left) and _constant(e.right)
+
+
 def _call(e: Call) -> str:
     args = [expression(a) for a in e.args]
+    if e.func == "exp" and len(args) == 1 and _constant(e.args[0]):
+        # a constant power of e reads as one: e^(-6), as a book prints it, not exp(-6)
+        simple = isinstance(e.args[0], Num) and _prec(e.args[0]) == 9
+        return f"e^{args[0]}" if simple else f"e^({args[0]})"
     if e.func == "abs" and len(args) == 1 and bars_read():
         return f"|{args[0]}|"
     if e.func == "sqrt" and len(args) == 1:

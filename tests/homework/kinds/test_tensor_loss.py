@@ -48,7 +48,7 @@ def test_linear_correct(answer):
 
 @pytest.mark.parametrize("answer,fragment", [
     ("2*outer(x, W@x - y)", "transposed"),
-    ("outer(W@x - y, x)", "0.5 times the gradient"),
+    ("outer(W@x - y, x)", "1/2 times the gradient"),
     ("-2*outer(W@x - y, x)", "sign error"),
     ("2*(W@x - y)", "shape 3; ∂L/∂W has W's shape 3×2"),
 ])
