@@ -36,6 +36,8 @@ from gradcalc.homework.solutions.worked import Part, Solution
 MAX_INTEGRAND_OPS = 40
 #: names a substitution's variable is given, in turn
 NAMES = ("u", "w", "t", "s", "z")
+#: names a trig substitution's angle is given, in turn
+THETAS = ("θ", "φ")
 #: table integrals: sympy's rule -> what it says
 TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin(u)",
          "SecTanRule": "∫ sec(u)·tan(u) du = sec(u)", "CscCotRule": "∫ csc(u)·cot(u) du = −csc(u)",
@@ -89,11 +91,12 @@ class Integrator:
         self.x = x
         self.names: dict[Any, Any] = {}  # sympy's dummy -> the shown variable
         self.taken: set[str] = {x.name}
+        self.triangles: dict[Any, Any] = {}  # θ shown -> its TrigSubRule
 
-    def name(self, dummy: Any) -> Any:
+    def name(self, dummy: Any, names: tuple[str, ...] = NAMES) -> Any:
         if dummy not in self.names:
-            more = (f"u{k}" for k in itertools.count(1))  # past the five letters
-            free = next(n for n in itertools.chain(NAMES, more) if n not in self.taken)
+            more = (f"u{k}" for k in itertools.count(1))  # past the letters
+            free = next(n for n in itertools.chain(names, more) if n not in self.taken)
             self.taken.add(free)
             self.names[dummy] = sp.Symbol(free, real=True)
         return self.names[dummy]
@@ -133,6 +136,8 @@ class Integrator:
             return self._substitution(rule, by, to_x)
         if name == "PartsRule":
             return self._parts(rule, by, to_x)
+        if name == "TrigSubRule":
+            return self._trig_substitution(rule, by, to_x)
         if name == "RewriteRule":
             return self._rewritten(rule, by, to_x)
         if name == "SecReductionRule":
@@ -161,6 +166,46 @@ class Integrator:
                 return kind, leaf(result.value.xreplace({u: g})), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _trig_substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
+        """∫ f dx = ∫ g(θ) dθ with x = k·sin θ (tan, sec): the root and dx in θ said."""
+        theta = self.name(rule.theta, THETAS)
+        func, (root, in_theta) = self.shown(rule.func), map(self.shown, rule.root)
+        inverse = self.shown(rule.inverse)
+        self.triangles[theta] = rule
+        inner = self.todo(rule.substep, theta, inverse.xreplace({by: to_x})
+                          if to_x is not None else inverse)
+        dx = self.shown(integral_rules.d_theta(rule.func, rule.theta))
+        note = (f"{by} = {formula(func)}, d{by} = {_times_d(dx, theta)}, "
+                f"{formula(root)} = {formula(in_theta)}")
+        return "trig-substitution", states.substituted(theta, inverse, inner), note
+
+    def back_substituted(self, node: Term) -> tuple[Any, str]:
+        """A substitution's result written back in its variable, and what is said: u by
+        its expression, θ by the right triangle's ratios."""
+        value = states.to_sympy(node.args[0], _none)
+        rule = self.triangles.get(node.var)
+        if rule is None:
+            return value.xreplace({node.var: node.expr}), f"{node.var} = {formula(node.expr)}"
+        theta, by = node.var, self.shown(rule.variable)
+        in_x = self.shown(rule.back(value.xreplace({theta: rule.theta})))
+        opposite, adjacent, hypotenuse = map(self.shown, rule.sides)
+        ratios = sorted({type(f) for f in sp.expand_trig(value).atoms(sp.Function)
+                         if f.args == (theta,) and f.func(rule.theta) in rule.triangle},
+                        key=lambda f: f.__name__)
+        ratio = {f: formula(self.shown(rule.triangle[f(rule.theta)])) for f in ratios}
+        said = "".join(f"{f.__name__}({theta}) = {text}, " for f, text in ratio.items())
+        angles = {f: sp.expand_trig(f) for f in value.atoms(sp.Function)
+                  if f.has(theta) and f.args != (theta,)}
+        said = "".join(f"{formula(f)} = {formula(g)}, " for f, g in angles.items()) + said
+        if value.has(theta) and not value.xreplace({f: 0 for f in value.atoms(
+                sp.Function)}).has(theta):
+            said = said.removesuffix(", ")
+        else:
+            said += f"{theta} = {formula(node.expr)}"
+        return in_x, (f"{by} = {formula(self.shown(rule.func))}: the right triangle with "
+                      f"opposite side {formula(opposite)}, adjacent side {formula(adjacent)}"
+                      f" and hypotenuse {formula(hypotenuse)} gives {said}")
 
     def _cyclic(self, rule: Any, by: Any) -> str:
         """Parts, again and again, until ∫ f comes back as c·I: the equation for I and
@@ -269,8 +314,8 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
             node = next(states.substitutions(state), None)
             if node is None:
                 break
-            back = leaf(states.to_sympy(node.args[0], _none).xreplace({node.var: node.expr}))
-            said = f"{node.var} = {formula(node.expr)}"
+            value, said = maker.back_substituted(node)
+            back = leaf(value)
             raws.append(Raw("back-substitution", said,
                             f"{states.text(node.args[0])} = {states.text(back)}",
                             f"{states.latex(node.args[0])} = {states.latex(back)}",

@@ -54,6 +54,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("integral-table", "a table integral", "∫ sin = −cos, ∫ cos = sin, ..."),
     Rule("substitution", "substitution", "∫ f(g(x))·g'(x) dx = ∫ f(u) du with u = g(x)"),
     Rule("back-substitution", "substitute back", "u = g(x)"),
+    Rule("trig-substitution", "trigonometric substitution",
+         "x = a·sin θ for √(a^2 − x^2), a·tan θ for √(a^2 + x^2), a·sec θ for √(x^2 − a^2)"),
     Rule("parts", "integration by parts", "∫ u dv = u·v − ∫ v du"),
     Rule("cyclic-parts", "integration by parts, twice, then solved for the integral",
          "I = ... − k·I, so I = .../(1 + k)"),

@@ -43,7 +43,10 @@ def _integrated(text: str, solution) -> sp.Expr:
         inner, var = text[start + 1:end].strip(), text[end + 2]
         g = value(inner, ("x",))
         v = proof.symbol(var)
-        G = sp.integrate(g, v).xreplace({v: subs.get(var, v)})
+        G = sp.integrate(g, v)
+        if isinstance(G, sp.Piecewise):  # sympy's cases: the generic one
+            G = G.args[0][0]
+        G = G.xreplace({v: subs.get(var, v)})
         text = f"{text[:start]}({proof.text(G)}){text[end + 3:]}"
     for var, expr in subs.items():
         text = _replace_name(text, var, proof.text(expr))
@@ -75,7 +78,20 @@ def _substitutions(solution) -> dict[str, sp.Expr]:
             var, expr = step.note.split(",")[0].split(" = ", 1)
             out[var.strip()] = value(expr, ("x",)).xreplace(
                 {proof.symbol(k): v for k, v in out.items()})
+        if step.rule == "trig-substitution":
+            out["θ"] = _angle(value(step.note.split(",")[0].split(" = ")[1], ("x",)))
     return out
+
+
+def _angle(func: sp.Expr) -> sp.Expr:
+    """θ in x, for x = k·sin θ, k·tan θ or k·sec θ (θ on the triangle's side)."""
+    theta = proof.symbol("θ")
+    k, trig = func.as_independent(theta, as_Add=False)
+    if isinstance(trig, sp.sin):
+        return sp.asin(X / k)
+    if isinstance(trig, sp.tan):
+        return sp.atan(X / k)
+    return sp.atan(sp.sqrt(X**2 - k**2) / k)
 
 
 def rules(solution) -> list[str]:
@@ -123,7 +139,9 @@ def test_every_solution_ends_with_plus_c_and_the_check():
 
 
 @pytest.mark.parametrize("function", ["sin(x)^2", "tan(x)", "x ln(x)", "e^x sin(x)",
-                                      "1/(1 + x^2)", "x e^(x^2)", "sec(x)^2", "1/(2x + 3)"])
+                                      "1/(1 + x^2)", "x e^(x^2)", "sec(x)^2", "1/(2x + 3)",
+                                      "sqrt(4 - x^2)", "1/(x^2+9)^(3/2)", "sqrt(x^2 - 4)/x",
+                                      "x^2/sqrt(9 - x^2)"])
 def test_more_integrals_verify_and_read_back(function):
     s = integral(function)
     assert s.answer and s.merged == 0, s.note
