@@ -334,7 +334,7 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         if inner is not None:
             return RewriteRule(f, x, g, inner)
         break
-    reduced = sec_reduction(f, x, depth)
+    reduced = sec_reduction(f, x, depth) or tabular_parts(f, x)
     if reduced is not None:
         return reduced
     rule = sympy_steps(f, x)
@@ -495,3 +495,50 @@ def _in_sin_cos(g: Any, theta: Any) -> Any:
     s, c = sp.sin(theta), sp.cos(theta)
     return sp.cancel(g.xreplace({sp.tan(theta): s / c, sp.sec(theta): 1 / c,
                                  sp.csc(theta): 1 / s, sp.cot(theta): c / s}))
+
+
+# --------------------------------------------------------------------------- tabular parts
+
+#: the functions whose repeated antiderivatives a table of parts takes
+TABULAR = (sp.exp, sp.sin, sp.cos)
+
+
+@dataclass(frozen=True)
+class TabularPartsRule:
+    """∫ p(x)·g(x) dx, p a polynomial of degree 2 or more, g = e^(ax+b), sin or cos of
+    ax + b: parts again and again, as a table of p's derivatives (down to 0) and g's
+    antiderivatives, the signs alternating: p·G₁ − p'·G₂ + p''·G₃ − ..."""
+
+    integrand: Any
+    variable: Any
+    rows: tuple[tuple[int, Any, Any], ...]  # (sign, p^(k), G_k), down to p^(k) = 0
+
+    @property
+    def terms(self) -> list[tuple[int, Any]]:
+        """(sign, p^(k)·G_(k+1)) for each diagonal of the table."""
+        return [(sign, d * self.rows[k + 1][2])
+                for k, (sign, d, _) in enumerate(self.rows[:-1])]
+
+    def eval(self) -> Any:
+        return sp.Add(*(sign * term for sign, term in self.terms))
+
+
+def tabular_parts(f: Any, x: Any) -> Any:
+    """The TabularPartsRule for p(x)·g(x) (see there); None for any other integrand."""
+    factors = sp.Mul.make_args(f)
+    poly = sp.Mul(*[a for a in factors if a.is_polynomial(x)])
+    rest = [a for a in factors if not a.is_polynomial(x)]
+    if len(rest) != 1 or not poly.has(x) or not 2 <= sp.degree(poly, x) <= MAX_POWER:
+        return None
+    g = rest[0]
+    arg = g.exp if g.is_Pow and g.base == sp.E else (g.args[0] if isinstance(g, TABULAR)
+                                                    else None)
+    if arg is None or not (arg.is_polynomial(x) and sp.degree(arg, x) == 1):
+        return None
+    rows, d, anti, sign = [], sp.expand(poly), g, 1
+    while True:
+        rows.append((sign, d, anti))
+        if d == 0:
+            break
+        d, anti, sign = sp.diff(d, x), sympy_steps(anti, x).eval(), -sign
+    return TabularPartsRule(f, x, tuple(rows))

@@ -136,6 +136,8 @@ class Integrator:
             return self._substitution(rule, by, to_x)
         if name == "PartsRule":
             return self._parts(rule, by, to_x)
+        if name == "TabularPartsRule":
+            return self._tabular(rule, by)
         if name == "TrigSubRule":
             return self._trig_substitution(rule, by, to_x)
         if name == "RewriteRule":
@@ -166,6 +168,16 @@ class Integrator:
                 return kind, leaf(result.value.xreplace({u: g})), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _tabular(self, rule: Any, by: Any) -> tuple[str, Term, str]:
+        """The table of u's derivatives and dv's antiderivatives, its diagonals summed."""
+        table = "; ".join(f"{'+' if sign > 0 else '-'} | {formula(self.shown(d))} | "
+                          f"{formula(self.shown(anti))}" for sign, d, anti in rule.rows)
+        result = total([(sign, leaf(self.shown(term))) for sign, term in rule.terms])
+        return ("tabular-parts", result,
+                f"sign | u = {formula(self.shown(rule.rows[0][1]))} and its derivatives | "
+                f"dv = {_times_d(self.shown(rule.rows[0][2]), by)} and its antiderivatives:"
+                f" {table}; each sign times u's row times dv's next row")
 
     def _trig_substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         """∫ f dx = ∫ g(θ) dθ with x = k·sin θ (tan, sec): the root and dx in θ said."""

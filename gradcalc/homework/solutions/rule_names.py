@@ -57,6 +57,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("trig-substitution", "trigonometric substitution",
          "x = a·sin θ for √(a^2 − x^2), a·tan θ for √(a^2 + x^2), a·sec θ for √(x^2 − a^2)"),
     Rule("parts", "integration by parts", "∫ u dv = u·v − ∫ v du"),
+    Rule("tabular-parts", "integration by parts, tabular",
+         "∫ p·g dx = p·G1 − p'·G2 + p''·G3 − ..., G(k+1) an antiderivative of G(k)"),
     Rule("cyclic-parts", "integration by parts, twice, then solved for the integral",
          "I = ... − k·I, so I = .../(1 + k)"),
     Rule("partial-fractions", "partial fractions", "p(x)/q(x) as a sum of simple fractions"),

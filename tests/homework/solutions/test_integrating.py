@@ -107,13 +107,32 @@ def test_substitution_names_its_u_and_substitutes_back():
     printed_steps_hold_up_to_constants(s)
 
 
-def test_parts_twice_for_x2_ex():
+def test_a_polynomial_of_degree_two_or_more_times_e_x_is_tabular_parts():
     s = integral("x^2 e^x")
-    parts = [st for _, _, st in s.steps if st.rule == "parts"]
-    assert [p.note.split(":")[0] for p in parts] == ["u = x^2, dv = e^x dx",
-                                                      "u = 2x, dv = e^x dx"]
+    (step,) = [st for _, _, st in s.steps if st.rule == "tabular-parts"]
+    assert step.note == ("sign | u = x^2 and its derivatives | dv = e^x dx and its "
+                         "antiderivatives: + | x^2 | e^x; - | 2x | e^x; + | 2 | e^x; "
+                         "- | 0 | e^x; each sign times u's row times dv's next row")
+    assert step.text == "∫ x^2·e^x dx = x^2·e^x - 2x·e^x + 2e^x"
     assert s.answer == "∫ f(x) dx = (x^2 - 2x + 2)·e^x + C"
     printed_steps_hold_up_to_constants(s)
+
+
+@pytest.mark.parametrize("function,after", [
+    ("x^3 e^x", "x^3·e^x - 3x^2·e^x + 6x·e^x - 6e^x"),
+    ("x^2 sin(x)", "-x^2·cos(x) + 2x·sin(x) + 2cos(x)"),
+    ("(x^2 + 1) cos(2x)", "(x^2 + 1)·sin(2x)/2 + x·cos(2x)/2 - sin(2x)/4"),
+])
+def test_tabular_parts_sums_the_diagonals_of_the_table(function, after):
+    s = integral(function)
+    assert rules(s)[0] == "tabular-parts"
+    assert s.steps[0][2].text.split(" = ", 1)[1] == after
+    printed_steps_hold_up_to_constants(s)
+
+
+def test_a_linear_factor_is_parts_once_not_a_table():
+    s = integral("x e^x")
+    assert rules(s)[0] == "parts" and "tabular-parts" not in rules(s)
 
 
 def test_partial_fractions():
