@@ -19,7 +19,12 @@ import sympy as sp
 
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex
-from gradcalc.homework.solutions import final_form, integral_rules, states
+from gradcalc.homework.solutions import (
+    final_form,
+    integral_rules,
+    states,
+    sympy_antiderivative,
+)
 from gradcalc.homework.solutions.integral_rules import _chosen, _unknown
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
@@ -376,21 +381,51 @@ def _none(todo: Todo) -> Any:
 
 def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
              constant: Any, limits: Any) -> Solution:
-    """The worked solution of ∫ f dx."""
+    """The worked solution of ∫ f dx; where the rules give no steps, sympy's verified
+    antiderivative, said plainly to have none."""
     out = Solution("antiderivative", problem, problem_latex)
     try:
         parts, final, merged = worked(f, x, checker, constant, limits)
     except integral_rules.OverBudget:
-        out.note = (f"no worked steps for this integral (sympy's rules took more than "
-                    f"{integral_rules.MAX_RULE_CALLS} searches)")
-        return out
+        return unworked(out, f"sympy's rules took more than {integral_rules.MAX_RULE_CALLS} "
+                        "searches", f, x, checker, constant)
     except (Unsupported, ValueError, TypeError, AttributeError, NotImplementedError) as exc:
-        out.note = f"no worked steps for this integral ({exc})"
-        return out
+        return unworked(out, str(exc), f, x, checker, constant)
+    if final is None:
+        return unworked(out, "the steps found could not all be verified", f, x, checker,
+                        constant)
     out.parts, out.merged, out.points = parts, merged, checker.count
-    if final is not None:
-        out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
-        out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
-    else:
-        out.note = "the steps could not all be verified, so none are shown"
+    out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
+    out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
     return out
+
+
+def unworked(out: Solution, why: str, f: Any, x: Any, checker: Checker,
+             constant: Any) -> Solution:
+    """No worked steps, and why; sympy's antiderivative when it has one that
+    differentiates back to f (by sympy, and on the tape too where the tape can run it),
+    as the answer with no steps."""
+    F, why_not = sympy_antiderivative.antiderivative(f, x)
+    if F is None:
+        out.note = f"no worked steps found ({why}); no antiderivative from sympy ({why_not})"
+        return out
+    final = final_form.final(F)
+    said = final_form.shown(final)
+    out.note = (f"no worked steps found ({why}); sympy's antiderivative, verified by "
+                f"differentiating it back{_on_the_tape(final, f, x, checker)}")
+    out.answer = f"∫ f({x}) d{x} = {said} + {constant}"
+    out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
+    return out
+
+
+def _on_the_tape(F: Any, f: Any, x: Any, checker: Checker) -> str:
+    """' and at N points on the tape' when F' = f holds there ('' when the tape has no
+    name for one of F's functions, such as Si)."""
+    try:
+        back = from_sympy(F, (x,))
+    except Unsupported:
+        return ""
+    todo = Todo("d", back.text, back.latex, F, x, payload=back)
+    ok, _, used = checker.holds(Raw("differentiate-back", "", "", "", (pending(todo),),
+                                    (leaf(f),), "value"))
+    return f" (by sympy, and at {used} points on the tape)" if ok else " (by sympy)"
