@@ -12,7 +12,7 @@ exactly when their derivatives are equal), at sampled points on the tape.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sympy as sp
@@ -319,10 +319,13 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     state = maker.todo(rule, x, None)
     start = state
     raws: list[Raw] = []
+    pieces: list[Piece] = []
     while True:
         todo = states.first_todo(state)
         if todo is not None:
             kind, result, note = maker.rewrite(todo)
+            if states.done(result):
+                pieces.append(_piece(len(raws), state, todo, result))
             here = pending(todo)
             raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
                             f"{states.latex(here)} = {states.latex(result)}", (state,),
@@ -372,7 +375,42 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     checked, _ = chain([check], checker)
     parts.append(Part(f"F'({x})", f"F'({latex(x)})", states.text(pending(todo)),
                       states.latex(pending(todo)), formula(f), latex(f), tuple(checked)))
-    return parts, final if complete else None, merged
+    path = Path(x, value, tuple(pieces) if merged == 0 else ())
+    return parts, (final, path) if complete else None, merged
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One integral the steps worked out: step `step` (from 1) gave `value` (in `by`,
+    which stands for `to_x`), which enters the antiderivative times `factor`."""
+
+    step: int
+    value: Any
+    by: Any
+    to_x: Any
+    factor: Any
+
+    @property
+    def in_x(self) -> Any:
+        return self.value if self.to_x is None else self.value.xreplace({self.by: self.to_x})
+
+
+@dataclass(frozen=True)
+class Path:
+    """What placing a wrong antiderivative's departure needs: the variable, the
+    antiderivative as the steps left it, and its pieces (none when steps were merged)."""
+
+    x: Any
+    value: Any
+    pieces: tuple[Piece, ...]
+
+
+def _piece(index: int, state: Term, todo: Todo, result: Term) -> Piece:
+    """The piece step `index + 1` works out, with the factor it enters the state by."""
+    mark = sp.Dummy("p")
+    expr = states.to_sympy(state, lambda td: mark if td is todo else sp.Integer(0))
+    return Piece(index + 1, states.to_sympy(result, _none), todo.by, todo.to_x,
+                 sp.diff(expr, mark))
 
 
 def _none(todo: Todo) -> Any:
@@ -394,6 +432,7 @@ def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
     if final is None:
         return unworked(out, "the steps found could not all be verified", f, x, checker,
                         constant)
+    final, out.path = final
     out.parts, out.merged, out.points = parts, merged, checker.count
     out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
     out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
