@@ -344,6 +344,12 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
             return by_steps
     if not _unknown(rule):
         return rule
+    if f.is_Add:  # term by term, each by these rules (sympy's took each by its own)
+        from sympy.integrals.manualintegrate import AddRule
+
+        terms = [steps(t, x, depth) for t in f.args]
+        if all(t is not None for t in terms):
+            return AddRule(f, x, terms)
     if depth >= MAX_DEPTH:
         return None
     return (substitution(f, x, depth) or parts(f, x, depth)
@@ -395,8 +401,18 @@ class TrigSubRule:
     func: Any  # x as a function of θ
     root: tuple[Any, Any]  # (√q in x, the same in θ)
     sides: tuple[Any, Any, Any]
-    inverse: Any  # θ as a function of x
+    inverse: Any  # θ as a function of x, as a textbook writes it
     substep: Any
+
+    @property
+    def branch(self) -> Any:
+        """θ as a function of x on the whole domain, for the checks: for x = k·sec θ and
+        x < −k the angle whose tan is positive and sec negative (π more than `inverse`,
+        which a textbook writes, the same up to a constant)."""
+        if isinstance(self.func.as_independent(self.theta, as_Add=False)[1], sp.sec):
+            x = self.variable  # x/|x|, not sign(x): its derivative is 0, not δ(x)
+            return self.inverse + sp.pi * (1 - x / sp.Abs(x)) / 2
+        return self.inverse
 
     @property
     def triangle(self) -> dict[Any, Any]:
@@ -408,9 +424,13 @@ class TrigSubRule:
                 sp.csc(t): hypotenuse / opposite, sp.cot(t): adjacent / opposite}
 
     def back(self, value: Any) -> Any:
-        """A function of θ written in x (multiple angles expanded first)."""
-        return sp.expand_trig(value).xreplace(self.triangle).xreplace(
+        """A function of θ written in x (multiple angles expanded first; a log of the
+        triangle's ratios is a log of their absolute value, as ∫ sec = ln|sec + tan|)."""
+        in_x = sp.expand_trig(value).xreplace(self.triangle).xreplace(
             {self.theta: self.inverse})
+        return in_x.replace(lambda e: isinstance(e, sp.log) and not isinstance(
+            e.args[0], sp.Abs) and e.args[0].is_positive is not True,
+            lambda e: sp.log(sp.Abs(e.args[0])))
 
     def eval(self) -> Any:
         return self.back(self.substep.eval())
@@ -455,7 +475,8 @@ def trig_substitution(f: Any, x: Any, depth: int) -> Any:
     if g.has(x):
         return None
     inner = None
-    for form in dict.fromkeys((_reciprocals(g, theta), _in_sin_cos(g, theta))):
+    for form in dict.fromkeys((_reciprocals(g, theta), _in_secants(g, theta),
+                               _in_sin_cos(g, theta))):
         inner = steps(form, theta, depth + 1)
         if inner is not None:
             break
@@ -490,6 +511,13 @@ def d_theta(func: Any, theta: Any) -> Any:
                 sp.sec: sp.sec(theta) * sp.tan(theta)}[type(trig)]
 
 
+def _in_secants(g: Any, theta: Any) -> Any:
+    """g with each tan² written sec² − 1 and expanded (sec·tan² is sec³ − sec)."""
+    t = sp.tan(theta)
+    return sp.expand(g.replace(lambda e: e.is_Pow and e.base == t and e.exp.is_even,
+                               lambda e: (sp.sec(theta) ** 2 - 1) ** (e.exp // 2)))
+
+
 def _in_sin_cos(g: Any, theta: Any) -> Any:
     """g with tan, sec, csc and cot written by sin and cos, as one fraction."""
     s, c = sp.sin(theta), sp.cos(theta)
@@ -499,15 +527,16 @@ def _in_sin_cos(g: Any, theta: Any) -> Any:
 
 # --------------------------------------------------------------------------- tabular parts
 
-#: the functions whose repeated antiderivatives a table of parts takes
-TABULAR = (sp.exp, sp.sin, sp.cos)
+#: the functions whose repeated antiderivatives a table of parts takes (and a^(bx + c))
+TABULAR = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh)
 
 
 @dataclass(frozen=True)
 class TabularPartsRule:
-    """∫ p(x)·g(x) dx, p a polynomial of degree 2 or more, g = e^(ax+b), sin or cos of
-    ax + b: parts again and again, as a table of p's derivatives (down to 0) and g's
-    antiderivatives, the signs alternating: p·G₁ − p'·G₂ + p''·G₃ − ..."""
+    """∫ p(x)·g(x) dx, p a polynomial of degree 2 or more, g = e^(ax+b) (or c^(ax+b)),
+    sin, cos, sinh or cosh of ax + b: parts again and again, as a table of p's
+    derivatives (down to 0) and g's antiderivatives, the signs alternating:
+    p·G₁ − p'·G₂ + p''·G₃ − ..."""
 
     integrand: Any
     variable: Any
@@ -531,8 +560,8 @@ def tabular_parts(f: Any, x: Any) -> Any:
     if len(rest) != 1 or not poly.has(x) or not 2 <= sp.degree(poly, x) <= MAX_POWER:
         return None
     g = rest[0]
-    arg = g.exp if g.is_Pow and g.base == sp.E else (g.args[0] if isinstance(g, TABULAR)
-                                                    else None)
+    exponential = g.is_Pow and g.base.is_positive and g.base.is_number
+    arg = g.exp if exponential else (g.args[0] if isinstance(g, TABULAR) else None)
     if arg is None or not (arg.is_polynomial(x) and sp.degree(arg, x) == 1):
         return None
     rows, d, anti, sign = [], sp.expand(poly), g, 1

@@ -188,7 +188,7 @@ class Integrator:
         """∫ f dx = ∫ g(θ) dθ with x = k·sin θ (tan, sec): the root and dx in θ said."""
         theta = self.name(rule.theta, THETAS)
         func, (root, in_theta) = self.shown(rule.func), map(self.shown, rule.root)
-        inverse = self.shown(rule.inverse)
+        inverse = self.shown(rule.branch)
         self.triangles[theta] = rule
         inner = self.todo(rule.substep, theta, inverse.xreplace({by: to_x})
                           if to_x is not None else inverse)
@@ -215,11 +215,11 @@ class Integrator:
         angles = {f: sp.expand_trig(f) for f in value.atoms(sp.Function)
                   if f.has(theta) and f.args != (theta,)}
         said = "".join(f"{formula(f)} = {formula(g)}, " for f, g in angles.items()) + said
-        if value.has(theta) and not value.xreplace({f: 0 for f in value.atoms(
+        if value.has(theta) and not value.xreplace({f: sp.Integer(0) for f in value.atoms(
                 sp.Function)}).has(theta):
             said = said.removesuffix(", ")
         else:
-            said += f"{theta} = {formula(node.expr)}"
+            said += f"{theta} = {formula(self.shown(rule.inverse))}"
         return in_x, (f"{by} = {formula(self.shown(rule.func))}: the right triangle with "
                       f"opposite side {formula(opposite)}, adjacent side {formula(adjacent)}"
                       f" and hypotenuse {formula(hypotenuse)} gives {said}")

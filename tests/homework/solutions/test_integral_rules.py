@@ -34,6 +34,10 @@ x = sp.Symbol("x", real=True)
     ("1/(x^2 sqrt(x^2 + 4))", "trig-substitution", "-√(x^2 + 4)/(4x)"),
     ("sqrt(x^2 + 9)", "trig-substitution", None),
     ("x sqrt(4 - x^2)", "substitution", "-(4 - x^2)^(3/2)/3"),
+    ("sqrt(x^2 - 1)", "trig-substitution", "x·√(x^2 - 1)/2 - ln(|x + √(x^2 - 1)|)/2"),
+    ("1/(1 - x^2)^(3/2)", "trig-substitution", None),
+    ("x^2 cosh(x)", "tabular-parts", None),
+    ("x^2 3^x", "tabular-parts", None),
 ])
 def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     run = invoke("derive", function, "--antiderivative", "--json")
