@@ -107,3 +107,33 @@ def test_the_point_is_in_the_heading(invoke):
     assert "\\subsection*{$f'(2)$}" in run.out
     assert ("f'(2) &= 2^{2} \\cos{\\left(2 \\right)} + 2 \\cdot 2 \\sin{\\left(2 \\right)}"
             in run.out)
+
+
+def _in(tex: str, names: tuple[str, ...]) -> sp.Expr | None:
+    """A formula row's last side read with the substitution variables among its names."""
+    tex = tex.split(" = ")[-1]
+    if any(t in tex for t in ("\\frac{d}", "\\int", "\\text", "F'")):
+        return None
+    side = read_side(tex.removesuffix(" + C"), "function", 0)
+    return proof.side_exprs(side, names, {n: 0.5 for n in names})[0]
+
+
+@pytest.mark.parametrize("function,stands,xs", [
+    ("sqrt(4 - x^2)", {"u": "2θ", "θ": "asin(x/2)"}, (0.7, -1.3, 1.9)),
+    ("sqrt(x^2 - 4)/x", {"θ": "atan(sqrt(x^2 - 4)/2)"}, (2.5, 3.1, 5.0)),
+])
+def test_rows_in_a_substitution_variable_are_true_with_it_put_in(invoke, function, stands,
+                                                                 xs):
+    """A row written in θ (or u) equals the rows around it once θ is put in as the
+    function of x the substitution made it."""
+    run = invoke("derive", function, "--antiderivative", "--latex")
+    assert run.code == 0, run.err
+    names = ("x", "θ", "u")
+    put = {proof.symbol(n): _in(text, names) for n, text in stands.items()}
+    (_, rows), *_ = _parts(run.out)
+    read = [e for e in (_in(r, names) for r in rows) if e is not None]
+    assert len(read) >= 3 and any(e.has(proof.symbol("θ")) for e in read)
+    values = [e.xreplace(put).xreplace(put) for e in read]
+    for a, b in zip(values, values[1:]):
+        assert all(abs(_value(a, {"x": v}) - _value(b, {"x": v}))
+                   <= 1e-9 * (1 + abs(_value(a, {"x": v}))) for v in xs), (a, b)

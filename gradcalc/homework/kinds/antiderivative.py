@@ -319,3 +319,11 @@ def hint_problem(kind: Kind, answer: str, foreseen: str, wrt: tuple[str, ...], t
     """A hint matches an antiderivative up to its constant: the derivative of their
     difference is 0."""
     return f"({answer}) - ({foreseen})", "0", list(wrt[:1]), Kind()
+
+
+def departure(solution: Any, answer: str, limits: Limits) -> Any:
+    """The worked solution with the step where a wrong antiderivative left the path
+    marked (`homework.solutions.integral_departure.place`)."""
+    from gradcalc.homework.solutions.integral_departure import place
+
+    return place(solution, answer, limits)

@@ -222,9 +222,14 @@ def grid(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...],
             r"\begin{pmatrix}" + r" \\ ".join(texrows) + r"\end{pmatrix}")
 
 
+#: a substitution's angle (a trig substitution's θ) as LaTeX writes it
+GREEK = {"θ": r"\theta", "φ": r"\varphi"}
+
+
 def latex(expr: Any) -> str:
-    """The expression as LaTeX (ln for the natural log)."""
-    return sp.latex(expr, ln_notation=True)
+    """The expression as LaTeX (ln for the natural log, a Greek angle by its command)."""
+    greek = {s: GREEK[s.name] for s in getattr(expr, "free_symbols", ()) if s.name in GREEK}
+    return sp.latex(expr, ln_notation=True, symbol_names=greek)
 
 
 def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,

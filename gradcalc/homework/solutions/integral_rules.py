@@ -334,15 +334,26 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         if inner is not None:
             return RewriteRule(f, x, g, inner)
         break
-    reduced = sec_reduction(f, x, depth)
+    reduced = sec_reduction(f, x, depth) or tabular_parts(f, x)
     if reduced is not None:
         return reduced
     rule = sympy_steps(f, x)
+    if _by_formula(rule) and depth < MAX_DEPTH:  # as a course does: u first, then θ
+        by_steps = substitution(f, x, depth) or trig_substitution(f, x, depth)
+        if by_steps is not None:
+            return by_steps
     if not _unknown(rule):
         return rule
+    if f.is_Add:  # term by term, each by these rules (sympy's took each by its own)
+        from sympy.integrals.manualintegrate import AddRule
+
+        terms = [steps(t, x, depth) for t in f.args]
+        if all(t is not None for t in terms):
+            return AddRule(f, x, terms)
     if depth >= MAX_DEPTH:
         return None
-    return substitution(f, x, depth) or parts(f, x, depth)
+    return (substitution(f, x, depth) or parts(f, x, depth)
+            or trig_substitution(f, x, depth))
 
 
 def parts(f: Any, x: Any, depth: int = 0) -> Any:
@@ -361,3 +372,202 @@ def parts(f: Any, x: Any, depth: int = 0) -> Any:
         return None
     second = steps(sp.expand(v_step.eval() * sp.diff(poly, x)), x, depth + 1)
     return None if second is None else PartsRule(f, x, poly, dv, v_step, second)
+
+
+# --------------------------------------------------------------------------- trig substitution
+
+#: sympy's rules that integrate a square root of a quadratic by a formula, not by steps
+SQRT_FORMULAS = frozenset({"SqrtQuadraticRule", "SqrtQuadraticDenomRule",
+                           "ReciprocalSqrtQuadraticRule", "TrigSubstitutionRule"})
+
+
+def _by_formula(rule: Any) -> bool:
+    """Whether sympy's tree integrates a root of a quadratic by a formula somewhere."""
+    while type(rule).__name__ == "AlternativeRule":
+        rule = _chosen(rule)
+    return type(rule).__name__ in SQRT_FORMULAS or any(
+        _by_formula(c) for c in _children(rule))
+
+
+@dataclass(frozen=True)
+class TrigSubRule:
+    """∫ f(x) dx with x = k·sin θ (√(a − b·x²)), k·tan θ (√(a + b·x²)) or k·sec θ
+    (√(b·x² − a)): the integral in θ (`substep`), then θ's functions written back in x
+    by the right triangle whose sides are `sides` (opposite, adjacent, hypotenuse)."""
+
+    integrand: Any
+    variable: Any
+    theta: Any
+    func: Any  # x as a function of θ
+    root: tuple[Any, Any]  # (√q in x, the same in θ)
+    sides: tuple[Any, Any, Any]
+    inverse: Any  # θ as a function of x, as a textbook writes it
+    substep: Any
+
+    @property
+    def branch(self) -> Any:
+        """θ as a function of x on the whole domain, for the checks: for x = k·sec θ and
+        x < −k the angle whose tan is positive and sec negative (π more than `inverse`,
+        which a textbook writes, the same up to a constant)."""
+        if isinstance(self.func.as_independent(self.theta, as_Add=False)[1], sp.sec):
+            x = self.variable  # x/|x|, not sign(x): its derivative is 0, not δ(x)
+            return self.inverse + sp.pi * (1 - x / sp.Abs(x)) / 2
+        return self.inverse
+
+    @property
+    def triangle(self) -> dict[Any, Any]:
+        """sin θ, cos θ, ... as functions of x (the triangle's ratios)."""
+        opposite, adjacent, hypotenuse = self.sides
+        t = self.theta
+        return {sp.sin(t): opposite / hypotenuse, sp.cos(t): adjacent / hypotenuse,
+                sp.tan(t): opposite / adjacent, sp.sec(t): hypotenuse / adjacent,
+                sp.csc(t): hypotenuse / opposite, sp.cot(t): adjacent / opposite}
+
+    def back(self, value: Any) -> Any:
+        """A function of θ written in x (multiple angles expanded first; a log of the
+        triangle's ratios is a log of their absolute value, as ∫ sec = ln|sec + tan|)."""
+        in_x = sp.expand_trig(value).xreplace(self.triangle).xreplace(
+            {self.theta: self.inverse})
+        return in_x.replace(lambda e: isinstance(e, sp.log) and not isinstance(
+            e.args[0], sp.Abs) and e.args[0].is_positive is not True,
+            lambda e: sp.log(sp.Abs(e.args[0])))
+
+    def eval(self) -> Any:
+        return self.back(self.substep.eval())
+
+
+def _root_quadratic(f: Any, x: Any) -> tuple[Any, Any, Any] | None:
+    """(q, a, b) for the first q = a + b·x² (a, b nonzero numbers) f holds under a root
+    (or raised to a power −2 or below)."""
+    for node in sp.preorder_traversal(f):
+        if node.is_Pow and node.exp.is_Rational and (
+                node.exp.q == 2 or (node.exp.is_Integer and node.exp <= -2)):
+            q = node.base
+            if q.is_polynomial(x) and sp.degree(q, x) == 2:
+                coeffs = sp.Poly(q, x).all_coeffs()
+                b, zero, a = coeffs
+                if zero == 0 and a.is_number and b.is_number and a != 0:
+                    return q, a, b
+    return None
+
+
+def trig_substitution(f: Any, x: Any, depth: int) -> Any:
+    """A TrigSubRule for the first root of a quadratic in f, when the integral in θ is
+    found; None otherwise."""
+    found = _root_quadratic(f, x)
+    if found is None or depth >= MAX_DEPTH:
+        return None
+    q, a, b = found
+    theta = sp.Dummy("theta", real=True)
+    m, k = sp.sqrt(abs(a)), sp.sqrt(abs(a)) / sp.sqrt(abs(b))
+    if a > 0 and b < 0:
+        func, h, inverse = k * sp.sin(theta), sp.cos(theta), sp.asin(x / k)
+        sides = (x * m / k, sp.sqrt(q), m)
+    elif a > 0:
+        func, h, inverse = k * sp.tan(theta), sp.sec(theta), sp.atan(x / k)
+        sides = (x * m / k, m, sp.sqrt(q))
+    elif b > 0:
+        func, h, inverse = k * sp.sec(theta), sp.tan(theta), sp.atan(sp.sqrt(q) / m)
+        sides = (sp.sqrt(q), m, x * m / k)
+    else:
+        return None
+    g = _in_theta(f, x, q, m * h, func) * d_theta(func, theta)
+    if g.has(x):
+        return None
+    inner = None
+    for form in dict.fromkeys((_reciprocals(g, theta), _in_secants(g, theta),
+                               _in_sin_cos(g, theta))):
+        inner = steps(form, theta, depth + 1)
+        if inner is not None:
+            break
+    if inner is None:
+        return None
+    return TrigSubRule(f, x, theta, func, (sp.sqrt(q), m * h), sides, inverse, inner)
+
+
+def _in_theta(f: Any, x: Any, q: Any, root: Any, func: Any) -> Any:
+    """f with each power of q written as a power of its root in θ, then x = func."""
+    powers = {p: root ** (2 * p.exp) for p in sp.preorder_traversal(f)
+              if p.is_Pow and p.base == q and p.exp.is_Rational}
+    return f.xreplace(powers).xreplace({x: func})
+
+
+def _reciprocals(g: Any, theta: Any) -> Any:
+    """1/sec^n as cos^n, 1/csc^n as sin^n, 1/cos^n as sec^n (the forms a table uses)."""
+    flip = {sp.sec: sp.cos, sp.csc: sp.sin, sp.cos: sp.sec}
+    def flipped(e: Any) -> Any:
+        base, power = e.as_base_exp()
+        if type(base) in flip and power.is_Integer and power < 0:
+            return flip[type(base)](base.args[0]) ** -power
+        return e
+    return g.replace(lambda e: e.is_Pow, flipped)
+
+
+def d_theta(func: Any, theta: Any) -> Any:
+    """dx/dθ as a table writes it: (k·sin θ)' = k·cos θ, (k·tan θ)' = k·sec² θ,
+    (k·sec θ)' = k·sec θ·tan θ."""
+    k, trig = func.as_independent(theta, as_Add=False)
+    return k * {sp.sin: sp.cos(theta), sp.tan: sp.sec(theta) ** 2,
+                sp.sec: sp.sec(theta) * sp.tan(theta)}[type(trig)]
+
+
+def _in_secants(g: Any, theta: Any) -> Any:
+    """g with each tan² written sec² − 1 and expanded (sec·tan² is sec³ − sec)."""
+    t = sp.tan(theta)
+    return sp.expand(g.replace(lambda e: e.is_Pow and e.base == t and e.exp.is_even,
+                               lambda e: (sp.sec(theta) ** 2 - 1) ** (e.exp // 2)))
+
+
+def _in_sin_cos(g: Any, theta: Any) -> Any:
+    """g with tan, sec, csc and cot written by sin and cos, as one fraction."""
+    s, c = sp.sin(theta), sp.cos(theta)
+    return sp.cancel(g.xreplace({sp.tan(theta): s / c, sp.sec(theta): 1 / c,
+                                 sp.csc(theta): 1 / s, sp.cot(theta): c / s}))
+
+
+# --------------------------------------------------------------------------- tabular parts
+
+#: the functions whose repeated antiderivatives a table of parts takes (and a^(bx + c))
+TABULAR = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh)
+
+
+@dataclass(frozen=True)
+class TabularPartsRule:
+    """∫ p(x)·g(x) dx, p a polynomial of degree 2 or more, g = e^(ax+b) (or c^(ax+b)),
+    sin, cos, sinh or cosh of ax + b: parts again and again, as a table of p's
+    derivatives (down to 0) and g's antiderivatives, the signs alternating:
+    p·G₁ − p'·G₂ + p''·G₃ − ..."""
+
+    integrand: Any
+    variable: Any
+    rows: tuple[tuple[int, Any, Any], ...]  # (sign, p^(k), G_k), down to p^(k) = 0
+
+    @property
+    def terms(self) -> list[tuple[int, Any]]:
+        """(sign, p^(k)·G_(k+1)) for each diagonal of the table."""
+        return [(sign, d * self.rows[k + 1][2])
+                for k, (sign, d, _) in enumerate(self.rows[:-1])]
+
+    def eval(self) -> Any:
+        return sp.Add(*(sign * term for sign, term in self.terms))
+
+
+def tabular_parts(f: Any, x: Any) -> Any:
+    """The TabularPartsRule for p(x)·g(x) (see there); None for any other integrand."""
+    factors = sp.Mul.make_args(f)
+    poly = sp.Mul(*[a for a in factors if a.is_polynomial(x)])
+    rest = [a for a in factors if not a.is_polynomial(x)]
+    if len(rest) != 1 or not poly.has(x) or not 2 <= sp.degree(poly, x) <= MAX_POWER:
+        return None
+    g = rest[0]
+    exponential = g.is_Pow and g.base.is_positive and g.base.is_number
+    arg = g.exp if exponential else (g.args[0] if isinstance(g, TABULAR) else None)
+    if arg is None or not (arg.is_polynomial(x) and sp.degree(arg, x) == 1):
+        return None
+    rows, d, anti, sign = [], sp.expand(poly), g, 1
+    while True:
+        rows.append((sign, d, anti))
+        if d == 0:
+            break
+        d, anti, sign = sp.diff(d, x), sympy_steps(anti, x).eval(), -sign
+    return TabularPartsRule(f, x, tuple(rows))

@@ -12,14 +12,19 @@ exactly when their derivatives are equal), at sampled points on the tape.
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sympy as sp
 
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex
-from gradcalc.homework.solutions import final_form, integral_rules, states
+from gradcalc.homework.solutions import (
+    final_form,
+    integral_rules,
+    states,
+    sympy_antiderivative,
+)
 from gradcalc.homework.solutions.integral_rules import _chosen, _unknown
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_sympy
@@ -36,6 +41,8 @@ from gradcalc.homework.solutions.worked import Part, Solution
 MAX_INTEGRAND_OPS = 40
 #: names a substitution's variable is given, in turn
 NAMES = ("u", "w", "t", "s", "z")
+#: names a trig substitution's angle is given, in turn
+THETAS = ("θ", "φ")
 #: table integrals: sympy's rule -> what it says
 TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin(u)",
          "SecTanRule": "∫ sec(u)·tan(u) du = sec(u)", "CscCotRule": "∫ csc(u)·cot(u) du = −csc(u)",
@@ -89,11 +96,12 @@ class Integrator:
         self.x = x
         self.names: dict[Any, Any] = {}  # sympy's dummy -> the shown variable
         self.taken: set[str] = {x.name}
+        self.triangles: dict[Any, Any] = {}  # θ shown -> its TrigSubRule
 
-    def name(self, dummy: Any) -> Any:
+    def name(self, dummy: Any, names: tuple[str, ...] = NAMES) -> Any:
         if dummy not in self.names:
-            more = (f"u{k}" for k in itertools.count(1))  # past the five letters
-            free = next(n for n in itertools.chain(NAMES, more) if n not in self.taken)
+            more = (f"u{k}" for k in itertools.count(1))  # past the letters
+            free = next(n for n in itertools.chain(names, more) if n not in self.taken)
             self.taken.add(free)
             self.names[dummy] = sp.Symbol(free, real=True)
         return self.names[dummy]
@@ -133,6 +141,10 @@ class Integrator:
             return self._substitution(rule, by, to_x)
         if name == "PartsRule":
             return self._parts(rule, by, to_x)
+        if name == "TabularPartsRule":
+            return self._tabular(rule, by)
+        if name == "TrigSubRule":
+            return self._trig_substitution(rule, by, to_x)
         if name == "RewriteRule":
             return self._rewritten(rule, by, to_x)
         if name == "SecReductionRule":
@@ -161,6 +173,56 @@ class Integrator:
                 return kind, leaf(result.value.xreplace({u: g})), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _tabular(self, rule: Any, by: Any) -> tuple[str, Term, str]:
+        """The table of u's derivatives and dv's antiderivatives, its diagonals summed."""
+        table = "; ".join(f"{'+' if sign > 0 else '-'} | {formula(self.shown(d))} | "
+                          f"{formula(self.shown(anti))}" for sign, d, anti in rule.rows)
+        result = total([(sign, leaf(self.shown(term))) for sign, term in rule.terms])
+        return ("tabular-parts", result,
+                f"sign | u = {formula(self.shown(rule.rows[0][1]))} and its derivatives | "
+                f"dv = {_times_d(self.shown(rule.rows[0][2]), by)} and its antiderivatives:"
+                f" {table}; each sign times u's row times dv's next row")
+
+    def _trig_substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
+        """∫ f dx = ∫ g(θ) dθ with x = k·sin θ (tan, sec): the root and dx in θ said."""
+        theta = self.name(rule.theta, THETAS)
+        func, (root, in_theta) = self.shown(rule.func), map(self.shown, rule.root)
+        inverse = self.shown(rule.branch)
+        self.triangles[theta] = rule
+        inner = self.todo(rule.substep, theta, inverse.xreplace({by: to_x})
+                          if to_x is not None else inverse)
+        dx = self.shown(integral_rules.d_theta(rule.func, rule.theta))
+        note = (f"{by} = {formula(func)}, d{by} = {_times_d(dx, theta)}, "
+                f"{formula(root)} = {formula(in_theta)}")
+        return "trig-substitution", states.substituted(theta, inverse, inner), note
+
+    def back_substituted(self, node: Term) -> tuple[Any, str]:
+        """A substitution's result written back in its variable, and what is said: u by
+        its expression, θ by the right triangle's ratios."""
+        value = states.to_sympy(node.args[0], _none)
+        rule = self.triangles.get(node.var)
+        if rule is None:
+            return value.xreplace({node.var: node.expr}), f"{node.var} = {formula(node.expr)}"
+        theta, by = node.var, self.shown(rule.variable)
+        in_x = self.shown(rule.back(value.xreplace({theta: rule.theta})))
+        opposite, adjacent, hypotenuse = map(self.shown, rule.sides)
+        ratios = sorted({type(f) for f in sp.expand_trig(value).atoms(sp.Function)
+                         if f.args == (theta,) and f.func(rule.theta) in rule.triangle},
+                        key=lambda f: f.__name__)
+        ratio = {f: formula(self.shown(rule.triangle[f(rule.theta)])) for f in ratios}
+        said = "".join(f"{f.__name__}({theta}) = {text}, " for f, text in ratio.items())
+        angles = {f: sp.expand_trig(f) for f in value.atoms(sp.Function)
+                  if f.has(theta) and f.args != (theta,)}
+        said = "".join(f"{formula(f)} = {formula(g)}, " for f, g in angles.items()) + said
+        if value.has(theta) and not value.xreplace({f: sp.Integer(0) for f in value.atoms(
+                sp.Function)}).has(theta):
+            said = said.removesuffix(", ")
+        else:
+            said += f"{theta} = {formula(self.shown(rule.inverse))}"
+        return in_x, (f"{by} = {formula(self.shown(rule.func))}: the right triangle with "
+                      f"opposite side {formula(opposite)}, adjacent side {formula(adjacent)}"
+                      f" and hypotenuse {formula(hypotenuse)} gives {said}")
 
     def _cyclic(self, rule: Any, by: Any) -> str:
         """Parts, again and again, until ∫ f comes back as c·I: the equation for I and
@@ -257,10 +319,13 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     state = maker.todo(rule, x, None)
     start = state
     raws: list[Raw] = []
+    pieces: list[Piece] = []
     while True:
         todo = states.first_todo(state)
         if todo is not None:
             kind, result, note = maker.rewrite(todo)
+            if states.done(result):
+                pieces.append(_piece(len(raws), state, todo, result))
             here = pending(todo)
             raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
                             f"{states.latex(here)} = {states.latex(result)}", (state,),
@@ -269,8 +334,8 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
             node = next(states.substitutions(state), None)
             if node is None:
                 break
-            back = leaf(states.to_sympy(node.args[0], _none).xreplace({node.var: node.expr}))
-            said = f"{node.var} = {formula(node.expr)}"
+            value, said = maker.back_substituted(node)
+            back = leaf(value)
             raws.append(Raw("back-substitution", said,
                             f"{states.text(node.args[0])} = {states.text(back)}",
                             f"{states.latex(node.args[0])} = {states.latex(back)}",
@@ -310,7 +375,42 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     checked, _ = chain([check], checker)
     parts.append(Part(f"F'({x})", f"F'({latex(x)})", states.text(pending(todo)),
                       states.latex(pending(todo)), formula(f), latex(f), tuple(checked)))
-    return parts, final if complete else None, merged
+    path = Path(x, value, tuple(pieces) if merged == 0 else ())
+    return parts, (final, path) if complete else None, merged
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One integral the steps worked out: step `step` (from 1) gave `value` (in `by`,
+    which stands for `to_x`), which enters the antiderivative times `factor`."""
+
+    step: int
+    value: Any
+    by: Any
+    to_x: Any
+    factor: Any
+
+    @property
+    def in_x(self) -> Any:
+        return self.value if self.to_x is None else self.value.xreplace({self.by: self.to_x})
+
+
+@dataclass(frozen=True)
+class Path:
+    """What placing a wrong antiderivative's departure needs: the variable, the
+    antiderivative as the steps left it, and its pieces (none when steps were merged)."""
+
+    x: Any
+    value: Any
+    pieces: tuple[Piece, ...]
+
+
+def _piece(index: int, state: Term, todo: Todo, result: Term) -> Piece:
+    """The piece step `index + 1` works out, with the factor it enters the state by."""
+    mark = sp.Dummy("p")
+    expr = states.to_sympy(state, lambda td: mark if td is todo else sp.Integer(0))
+    return Piece(index + 1, states.to_sympy(result, _none), todo.by, todo.to_x,
+                 sp.diff(expr, mark))
 
 
 def _none(todo: Todo) -> Any:
@@ -319,21 +419,52 @@ def _none(todo: Todo) -> Any:
 
 def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
              constant: Any, limits: Any) -> Solution:
-    """The worked solution of ∫ f dx."""
+    """The worked solution of ∫ f dx; where the rules give no steps, sympy's verified
+    antiderivative, said plainly to have none."""
     out = Solution("antiderivative", problem, problem_latex)
     try:
         parts, final, merged = worked(f, x, checker, constant, limits)
     except integral_rules.OverBudget:
-        out.note = (f"no worked steps for this integral (sympy's rules took more than "
-                    f"{integral_rules.MAX_RULE_CALLS} searches)")
-        return out
+        return unworked(out, f"sympy's rules took more than {integral_rules.MAX_RULE_CALLS} "
+                        "searches", f, x, checker, constant)
     except (Unsupported, ValueError, TypeError, AttributeError, NotImplementedError) as exc:
-        out.note = f"no worked steps for this integral ({exc})"
-        return out
+        return unworked(out, str(exc), f, x, checker, constant)
+    if final is None:
+        return unworked(out, "the steps found could not all be verified", f, x, checker,
+                        constant)
+    final, out.path = final
     out.parts, out.merged, out.points = parts, merged, checker.count
-    if final is not None:
-        out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
-        out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
-    else:
-        out.note = "the steps could not all be verified, so none are shown"
+    out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
+    out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
     return out
+
+
+def unworked(out: Solution, why: str, f: Any, x: Any, checker: Checker,
+             constant: Any) -> Solution:
+    """No worked steps, and why; sympy's antiderivative when it has one that
+    differentiates back to f (by sympy, and on the tape too where the tape can run it),
+    as the answer with no steps."""
+    F, why_not = sympy_antiderivative.antiderivative(f, x)
+    if F is None:
+        out.note = f"no worked steps found ({why}); no antiderivative from sympy ({why_not})"
+        return out
+    final = final_form.final(F)
+    said = final_form.shown(final)
+    out.note = (f"no worked steps found ({why}); sympy's antiderivative, verified by "
+                f"differentiating it back{_on_the_tape(final, f, x, checker)}")
+    out.answer = f"∫ f({x}) d{x} = {said} + {constant}"
+    out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
+    return out
+
+
+def _on_the_tape(F: Any, f: Any, x: Any, checker: Checker) -> str:
+    """' and at N points on the tape' when F' = f holds there ('' when the tape has no
+    name for one of F's functions, such as Si)."""
+    try:
+        back = from_sympy(F, (x,))
+    except Unsupported:
+        return ""
+    todo = Todo("d", back.text, back.latex, F, x, payload=back)
+    ok, _, used = checker.holds(Raw("differentiate-back", "", "", "", (pending(todo),),
+                                    (leaf(f),), "value"))
+    return f" (by sympy, and at {used} points on the tape)" if ok else " (by sympy)"

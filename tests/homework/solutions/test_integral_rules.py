@@ -27,6 +27,17 @@ x = sp.Symbol("x", real=True)
     ("x cosh(x)", "parts", "x·sinh(x) - cosh(x)"),
     ("2sec(x)^3", "reduction", "ln(|tan(x) + sec(x)|) + sec(x)·tan(x)"),
     ("sec(3x)^4", "reduction", "(sec(3x)^2 + 2)·tan(3x)/9"),
+    ("sqrt(4 - x^2)", "trig-substitution", "x·√(4 - x^2)/2 + 2asin(x/2)"),
+    ("1/(x^2+9)^(3/2)", "trig-substitution", "x/(9√(x^2 + 9))"),
+    ("sqrt(x^2 - 4)/x", "trig-substitution", "√(x^2 - 4) - 2atan(√(x^2 - 4)/2)"),
+    ("x^2/sqrt(9 - x^2)", "trig-substitution", None),
+    ("1/(x^2 sqrt(x^2 + 4))", "trig-substitution", "-√(x^2 + 4)/(4x)"),
+    ("sqrt(x^2 + 9)", "trig-substitution", None),
+    ("x sqrt(4 - x^2)", "substitution", "-(4 - x^2)^(3/2)/3"),
+    ("sqrt(x^2 - 1)", "trig-substitution", "x·√(x^2 - 1)/2 - ln(|x + √(x^2 - 1)|)/2"),
+    ("1/(1 - x^2)^(3/2)", "trig-substitution", None),
+    ("x^2 cosh(x)", "tabular-parts", None),
+    ("x^2 3^x", "tabular-parts", None),
 ])
 def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     run = invoke("derive", function, "--antiderivative", "--json")
@@ -87,9 +98,42 @@ def test_steps_that_do_not_verify_are_said_alike_in_plain_and_json(invoke, monke
 
     monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
     monkeypatch.setattr(verified.Checker, "holds", lambda self, raw: (False, False, 0))
+    said = ("no worked steps found (the steps found could not all be verified); sympy's "
+            "antiderivative, verified by differentiating it back (by sympy)")
     plain = invoke("derive", "x^3 cos(x)", "--antiderivative", "--plain")
-    assert plain.out.splitlines()[-1] == (
-        "checked: the steps could not all be verified, so none are shown")
+    assert plain.out.splitlines()[-1] == f"checked: {said}"
     out = json.loads(invoke("derive", "x^3 cos(x)", "--antiderivative", "--json").out)
     assert out["steps"] == [] and out["verified"]["merged"] == 0
-    assert out["note"] == "the steps could not all be verified, so none are shown"
+    assert out["note"] == said
+
+
+@pytest.mark.parametrize("function,said,triangle", [
+    ("sqrt(4 - x^2)", "x = 2sin(θ), dx = 2cos(θ) dθ, √(4 - x^2) = 2cos(θ)",
+     "x = 2sin(θ): the right triangle with opposite side x, adjacent side √(4 - x^2) and "
+     "hypotenuse 2 gives sin(2θ) = 2cos(θ)·sin(θ), cos(θ) = √(4 - x^2)/2, "
+     "sin(θ) = x/2, θ = asin(x/2)"),
+    ("1/(x^2+9)^(3/2)", "x = 3tan(θ), dx = 3sec(θ)^2 dθ, √(x^2 + 9) = 3sec(θ)",
+     "x = 3tan(θ): the right triangle with opposite side x, adjacent side 3 and "
+     "hypotenuse √(x^2 + 9) gives sin(θ) = x/√(x^2 + 9)"),
+    ("sqrt(x^2 - 4)/x", "x = 2sec(θ), dx = 2sec(θ)·tan(θ) dθ, √(x^2 - 4) = 2tan(θ)",
+     "x = 2sec(θ): the right triangle with opposite side √(x^2 - 4), adjacent side 2 "
+     "and hypotenuse x gives tan(θ) = √(x^2 - 4)/2, θ = atan(√(x^2 - 4)/2)"),
+])
+def test_trig_substitution_says_x_dx_and_the_root_then_the_triangle(invoke, function,
+                                                                   said, triangle):
+    out = json.loads(invoke("derive", function, "--antiderivative", "--json").out)
+    notes = {s["rule"]: s["note"] for s in out["steps"]}
+    assert notes["trig-substitution"] == said
+    assert notes["back-substitution"] == triangle
+
+
+def test_a_trig_substitution_in_latex_writes_theta_by_its_command(invoke):
+    run = invoke("derive", "1/(x^2+9)^(3/2)", "--antiderivative", "--latex")
+    assert "\\int \\frac{\\cos{\\left(\\theta \\right)}}{9}\\, d\\theta" in run.out
+    assert "θ" not in run.out
+
+
+def test_u_before_theta_where_both_would_do():
+    with integral_rules.budget():
+        rule = integral_rules.steps(x * sp.sqrt(4 - x**2), x)
+    assert type(rule).__name__ == "URule"

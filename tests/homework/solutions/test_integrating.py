@@ -43,7 +43,10 @@ def _integrated(text: str, solution) -> sp.Expr:
         inner, var = text[start + 1:end].strip(), text[end + 2]
         g = value(inner, ("x",))
         v = proof.symbol(var)
-        G = sp.integrate(g, v).xreplace({v: subs.get(var, v)})
+        G = sp.integrate(g, v)
+        if isinstance(G, sp.Piecewise):  # sympy's cases: the generic one
+            G = G.args[0][0]
+        G = G.xreplace({v: subs.get(var, v)})
         text = f"{text[:start]}({proof.text(G)}){text[end + 3:]}"
     for var, expr in subs.items():
         text = _replace_name(text, var, proof.text(expr))
@@ -75,7 +78,20 @@ def _substitutions(solution) -> dict[str, sp.Expr]:
             var, expr = step.note.split(",")[0].split(" = ", 1)
             out[var.strip()] = value(expr, ("x",)).xreplace(
                 {proof.symbol(k): v for k, v in out.items()})
+        if step.rule == "trig-substitution":
+            out["θ"] = _angle(value(step.note.split(",")[0].split(" = ")[1], ("x",)))
     return out
+
+
+def _angle(func: sp.Expr) -> sp.Expr:
+    """θ in x, for x = k·sin θ, k·tan θ or k·sec θ (θ on the triangle's side)."""
+    theta = proof.symbol("θ")
+    k, trig = func.as_independent(theta, as_Add=False)
+    if isinstance(trig, sp.sin):
+        return sp.asin(X / k)
+    if isinstance(trig, sp.tan):
+        return sp.atan(X / k)
+    return sp.atan(sp.sqrt(X**2 - k**2) / k)
 
 
 def rules(solution) -> list[str]:
@@ -91,13 +107,32 @@ def test_substitution_names_its_u_and_substitutes_back():
     printed_steps_hold_up_to_constants(s)
 
 
-def test_parts_twice_for_x2_ex():
+def test_a_polynomial_of_degree_two_or_more_times_e_x_is_tabular_parts():
     s = integral("x^2 e^x")
-    parts = [st for _, _, st in s.steps if st.rule == "parts"]
-    assert [p.note.split(":")[0] for p in parts] == ["u = x^2, dv = e^x dx",
-                                                      "u = 2x, dv = e^x dx"]
+    (step,) = [st for _, _, st in s.steps if st.rule == "tabular-parts"]
+    assert step.note == ("sign | u = x^2 and its derivatives | dv = e^x dx and its "
+                         "antiderivatives: + | x^2 | e^x; - | 2x | e^x; + | 2 | e^x; "
+                         "- | 0 | e^x; each sign times u's row times dv's next row")
+    assert step.text == "∫ x^2·e^x dx = x^2·e^x - 2x·e^x + 2e^x"
     assert s.answer == "∫ f(x) dx = (x^2 - 2x + 2)·e^x + C"
     printed_steps_hold_up_to_constants(s)
+
+
+@pytest.mark.parametrize("function,after", [
+    ("x^3 e^x", "x^3·e^x - 3x^2·e^x + 6x·e^x - 6e^x"),
+    ("x^2 sin(x)", "-x^2·cos(x) + 2x·sin(x) + 2cos(x)"),
+    ("(x^2 + 1) cos(2x)", "(x^2 + 1)·sin(2x)/2 + x·cos(2x)/2 - sin(2x)/4"),
+])
+def test_tabular_parts_sums_the_diagonals_of_the_table(function, after):
+    s = integral(function)
+    assert rules(s)[0] == "tabular-parts"
+    assert s.steps[0][2].text.split(" = ", 1)[1] == after
+    printed_steps_hold_up_to_constants(s)
+
+
+def test_a_linear_factor_is_parts_once_not_a_table():
+    s = integral("x e^x")
+    assert rules(s)[0] == "parts" and "tabular-parts" not in rules(s)
 
 
 def test_partial_fractions():
@@ -123,7 +158,9 @@ def test_every_solution_ends_with_plus_c_and_the_check():
 
 
 @pytest.mark.parametrize("function", ["sin(x)^2", "tan(x)", "x ln(x)", "e^x sin(x)",
-                                      "1/(1 + x^2)", "x e^(x^2)", "sec(x)^2", "1/(2x + 3)"])
+                                      "1/(1 + x^2)", "x e^(x^2)", "sec(x)^2", "1/(2x + 3)",
+                                      "sqrt(4 - x^2)", "1/(x^2+9)^(3/2)", "sqrt(x^2 - 4)/x",
+                                      "x^2/sqrt(9 - x^2)"])
 def test_more_integrals_verify_and_read_back(function):
     s = integral(function)
     assert s.answer and s.merged == 0, s.note

@@ -1,0 +1,42 @@
+"""A wrong antiderivative's departure: the step whose integral, worked differently, gives
+the answer (with the student's version), or where a lost factor comes from."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def departs(invoke, function: str, answer: str) -> dict:
+    run = invoke("check", function, "--antiderivative", "--answer", answer, "--steps",
+                 "--json")
+    out = json.loads(run.out)
+    assert out["verdict"] == "incorrect"
+    return out["departs_at"]
+
+
+@pytest.mark.parametrize("function,answer,rule,student,right", [
+    ("x^3 + 1/x", "x^4/3 + ln|x|", "integral-power", "x^4/3", "x^4/4"),
+    ("x^3 + cos(x)", "x^4/4 - sin(x) + C", "integral-table", "-sin(x)", "sin(x)"),
+    ("x^2 e^x", "(x^2 + 2x + 2)e^x + C", "tabular-parts", "(x^2 + 2x + 2)·e^x",
+     "x^2·e^x - 2x·e^x + 2e^x"),
+    ("2x cos(x^2)", "2sin(x^2)", "substitution", "2sin(x^2)", "sin(x^2)"),
+    ("x sin(x)", "x cos(x) - sin(x)", "parts", "x·cos(x) - sin(x)", "-x·cos(x) + sin(x)"),
+])
+def test_the_step_a_wrong_antiderivative_leaves_the_path_at(invoke, function, answer, rule,
+                                                            student, right):
+    at = departs(invoke, function, answer)
+    assert (at["rule"], at["student"], at["right"]) == (rule, student, right)
+    assert at["said"]
+
+
+def test_the_plain_view_marks_the_step_with_the_students_version(invoke):
+    run = invoke("check", "x^3 + 1/x", "--antiderivative", "--answer", "x^4/3 + ln|x|",
+                 "--steps", "--plain")
+    assert ("2. power rule for integrals: ∫ x^3 dx = x^4/4; = x^4/4 + ∫ 1/x dx  <- you "
+            "wrote x^4/3 here; the power rule for integrals gives x^4/4") in run.out
+
+
+def test_an_answer_with_a_function_no_step_gives_is_not_placed(invoke):
+    assert departs(invoke, "x^3", "x^4/4 + sin(x)") is None
