@@ -26,7 +26,7 @@ import numpy as np
 
 from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
-from gradcalc.homework import judged_points, proof
+from gradcalc.homework import judged_points, proof, real_roots
 from gradcalc.homework.domain import read_domain
 from gradcalc.homework.feedback import messages
 from gradcalc.homework.feedback.recognise import constant_ratio, same
@@ -275,7 +275,7 @@ def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:
     try:
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(f_side, tuple(names), point, limits)[0]  # type: ignore
-            F = sp.integrate(f, proof.symbol(x))
+            F = sp.integrate(real_roots.as_written(f), proof.symbol(x))
             if F.has(sp.Integral):
                 return "(no closed form found)"
             F = sp.simplify(F) if sp.count_ops(F) > 8 else F

@@ -21,6 +21,7 @@ from typing import Any
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from gradcalc.homework import real_roots
 from gradcalc.language.program import (
     EULER,
     Binary,
@@ -237,6 +238,7 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
     `simplify` is left out: it alone often takes longer.)"""
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
+    expr = real_roots.as_written(expr)
     ops = sp.count_ops(expr)
     if ops > MAX_REWRITE_OPS:
         return expr
@@ -253,7 +255,7 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
         with time_budget(seconds):
             for route in routes:
                 try:
-                    candidate = route(expr)
+                    candidate = real_roots.as_written(route(expr))
                 except Timeout:
                     raise
                 except Exception:  # noqa: BLE001 - a route sympy cannot take is skipped
