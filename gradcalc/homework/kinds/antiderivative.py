@@ -33,7 +33,13 @@ from gradcalc.homework.feedback.recognise import constant_ratio, same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
-from gradcalc.homework.problem import answer_variables, free_names, read_problem, read_side
+from gradcalc.homework.problem import (
+    answer_variables,
+    free_names,
+    function_variables,
+    read_problem,
+    read_side,
+)
 from gradcalc.homework.reading import wording
 from gradcalc.homework.reading.claims import integral
 from gradcalc.homework.reading.student import expression, formula
@@ -95,8 +101,10 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
 
 def _read(function: str, wrt: list[str] | None, limits: Limits
           ) -> tuple[Any, list[str], str]:
-    """The function read, its inputs, and the variable integrated by."""
-    f_side = read_side(function, "function", 0, limits)
+    """The function read (a name glued to the variable read apart: `xy` by x is x·y),
+    its inputs, and the variable integrated by."""
+    f_side = read_side(function, "function", 0, limits,
+                       function_variables(function, tuple(wrt)) if wrt else None)
     f_names = [n for n in free_names(f_side.program) if n != EULER]
     chosen = list(dict.fromkeys(wrt or f_side.program.inputs or []))
     if not chosen:
