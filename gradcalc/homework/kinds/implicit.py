@@ -306,8 +306,8 @@ def _exact(side: Side, x: str, y: str, order: int, limits: Limits,
             return exact, on_curve.text(exact)
     except Timeout:
         return None, f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
-    except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        return None, f"(no formula: {type(exc).__name__})"
+    except Exception:  # noqa: BLE001 - sympy fails in many ways; said plainly, go on
+        return None, "(no formula: sympy could not follow the equation)"
 
 
 def decide(exact: on_curve.Slope, a_side: Side, point: dict[str, float] | None,
