@@ -171,8 +171,8 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
     except Timeout:
         result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU "
                   "time)", None)
-    except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        result = ([], [], f"(no formula: {type(exc).__name__})", None)
+    except Exception:  # noqa: BLE001 - sympy fails in many ways; said plainly, go on
+        result = ([], [], "(no formula: sympy could not follow the function)", None)
     if backstops() > fired:  # a wall-clock verdict on this machine's load: not kept
         return result
     if len(_CACHE) >= CACHE_SIZE:

@@ -279,12 +279,28 @@ def _function_variables(function: str, answer: str, typed: tuple[str, ...]
                                      *sorted(extra)))
 
 
+def function_variables(function: str, typed: tuple[str, ...]) -> tuple[str, ...]:
+    """The variables a function is read with when `typed` are asked for: a letter glued
+    to one of them is a constant read apart (`xy` by x is x·y)."""
+    return _function_variables(function, "", typed)
+
+
 def _glued_constants(function: str, named: tuple[str, ...]) -> tuple[str, ...]:
-    """The letters written against a variable the problem names (`kx` in `ln(kx)` with
-    x asked for or declared): constants, so that `kx` reads as k·x (the reading is said)."""
-    return tuple(sorted({w[0] for w in _WORDS.findall(function) if len(w) == 2
-                         and w[1] in named and w not in named and w[0] not in named
-                         and w[0].isalpha() and w[0] != EULER}))
+    """The letters written against a variable the problem names, before it (`kx` in
+    `ln(kx)` with x asked for or declared) or after it (`xy` with x asked for):
+    constants, so that the name reads as a product (the reading is said)."""
+    out = set()
+    for w in _WORDS.findall(function):
+        if len(w) != 2 or w in named or w in _RESERVED:
+            continue
+        for var, other in ((w[1], w[0]), (w[0], w[1])):
+            if var in named and other not in named and other.isalpha() and other != EULER:
+                out.add(other)
+    return tuple(sorted(out))
+
+
+#: two-letter words that are never a variable and a constant written together
+_RESERVED = frozenset({"pi", "ln", "lg", "dx", "dy", "dt"})
 
 
 def _declared(function: str) -> list[str]:

@@ -27,6 +27,7 @@ from sympy.printing.str import StrPrinter
 
 from gradcalc.backends.symbolic import PathDecisions, as_expr, symbolic_output
 from gradcalc.engine import ops
+from gradcalc.homework import real_roots
 from gradcalc.homework.exact import exact_number
 from gradcalc.homework.problem import Side
 from gradcalc.language.ir import walk
@@ -64,7 +65,7 @@ def symbol(name: str) -> sp.Symbol:
 def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
                limits: Limits = DEFAULT_LIMITS) -> list[Any]:
     """Each entry as a sympy expression of the inputs (path recorded at `point`), its
-    numbers exact (`_literals`)."""
+    numbers exact (`_literals`), an odd root of a negative number the real one."""
     values = {n: np.asarray(point[n], dtype=np.float64) for n in inputs}
     out = []
     for entry in side.entries:
@@ -79,7 +80,7 @@ def side_exprs(side: Side, inputs: tuple[str, ...], point: dict[str, float],
         expr = _put(np.asarray(expr, dtype=object).reshape(()).item(), literals)
         if euler and isinstance(expr, sp.Basic):
             expr = expr.xreplace({s: sp.E for s in expr.free_symbols if s.name == EULER})
-        out.append(exact(expr))
+        out.append(real_roots.real_powers(exact(expr)))
     return out
 
 

@@ -20,7 +20,7 @@ from gradcalc.engine import ops
 from gradcalc.engine.functional import pullback
 from gradcalc.engine.primitive import derived, named
 from gradcalc.errors import GradcalcError
-from gradcalc.homework import domain
+from gradcalc.homework import domain, real_roots
 from gradcalc.homework.domain import Bound
 from gradcalc.homework.problem import Entry
 from gradcalc.language.ir import walk
@@ -118,11 +118,13 @@ class Values:
 
 def evaluate(entry: Entry, points: dict[str, np.ndarray], wrt: tuple[str, ...] = (),
              limits: Limits = DEFAULT_LIMITS) -> Values:
-    """The entry at every point (arrays of one length K), with its derivatives by `wrt`."""
+    """The entry at every point (arrays of one length K), with its derivatives by `wrt`;
+    an odd root of a negative number is the real one (real_roots.py)."""
     k = len(next(iter(points.values())))
-    if vectorisable(entry.program):
-        return _at_once(entry.program, points, wrt, k, limits)
-    parts = [_at_once(entry.program, {n: v[i:i + 1] for n, v in points.items()}, wrt, 1,
+    program = real_roots.tape_program(entry.program)
+    if vectorisable(program):
+        return _at_once(program, points, wrt, k, limits)
+    parts = [_at_once(program, {n: v[i:i + 1] for n, v in points.items()}, wrt, 1,
                       limits) for i in range(k)]
     return Values(np.concatenate([p.value for p in parts]),
                   {n: np.concatenate([p.grad[n] for p in parts]) for n in wrt})

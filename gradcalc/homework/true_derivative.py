@@ -50,10 +50,17 @@ def real_diff(f: Any, *by: Any) -> Any:
 
 def torch_convention(expr: Any) -> Any:
     """A derivative as the tape takes it at kinks (PyTorch's conventions), where sympy
-    writes distributions: the derivative of sign is 0, at 0 too, so every DiracDelta
-    term is 0 (d²|x|/dx² is 0, d²(x·|x|)/dx² is 2·sign(x)); a step Heaviside(u, h) is
-    written with sign, (1 + sign(u))/2 when h is sympy's 1/2."""
-    if not isinstance(expr, sp.Basic) or not expr.has(sp.DiracDelta, sp.Heaviside):
+    writes distributions: the derivative of sign is 0, at 0 too, so every DiracDelta term
+    (and every unevaluated derivative of a sign) is 0 (d²|x|/dx² is 0, d²(x·|x|)/dx² is
+    2·sign(x)); a step Heaviside(u, h) is written with sign, (1 + sign(u))/2 when h is
+    sympy's 1/2."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.DiracDelta, sp.Heaviside,
+                                                       sp.Derivative):
+        return expr
+    # sympy leaves d/dx sign(1/x) unevaluated where the argument is not a symbol: 0 too
+    expr = expr.replace(lambda e: isinstance(e, sp.Derivative) and isinstance(e.expr, sp.sign),
+                        lambda e: sp.S.Zero)
+    if not expr.has(sp.DiracDelta, sp.Heaviside):
         return expr
 
     def step(*args: Any) -> Any:

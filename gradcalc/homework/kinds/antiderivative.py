@@ -26,14 +26,20 @@ import numpy as np
 
 from gradcalc.engine.ops import FUNCTIONS
 from gradcalc.errors import GradcalcError
-from gradcalc.homework import judged_points, proof
+from gradcalc.homework import judged_points, proof, real_roots, typeable
 from gradcalc.homework.domain import read_domain
 from gradcalc.homework.feedback import messages
 from gradcalc.homework.feedback.recognise import constant_ratio, same
 from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.judge import judge as decide
 from gradcalc.homework.kinds.registry import Kind
-from gradcalc.homework.problem import answer_variables, free_names, read_problem, read_side
+from gradcalc.homework.problem import (
+    answer_variables,
+    free_names,
+    function_variables,
+    read_problem,
+    read_side,
+)
 from gradcalc.homework.reading import wording
 from gradcalc.homework.reading.claims import integral
 from gradcalc.homework.reading.student import expression, formula
@@ -56,7 +62,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     if constants:  # "no idea" is words, not the constants no and idea
         wording.refuse_words("answer", answer, (x, *f_names), FUNCTIONS)
     expected = _integral(f_side, f_names, x, limits)
-    base = {"expected": expected + " + C", "kind": "antiderivative", "wrt": (x,),
+    base = {"expected": expected, "kind": "antiderivative", "wrt": (x,),
             "read": {"function": f"f({x}) = {f_side.entries[0].text}",
                      "answer": f"F({x}) = {a_side.entries[0].text}"},
             "expected_latex": None}
@@ -95,8 +101,10 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
 
 def _read(function: str, wrt: list[str] | None, limits: Limits
           ) -> tuple[Any, list[str], str]:
-    """The function read, its inputs, and the variable integrated by."""
-    f_side = read_side(function, "function", 0, limits)
+    """The function read (a name glued to the variable read apart: `xy` by x is x·y),
+    its inputs, and the variable integrated by."""
+    f_side = read_side(function, "function", 0, limits,
+                       function_variables(function, tuple(wrt)) if wrt else None)
     f_names = [n for n in free_names(f_side.program) if n != EULER]
     chosen = list(dict.fromkeys(wrt or f_side.program.inputs or []))
     if not chosen:
@@ -266,22 +274,31 @@ def _has_power(side: object) -> bool:
 
 
 def _integral(f_side: object, names: list[str], x: str, limits: Limits) -> str:
-    """sympy's antiderivative of the function, as text (or why there is none)."""
+    """sympy's antiderivative of the function, as text a student can type back (or one
+    plain line saying why there is none: typeable.py)."""
     import sympy as sp
 
     point = {n: 0.5 for n in names}
     try:
         with time_budget(limits.check_seconds):
             f = proof.side_exprs(f_side, tuple(names), point, limits)[0]  # type: ignore
-            F = sp.integrate(f, proof.symbol(x))
+            F = sp.integrate(real_roots.as_written(f), proof.symbol(x))
             if F.has(sp.Integral):
-                return "(no closed form found)"
+                return NO_CLOSED_FORM
+            F = typeable.elementary(F)
+            why = typeable.why_not(F)
+            if why:
+                return why
             F = sp.simplify(F) if sp.count_ops(F) > 8 else F
-            return formula(_absolute_logs(F, f, proof.symbol(x)), tuple(names))
+            return formula(_absolute_logs(F, f, proof.symbol(x)), tuple(names)) + " + C"
     except Timeout:
         return f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
-    except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        return f"(no formula: {type(exc).__name__})"
+    except Exception:  # noqa: BLE001 - sympy fails in many ways; no formula then
+        return "(no formula: sympy could not integrate it)"
+
+
+#: the expected text when sympy finds no antiderivative
+NO_CLOSED_FORM = "(no closed form found)"
 
 
 #: where sympy's ln(u) is tried for u < 0: the integers and halves from -10 to 10

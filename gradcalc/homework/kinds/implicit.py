@@ -104,7 +104,8 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
     """The verdict on dy/dx (or d²y/dx²) of the equation `function`, judged on points of
     its curve (or at the one point `--at` gives)."""
     y = kind.implicit or "y"
-    left, right, side = _equation(function, limits)
+    names = declared(y, wrt)
+    left, right, side = _equation(function, limits, names)
     a_side = read_side(answer, "answer", 0, limits, equation_names(side, y))
     x, constants = variables(side, y, wrt, free_names(a_side.program), wrt_from)
     allowed = (x, y, *constants)
@@ -115,7 +116,7 @@ def judge(function: str, answer: str, wrt: list[str] | None, kind: Kind, setting
                                 f"{_listed(allowed)}", kind="input")
     order = kind.order
     said = f"d{y}/d{x}" if order == 1 else f"d^2{y}/d{x}^2"
-    shown = f"{left} = {right}" + (f" ({_listed(constants)}: constant"
+    shown = " = ".join(_sides(function, side, limits, names)) + (f" ({_listed(constants)}: constant"
                                    f"{'s' * (len(constants) > 1)})" if constants else "")
     base: dict[str, Any] = {"kind": "implicit", "wrt": (x,), "read": {
         "function": shown, "answer": f"{said} = {a_side.entries[0].text}"}}
@@ -164,32 +165,53 @@ def _listed(names: tuple[str, ...]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
-def _equation(function: str, limits: Limits) -> tuple[str, str, Side]:
-    """The equation's two sides and H = F - G read as one side (kept per text)."""
-    key = (function, limits)
+def _equation(function: str, limits: Limits, declared: tuple[str, ...] = ()
+              ) -> tuple[str, str, Side]:
+    """The equation's two sides and H = F - G read as one side (kept per text), names
+    glued to the `declared` variables read apart (`xy = 1` is x·y = 1)."""
+    key = (function, limits, declared)
     if key not in _READ:
         left, right = split_equation(function)
-        side = read_side(f"({left}) - ({right})", "equation", 0, limits)
+        text = f"({left}) - ({right})"
+        side = read_side(text, "equation", 0, limits, variables_in([text], FUNCTIONS,
+                                                                   declared))
         while len(_READ) >= MEMO:
             del _READ[next(iter(_READ))]
         _READ[key] = (left, right, side)
     return _READ[key]
 
 
+def declared(y: str, wrt: list[str] | None) -> tuple[str, ...]:
+    """The variables the problem names: y, and x (or the one `wrt` names)."""
+    return (y, *(wrt or ["x"]))
+
+
+def _sides(function: str, side: Side, limits: Limits, names: tuple[str, ...]
+           ) -> tuple[str, str]:
+    """The equation's two sides as typed, or as read when a name glued to a variable was
+    read apart (`xy = 1` is x·y = 1: the reading said)."""
+    if not any(t.kind == "glued name" for t in side.traps):
+        return split_equation(function)
+    left, right = (p.side.entries[0].text for p in _halves(function, limits, names))
+    return left, right
+
+
 def reading(function: str, answer: str, wrt: list[str] | None, kind: Kind,
             limits: Limits = DEFAULT_LIMITS, wrt_from: str = "--wrt") -> Reading:
     """How the two texts read (for traps.py): the equation's two sides, each where it
     was typed, and the answer as `judge` reads it."""
-    side = _equation(function, limits)[2]
+    names = declared(kind.implicit or "y", wrt)
+    side = _equation(function, limits, names)[2]
     a_side = read_side(answer, "answer", 0, limits, equation_names(side, kind.implicit or "y"))
-    return Reading(_halves(function, limits), located(answer, a_side))
+    return Reading(_halves(function, limits, names), located(answer, a_side))
 
 
 @lru_cache(maxsize=MEMO)
-def _halves(function: str, limits: Limits) -> tuple[Piece, Piece]:
+def _halves(function: str, limits: Limits, declared: tuple[str, ...] = ()
+            ) -> tuple[Piece, Piece]:
     """The equation's two sides read apart, with the names the whole is read with."""
     left, right = split_equation(function)
-    names = variables_in([f"({left}) - ({right})"], FUNCTIONS)
+    names = variables_in([f"({left}) - ({right})"], FUNCTIONS, declared)
     starts = (len(function) - len(function.lstrip()), len(function.rstrip()) - len(right))
     return tuple(located(function, read_side(text, "equation", 0, limits, names), at)
                  for text, at in zip((left, right), starts, strict=True))  # type: ignore
@@ -284,8 +306,8 @@ def _exact(side: Side, x: str, y: str, order: int, limits: Limits,
             return exact, on_curve.text(exact)
     except Timeout:
         return None, f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU time)"
-    except Exception as exc:  # noqa: BLE001 - sympy fails in many ways; say which, go on
-        return None, f"(no formula: {type(exc).__name__})"
+    except Exception:  # noqa: BLE001 - sympy fails in many ways; said plainly, go on
+        return None, "(no formula: sympy could not follow the equation)"
 
 
 def decide(exact: on_curve.Slope, a_side: Side, point: dict[str, float] | None,
@@ -324,7 +346,8 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     from gradcalc.homework.solutions.both_sides import solution
 
     y = kind.implicit or "y"
-    left, right, side = _equation(function, limits)
+    side = _equation(function, limits, declared(y, wrt))[2]
+    left, right = _sides(function, side, limits, declared(y, wrt))
     names = free_names(read_side(answer, "answer", 0, limits, equation_names(side, y))
                        .program) if answer else []
     x, constants = variables(side, y, wrt, names, wrt_from)

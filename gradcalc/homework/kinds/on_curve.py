@@ -25,7 +25,7 @@ from typing import Any
 
 import sympy as sp
 
-from gradcalc.homework import proof
+from gradcalc.homework import proof, true_derivative
 from gradcalc.homework.problem import Side
 from gradcalc.homework.reading.student import formula
 from gradcalc.limits import Limits
@@ -53,15 +53,20 @@ class Slope:
         return (self.x.name, self.y.name, *(c.name for c in self.constants))
 
 
+def _diff(f: Any, by: Any) -> Any:
+    """sympy's derivative in the tape's conventions (sign' = 0: no DiracDelta)."""
+    return true_derivative.torch_convention(true_derivative.real_diff(f, by))
+
+
 def slope(side: Side, x: str, y: str, order: int, limits: Limits,
           constants: tuple[str, ...] = ()) -> Slope:
     """-F_x/F_y, or its derivative along the curve for order 2 (call inside a budget)."""
     names = (x, y, *constants)
     h = proof.side_exprs(side, names, dict.fromkeys(names, AT), limits)[0]
     X, Y = proof.symbol(x), proof.symbol(y)
-    p = -sp.diff(h, X) / sp.diff(h, Y)
+    p = -_diff(h, X) / _diff(h, Y)
     if order == 2:
-        p = sp.diff(p, X) + sp.diff(p, Y) * p
+        p = _diff(p, X) + _diff(p, Y) * p
     return Slope(h, p, X, Y, tuple(proof.symbol(c) for c in constants))
 
 
@@ -70,6 +75,8 @@ def text(s: Slope) -> str:
     numerator is reduced modulo F when that is shorter (-(x^2 + y^2)/y^3 is -25/y^3 on
     x^2 + y^2 = 25)."""
     shown = sp.simplify(s.slope)
+    if shown.has(sp.Piecewise) and not s.slope.has(sp.Piecewise):
+        shown = s.slope  # simplify's cases at points (sin(x) == 0 & ...) cannot be typed
     curve = _polynomial(sp.numer(sp.together(s.h)), s)
     top, bottom = sp.fraction(sp.together(shown))
     numerator = _polynomial(top, s)

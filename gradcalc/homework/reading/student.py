@@ -21,6 +21,7 @@ from typing import Any
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from gradcalc.homework import real_roots
 from gradcalc.language.program import (
     EULER,
     Binary,
@@ -110,23 +111,34 @@ class StudentPrinter(StrPrinter):
     def _print_exp(self, e: Any) -> str:
         return self._power(self.euler, e.args[0])
 
+    def _print_Equality(self, e: Any) -> str:
+        return f"{self._print(e.lhs)} == {self._print(e.rhs)}"
+
+    def _print_Unequality(self, e: Any) -> str:
+        return f"{self._print(e.lhs)} != {self._print(e.rhs)}"
+
     def _print_Function(self, e: Any) -> str:
         name = SPELLED.get(e.func.__name__, e.func.__name__)
         return f"{name}({', '.join(self._print(a) for a in e.args)})"
 
     def _print_Piecewise(self, e: Any) -> str:
-        *cases, (last, cond) = e.args
-        text = self._print(last) if cond is sp.true else "nan"
-        for value, cond in reversed(cases):
-            text = f"where({self._print(cond)}, {self._print(value)}, {text})"
+        # a case whose value is undefined (zoo where x = 0) is a point where there is no
+        # derivative: left out, the other formula is typed back without sympy's zoo
+        defined = [(v, c) for v, c in e.args if not v.has(sp.zoo, sp.nan, sp.oo, -sp.oo)]
+        *cases, (last, cond) = defined or e.args
+        text = self._print(last) if cond is sp.true or len(defined) < len(e.args) \
+            else "nan"
+        for value, cond in reversed(cases):  # a case of (a or b): where(a, v, where(b, v, ...))
+            for one in reversed(cond.args if isinstance(cond, sp.Or) else (cond,)):
+                text = f"where({self._print(one)}, {self._print(value)}, {text})"
         return text
 
     # powers and products
     def _base(self, b: Any) -> str:
         text = self._print(b)
         simple = (b.is_Symbol or (b.is_Integer and b >= 0) or b in (sp.E, sp.pi)
-                  or isinstance(b, (sp.Function, sp.Abs)))
-        return text if simple else f"({text})"
+                  or isinstance(b, (sp.Function, sp.Abs)) and not isinstance(b, sp.exp))
+        return text if simple else f"({text})"  # (e^u)^v: e^u^v is e^(u^v)
 
     def _power(self, base: str, x: Any) -> str:
         text = self._print(x)
@@ -135,7 +147,9 @@ class StudentPrinter(StrPrinter):
 
     def _root(self, b: Any) -> str:
         text = self._print(b)
-        simple = b.is_Symbol or (b.is_Integer and b >= 0) or isinstance(b, sp.Function)
+        # e^u is a Function to sympy, but √e^u would read as (√e)^u: it is bracketed
+        simple = b.is_Symbol or (b.is_Integer and b >= 0) or (
+            isinstance(b, sp.Function) and not isinstance(b, sp.exp))
         return f"√{text}" if simple else f"√({text})"
 
     def _print_Pow(self, e: Any) -> str:
@@ -242,6 +256,7 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
     `simplify` is left out: it alone often takes longer.)"""
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
+    expr = real_roots.as_written(expr)
     ops = sp.count_ops(expr)
     if ops > MAX_REWRITE_OPS:
         return expr
@@ -258,7 +273,7 @@ def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
         with time_budget(seconds):
             for route in routes:
                 try:
-                    candidate = route(expr)
+                    candidate = real_roots.as_written(route(expr))
                 except Timeout:
                     raise
                 except Exception:  # noqa: BLE001 - a route sympy cannot take is skipped

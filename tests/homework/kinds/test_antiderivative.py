@@ -71,3 +71,14 @@ def test_a_counterexample_compares_the_answers_derivative_with_the_function():
 def test_a_parameter_with_wrt():
     assert verdict("a x^2", "a x^3/3 + C", wrt=["x"]).verdict == "correct"
     assert verdict("a x^2", "x^3/3 + C", wrt=["x"]).verdict == "incorrect"
+
+
+@pytest.mark.parametrize("function,wrt,answer", [
+    ("xy", ["x"], "x^2y/2 + C"),
+    (r"\int xy\,dx", None, "x^2 y/2 + C"),
+    ("ty^2", ["y"], "ty^3/3 + C"),
+])
+def test_a_constant_glued_to_the_variable_reads_as_a_product(function, wrt, answer):
+    got = check(function, answer, wrt, Kind(antiderivative=True))
+    assert got.verdict == "correct", got.feedback
+    assert "·" in got.read["function"]  # the reading said: f(x) = x·y

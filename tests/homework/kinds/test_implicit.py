@@ -164,3 +164,29 @@ def test_wrt_must_name_one_of_the_equations_other_names():
         with_wrt("(x-a)^3 + y^3 = a^3", "0", ["x", "a"])
     with pytest.raises(GradcalcError, match="the answer uses 'z'; it may use x, y and r"):
         with_wrt("x^2 + y^2 = r^2", "-x/z", None)
+
+
+@pytest.mark.parametrize("equation,y,wrt,answer,shown", [
+    ("xy = 1", "y", None, "-y/x", "x·y = 1"),
+    ("xy^2 = 4", "y", None, "-y/(2x)", "x·y^2 = 4"),
+    ("ty + t^2 = 3", "y", ["t"], "-(y + 2t)/t", "t·y + t^2 = 3"),
+    ("yx = 2", "y", None, "-y/x", "y·x = 2"),
+])
+def test_a_name_glued_from_the_equations_variables_reads_as_their_product(
+        equation, y, wrt, answer, shown):
+    got = check(equation, answer, wrt, Kind(implicit=y))
+    assert got.verdict == "correct", got.feedback
+    assert got.read["function"] == shown  # the reading said
+    wrong = check(equation, answer.replace("-", "", 1), wrt, Kind(implicit=y))
+    assert wrong.verdict == "incorrect"
+
+
+def test_an_equation_without_a_glued_name_is_shown_as_typed():
+    assert verdict("x^2+y^2=1", "-x/y").read["function"] == "x^2+y^2 = 1"
+
+
+def test_the_worked_solution_of_a_glued_equation_has_its_steps():
+    from gradcalc.homework.dispatch import solve
+
+    steps = solve("xy = 1", None, Kind(implicit="y"), Settings())
+    assert not steps.note and steps.parts, steps.note
