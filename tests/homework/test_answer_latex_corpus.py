@@ -1,15 +1,18 @@
 """Textbook-style exercises in LaTeX, judged as a student's check would judge them.
 
-tests/latex_corpus.csv holds 71 exercises of first-year calculus typed in LaTeX as books
-and answer keys write it (derivatives, derivatives of order 2 to 4, partial and mixed
-partial derivatives, implicit differentiation, antiderivatives written `\\int f\\,dx`),
-each with the book's form of the right answer (prefixes such as `f^{(4)}(x) =`,
-`\\frac{dy}{dx} =`, `f_{xy} =`, `\\int ... dx =` kept) and one typical slip, named in the
-`slip` column: 142 rows. The exercises and answers are the project's own typing of
-textbook-style problems; each row's verdict was labelled by sympy from a plain sympy
-form of both sides typed beside it when the file was made, independently of gradcalc's
-reading of the LaTeX. The `kind` column is the problem's kind: `derivative`,
-`order=N`, `partial=x,y`, `wrt=y`, `implicit=y` or `antiderivative`.
+tests/latex_corpus.csv holds over 200 exercises of first-year calculus typed in LaTeX as
+books and answer keys write it (derivatives, derivatives of order 2 to 4, partial and
+mixed partial derivatives, implicit differentiation, antiderivatives written
+`\\int f\\,dx`), each with the book's form of the right answer (`written` = `book`;
+prefixes such as `f^{(4)}(x) =`, `\\frac{dy}{dx} =`, `f_{xy} =`, `\\int ... dx =` kept) and
+one typical slip (`slip`), plus errata: wrong answers as a book might misprint them
+(`erratum`); the `slip` column says what each slip or erratum is. The exercises and
+answers are the project's own typing of textbook-style problems. The first 71 exercises
+were typed into the file; tools/latex_corpus.py keeps them and writes the rest from its
+exercises, each side typed beside a plain sympy form from which sympy labels the row's
+verdict, independently of gradcalc's reading of the LaTeX. The `kind` column is the
+problem's kind: `derivative`, `order=N`, `partial=x,y`, `wrt=y`, `implicit=y` or
+`antiderivative`.
 
 Every row must be read and judged as the `verdict` column says.
 """
@@ -22,6 +25,7 @@ from pathlib import Path
 
 from gradcalc.homework.answer import AnswerJob, run
 from gradcalc.homework.kinds.registry import Kind
+from tools.latex_corpus import corpus_text
 
 CORPUS = Path(__file__).resolve().parents[1] / "latex_corpus.csv"
 
@@ -41,15 +45,23 @@ def job(row: dict[str, str]) -> AnswerJob:
     return AnswerJob(row["function"], row["answer"], kind=Kind.read(**settings))
 
 
-def test_the_corpus_is_over_a_hundred_rows_of_every_kind():
+def test_the_corpus_is_over_four_hundred_rows_of_every_kind():
     found = rows()
-    assert len(found) >= 140
+    assert len(found) >= 400
     kinds = Counter(r["kind"].partition("=")[0] for r in found)
     assert set(kinds) == {"derivative", "order", "partial", "wrt", "implicit",
                           "antiderivative"}
+    written = Counter(r["written"] for r in found)
+    assert set(written) == {"book", "slip", "erratum"}
+    assert written["book"] == written["slip"] and written["erratum"] >= 15
     for r in found:
         assert r["verdict"] == ("correct" if r["written"] == "book" else "incorrect"), r
-        assert bool(r["slip"]) == (r["written"] == "slip"), r
+        assert bool(r["slip"]) == (r["written"] != "book"), r
+
+
+def test_the_corpus_is_what_its_generator_writes():
+    assert CORPUS.read_text(encoding="utf-8") == corpus_text(), (
+        "tests/latex_corpus.csv differs from `python -m tools.latex_corpus`'s output")
 
 
 def test_every_row_is_read_and_every_verdict_is_right():

@@ -44,6 +44,12 @@ _INTEGRAL = re.compile(r"^\s*(?:\\int|∫)(?![A-Za-z])\s*(?P<f>.*?)\s*(?:\\[,;!:
                        r"(?:\\mathrm\{d\}|\\operatorname\{d\}|\\text\{d\}|d)\s*"
                        r"(?P<v>[A-Za-z])\s*$", re.S)
 _GROUP = r"\{((?:[^{}]|\{[^{}]*\})*)\}"
+#: ∫ dx/g as books write it, \int \frac{dx}{g} (or \frac{u\,dx}{g}): the d in the numerator
+_DX_OVER = re.compile(r"^\s*(?:\\int|∫)(?![A-Za-z])\s*\\[dt]?frac\s*"
+                      r"\{(?P<n>(?:[^{}]|\{[^{}]*\})*?)\s*(?:\\[,;!:]|\s)*"
+                      r"(?:\\mathrm\{d\}|\\operatorname\{d\}|\\text\{d\}|d)\s*"
+                      r"(?P<v>[A-Za-z])\s*\}\s*\{(?P<g>(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}"
+                      r"\s*$", re.S)
 #: LaTeX in a prefix, in the forms the patterns above read
 _TEX_HEAD = ((re.compile(rf"\\[dt]?frac\s*{_GROUP}\s*{_GROUP}"), r"\1/\2"),
              (re.compile(r"\\(?:mathrm|operatorname|text)\s*\{\s*d\s*\}"), "d"),
@@ -118,11 +124,22 @@ def integral(function: str, answer: str, wrt: list[str] | None
              ) -> tuple[str, str, list[str] | None]:
     """An antiderivative's texts as books write them: the function `\\int f\\,dx` (or
     `∫ f dx`) is f, by x unless `wrt` says; the answer's `\\int f\\,dx =` prefix goes."""
-    m = _INTEGRAL.match(unwrap(function))
-    if m and m["f"]:
-        function, wrt = m["f"], wrt or [m["v"]]
+    m = _integrand(unwrap(function))
+    if m is not None:
+        function, wrt = m[0], wrt or [m[1]]
     body, claim = split_prefix(answer)
     return function, body if claim and claim.form == "antiderivative" else answer, wrt
+
+
+def _integrand(text: str) -> tuple[str, str] | None:
+    """(f, x) of `\\int f\\,dx`, or of `\\int \\frac{dx}{g}` (f is 1/g); None otherwise."""
+    m = _INTEGRAL.match(text)
+    if m and m["f"]:
+        return m["f"], m["v"]
+    m = _DX_OVER.match(text)
+    if m:
+        return rf"\frac{{{m['n'].strip() or '1'}}}{{{m['g']}}}", m["v"]
+    return None
 
 
 def _plain(head: str) -> str:
@@ -141,9 +158,9 @@ def _plain(head: str) -> str:
 
 
 def _claim(head: str) -> Claim | None:
-    integral = _INTEGRAL.match(head)
-    if integral and integral["f"]:
-        return Claim(head, "antiderivative", (integral["v"],))
+    integral = _integrand(head)
+    if integral is not None:
+        return Claim(head, "antiderivative", (integral[1],))
     plain = _plain(head)
     if plain != head:
         found = _written(plain)

@@ -8,7 +8,7 @@ import pytest
 from gradcalc.errors import GradcalcError
 from gradcalc.homework.answer import AnswerJob, run
 from gradcalc.homework.problem import read_problem
-from gradcalc.homework.reading.claims import split_prefix, vector
+from gradcalc.homework.reading.claims import integral, split_prefix, vector
 
 
 @pytest.mark.parametrize("text,body,kind,wrt", [
@@ -88,3 +88,17 @@ def test_no_error_blames_an_option_nobody_typed():
         read_problem("x^2", "2x", ["z"], wrt_from="the row's wrt")
     assert "--" not in info.value.message and "the row's wrt 'z'" in info.value.message
     assert run(AnswerJob("f(x) = 7", "0")).verdict == "correct"
+
+
+@pytest.mark.parametrize("function,expected,wrt", [
+    (r"\int \frac{dx}{x^{2}+1}", r"\frac{1}{x^{2}+1}", ["x"]),
+    (r"\int \frac{x\,dx}{x^2+1}", r"\frac{x}{x^2+1}", ["x"]),
+    (r"\int \frac{\mathrm{d}t}{\sqrt{1-t^{2}}}", r"\frac{1}{\sqrt{1-t^{2}}}", ["t"]),
+    (r"\int \frac{1}{x}\,dx", r"\frac{1}{x}", ["x"]),
+])
+def test_an_integral_with_dx_in_the_numerator_is_read_as_books_write_it(
+        function, expected, wrt):
+    assert integral(function, "", None) == (expected, "", wrt)
+    answer = rf"{function} = \arctan x + C"
+    assert split_prefix(answer)[0] == r"\arctan x + C"
+    assert split_prefix(answer)[1].form == "antiderivative"
