@@ -26,15 +26,20 @@ cy,gradient,"[2x y, x^2]"
 """
 
 
+def _graded_report(invoke, folder, key: str, submissions: str, output: str):
+    """The report's path, after grading SUBMISSIONS against KEY (one answer wrong)."""
+    (folder / "key.csv").write_text(key)
+    (folder / "subs.csv").write_text(submissions)
+    out = folder / "report.html"
+    r = invoke("grade", "--key", str(folder / "key.csv"), str(folder / "subs.csv"),
+               "--report", str(out), output)
+    assert r.code == 1
+    return out
+
+
 @pytest.fixture
 def page(invoke, tmp_path):
-    (tmp_path / "key.csv").write_text(KEY)
-    (tmp_path / "subs.csv").write_text(SUBMISSIONS)
-    out = tmp_path / "report.html"
-    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
-               "--report", str(out), "--json")
-    assert r.code == 1
-    return read_file(out)
+    return read_file(_graded_report(invoke, tmp_path, KEY, SUBMISSIONS, "--json"))
 
 
 def test_every_problem_and_mistake_is_in_the_report(page):
@@ -98,12 +103,7 @@ E_SUBS = ("student,problem,answer\nana,1,e^(-2)\nben,1,0.05\ncy,1,e^(-2\n"
 
 @pytest.fixture
 def e_page(invoke, tmp_path):
-    (tmp_path / "key.csv").write_text(E_KEY)
-    (tmp_path / "subs.csv").write_text(E_SUBS)
-    out = tmp_path / "report.html"
-    r = invoke("grade", "--key", str(tmp_path / "key.csv"), str(tmp_path / "subs.csv"),
-               "--report", str(out), "--plain")
-    assert r.code == 1
+    out = _graded_report(invoke, tmp_path, E_KEY, E_SUBS, "--plain")
     return out.read_text(encoding="utf-8")
 
 
