@@ -7,6 +7,7 @@ them both.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any
@@ -70,13 +71,16 @@ MAX_MULTIPLIER_DENOMINATOR = 100
 MAX_OFFSET = 10
 
 
-def _constants() -> list[Any]:
-    """The constants a computed number is a rational multiple of, simplest first."""
+@functools.cache
+def _constants() -> tuple[tuple[Any, float], ...]:
+    """The constants a computed number is a rational multiple of, simplest first, each
+    with its float value (built once a process)."""
     powers = [sp.exp(k) for k in range(-MAX_E_POWER, MAX_E_POWER + 1) if k not in (0, 1)]
     roots = [sp.sqrt(n) for n in (2, 3, 5, 6, 7)]
     logs = [sp.log(b) for b in LOG_BASES]
-    return [sp.pi, sp.E, *roots, *powers, *logs, *(1 / g for g in logs), 1 / sp.pi,
-            sp.pi**2]
+    constants = [sp.pi, sp.E, *roots, *powers, *logs, *(1 / g for g in logs), 1 / sp.pi,
+                 sp.pi**2]
+    return tuple((c, float(c)) for c in constants)
 
 
 def _multiple(v: float, c: Any, value: float, rtol: float) -> Any:
@@ -97,14 +101,12 @@ def closed_form(v: float, rtol: float = CLOSED_FORM_RTOL) -> Any:
     r = Fraction(v).limit_denominator(MAX_SPECIAL_DENOMINATOR * 10)
     if abs(float(r) - v) <= rtol * abs(v):
         return sp.Rational(r.numerator, r.denominator)
-    constants = _constants()
-    values = [float(c) for c in constants]
-    for c, value in zip(constants, values, strict=True):
+    for c, value in _constants():
         found = _multiple(v, c, value, rtol)
         if found is not None:
             return found
     for n in (k for k in range(-MAX_OFFSET, MAX_OFFSET + 1) if k):
-        for c, value in zip(constants, values, strict=True):
+        for c, value in _constants():
             if abs(n + value - v) <= rtol * abs(v):
                 return n + c
     return None
