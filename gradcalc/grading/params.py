@@ -43,6 +43,7 @@ from gradcalc.language.ir import (
     Not,
     Num,
     Unary,
+    walk,
 )
 
 #: the most values a parameter may take, and the largest numerator or denominator
@@ -341,29 +342,15 @@ def _check_names(expr: Expr, before: list[Drawn | Derived], at: str, itself: str
 
 def _check_calls(e: Any, at: str) -> None:
     """Each function of the arithmetic given its number of values (`gcd(a)` refused)."""
-    if isinstance(e, Call) and len(e.args) != ARITHMETIC[e.func][0]:
-        arity = ARITHMETIC[e.func][0]
-        raise GradcalcError(f"{at}: {e.func} takes {arity} value{'s' * (arity > 1)}, not "
-                            f"{len(e.args)}", kind="usage")
-    for part in _children(e):
-        _check_calls(part, at)
-
-
-def _children(e: Any) -> Iterator[Any]:
-    for part in (getattr(e, f, None) for f in ("left", "right", "operand")):
-        if part is not None:
-            yield part
-    for many in (getattr(e, f, ()) for f in ("args", "operands", "values")):
-        yield from many
+    for node in walk(e):
+        if isinstance(node, Call) and len(node.args) != ARITHMETIC[node.func][0]:
+            arity = ARITHMETIC[node.func][0]
+            raise GradcalcError(f"{at}: {node.func} takes {arity} value{'s' * (arity > 1)}, "
+                                f"not {len(node.args)}", kind="usage")
 
 
 def _names(e: Any) -> set[str]:
-    if isinstance(e, Name):
-        return {e.id}
-    out: set[str] = set()
-    for part in _children(e):
-        out |= _names(part)
-    return out
+    return {node.id for node in walk(e) if isinstance(node, Name)}
 
 
 # --------------------------------------------------------------------------- exact values
