@@ -4,7 +4,7 @@
     python bench/solutions.py --only anti  # the problems whose kind starts with "anti"
     python bench/solutions.py --list       # one line per problem: kind, time, outcome
 
-The set, bench/problems.csv (kind, function, order, at, source): derivatives (rules,
+The set, every CSV file of bench/problems/ (kind, function, order, at, source): derivatives (rules,
 chains, logarithmic differentiation, higher orders), antiderivatives (substitution,
 parts, tabular parts, repeated parts, trig powers and products, completing the square,
 partial fractions, tan and sec, trigonometric substitution), implicit equations (with a
@@ -33,13 +33,19 @@ from gradcalc.homework.dispatch import check, solve
 from gradcalc.homework.judge import Settings
 from gradcalc.homework.kinds.registry import Kind
 
-#: the problem set: kind, function, order, at, and where each problem comes from (our own,
-#: or a WeBWorK Open Problem Library file with its random parameters fixed)
-PROBLEMS = Path(__file__).with_name("problems.csv")
+#: the problem set, one CSV file per source: kind, function, order, at, and where each
+#: problem comes from (our own, or a WeBWorK Open Problem Library file with its random
+#: parameters fixed)
+PROBLEMS = Path(__file__).with_name("problems")
 
 
-def problems(path: Path = PROBLEMS) -> list[tuple[str, str, dict[str, Any], str]]:
-    """(kind, function, Kind.read's texts, source) for every problem of the data file."""
+def problems(folder: Path = PROBLEMS) -> list[tuple[str, str, dict[str, Any], str]]:
+    """(kind, function, Kind.read's texts, source) for every problem of the data files,
+    file by file in name order."""
+    return [p for path in sorted(folder.glob("*.csv")) for p in _problems_of(path)]
+
+
+def _problems_of(path: Path) -> list[tuple[str, str, dict[str, Any], str]]:
     out = []
     with path.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):

@@ -26,11 +26,11 @@ PROBLEMS = bench.problems()
 
 
 def _representative() -> list[tuple[str, str, dict, str]]:
-    """The first problem of each (kind, source file) and of each antiderivative rule the
-    set was grown for."""
+    """The first problem of each (kind, source folder) and of each antiderivative rule
+    the set was grown for."""
     seen, out = set(), []
     for kind, function, texts, source in PROBLEMS:
-        key = (kind, source.split(" ")[0])
+        key = (kind, source.split(" ")[0].rsplit("/", 1)[0])
         if key not in seen:
             seen.add(key)
             out.append((kind, function, texts, source))
