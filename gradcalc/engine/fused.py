@@ -7,11 +7,11 @@ A program is a `Graph`: interned nodes (the same operation on the same operands 
 node, so `x**2` written twice is computed once), inputs, numbers, elementwise operations
 and at most one `sum` at the top. `Graph.adjoints` differentiates it in reverse mode into
 more nodes of the same graph, with the tape's rules (docs/language.md: `x**0` has
-derivative 0), and again for second derivatives. A `Kernel` runs the value and the
-gradients for a seed of one (a sum's) in one pass, other seeds in a second. sin and cos
-come from a tan of half the angle, and sums add blocks: the results agree with the
-tape's to a relative 1e-13 on the measured programs (tests/engine/test_fused.py); the
-symbolic check decides correctness either way.
+derivative 0), and again for second derivatives. A `Kernel` runs the value and each
+input's diagonal (an elementwise program's derivatives) in one pass, the second
+derivatives in another. sin and cos come from a tan of half the angle, and sums add
+blocks: the results agree with the tape's to a relative 1e-13 on the measured programs
+(tests/engine/test_fused.py); the symbolic check decides correctness either way.
 
 Fusion runs only on inputs of at least `state.min_size` elements (where it pays), and is
 switched off with the environment variable GRADCALC_FUSION=0 or `fusion(False)`;
@@ -181,10 +181,11 @@ class Graph:
 
 
 class Kernel:
-    """A fused program at given inputs: `value` now, `pull(seed)` for the gradients,
-    `second()` for the second derivatives. `inputs` are the differentiated inputs' nodes
-    (their arrays in `values`, all of the output's shape); `constants` the other inputs'
-    arrays by node (any broadcast). A summed output's value and gradient are one pass."""
+    """A fused program at given inputs, run lazily: `value` and `diagonal()` (each
+    output element's derivative by the same element of each input) in one pass,
+    `pull(seed)` from them, `second()` in another. `inputs` are the differentiated
+    inputs' nodes (their arrays in `values`, all of the output's shape); `constants` the
+    other inputs' arrays by node (any broadcast)."""
 
     def __init__(self, graph: Graph, out: int, summed: bool, inputs: list[int],
                  values: list[np.ndarray], constants: dict[int, Any]) -> None:
@@ -198,36 +199,48 @@ class Kernel:
         self.passes = 0  # passes over the inputs (each one fused plan), for the tests
         self._feeds = {k: _flat(v, self.shape) for k, v in constants.items()}
         self._feeds.update((k, _flat(v, self.shape)) for k, v in zip(inputs, values))
-        if not any(np.ndim(self._feeds.get(k, 0)) for k in self._needs([out])):
+        if not any(np.ndim(self._feeds.get(k, 0)) for k in self._needs(out)):
             raise Unfusable("the output does not vary with the inputs' elements")
-        self._seed = graph.node("in", "seed")
-        self.adjoints = graph.adjoints(out, self._seed, inputs)
-        self._unit = graph.adjoints(out, graph.num(1.0), inputs) if summed else None
-        found = self._run([out, *self._live(self._unit or [])], [summed])
-        self.value = _reshaped(found[0], () if summed else self.shape)
-        self._ready = found[1:] if summed else None  # the gradients for a seed of one
+        # an element of the output varies with the same element of each input alone, so
+        # every derivative is a diagonal: the adjoints for a seed of one
+        self.unit = graph.adjoints(out, graph.num(1.0), inputs)
+        self._first: tuple[np.ndarray, list[np.ndarray]] | None = None
+        self._handed = False
+
+    @property
+    def value(self) -> np.ndarray:
+        return self._value_and_diagonal()[0]
+
+    def diagonal(self) -> list[np.ndarray]:
+        """d output_k / d input_k, for each input, in the inputs' shape."""
+        return self._value_and_diagonal()[1]
 
     def pull(self, seed: Any) -> list[np.ndarray]:
-        """Each input's gradient for the output's cotangent `seed` (of the value's shape)."""
+        """Each input's gradient for the output's cotangent `seed` (of the value's shape):
+        the seed times the diagonal."""
         seed = np.asarray(seed, dtype=np.float64)
-        if self._ready is not None and seed.shape == () and seed == 1.0:
-            made, self._ready = iter(self._ready), None
-            return self._shaped(self._unit or [], made)
-        self._feeds[self._seed] = _flat(seed, self.shape) if seed.shape else seed
-        return self._shaped(self.adjoints, iter(self._run(self._live(self.adjoints), [])))
+        diagonal = self.diagonal()
+        if seed.shape == () and seed == 1.0:
+            handed, self._handed = self._handed, True
+            return [d.copy() for d in diagonal] if handed else list(diagonal)
+        return [np.multiply(d, seed) for d in diagonal]
 
     def second(self) -> list[list[np.ndarray]]:
-        """d²(output)/d input_i d input_j, element by element (of a summed or one-element
-        output, whose gradient's element k varies with the inputs' elements k alone)."""
-        unit = self._unit or self.graph.adjoints(self.out, self.graph.num(1.0), self.inputs)
+        """d² output / d input_i d input_j element by element (for a summed or a
+        one-element output), in one pass."""
         one = self.graph.num(1.0)
         rows = [self.graph.adjoints(g, one, self.inputs) if g is not None
-                else [None] * len(self.inputs) for g in unit]
-        made = iter(self._run([h for row in rows for h in self._live(row)], []))
+                else [None] * len(self.inputs) for g in self.unit]
+        made = iter(self._run([h for row in rows for h in row if h is not None], []))
         return [self._shaped(row, made) for row in rows]
 
-    def _live(self, nodes: list[int | None]) -> list[int]:
-        return [k for k in nodes if k is not None]
+    def _value_and_diagonal(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        if self._first is None:
+            found = self._run([self.out, *(k for k in self.unit if k is not None)],
+                              [self.summed])
+            value = _reshaped(found[0], () if self.summed else self.shape)
+            self._first = value, self._shaped(self.unit, iter(found[1:]))
+        return self._first
 
     def _shaped(self, nodes: list[int | None], made: Any) -> list[np.ndarray]:
         """Results for `nodes` (zeros where None), in the inputs' shape."""
@@ -240,16 +253,16 @@ class Kernel:
         self.passes += 1
         return Plan(self.graph, roots, flags, self._feeds, self.size).run()
 
-    def _needs(self, roots: list[int]) -> set[int]:
-        """The nodes `roots` are computed from."""
+    def _needs(self, root: int) -> set[int]:
+        """The nodes `root` is computed from."""
         seen: set[int] = set()
-        stack = list(roots)
+        stack = [root]
         while stack:
             k = stack.pop()
             if k not in seen:
                 seen.add(k)
-                stack.extend(a for a in self.graph.args[k] if isinstance(a, int)
-                             and self.graph.ops[k] not in ("in", "num"))
+                if self.graph.ops[k] not in ("in", "num"):
+                    stack.extend(self.graph.args[k])
         return seen
 
 

@@ -68,18 +68,18 @@ def test_one_pass_for_the_value_and_the_gradient() -> None:
     f, _ = as_function(parse(PROGRAMS[0][0]), ["x"], {}, of="y")
     with fusion(min_size=0):
         kernel = fused.kernel_for(f, (A,))
-        assert kernel is not None and kernel.passes == 1  # the value and the gradient
-        (grad,) = kernel.pull(np.float64(1.0))
-        assert kernel.passes == 1  # a sum's gradient was made with its value
+        assert kernel is not None and kernel.passes == 0  # nothing run until asked
+        kernel.pull(np.float64(1.0))
+        assert kernel.passes == 1  # the value and the gradient together
         kernel.pull(np.float64(2.0))
-        assert kernel.passes == 2  # another seed: one more pass
+        assert kernel.value.shape == () and kernel.passes == 1  # any seed: from the same
 
 
 def test_each_operation_once_and_sin_and_cos_by_one_tan() -> None:
     f, _ = as_function(parse(PROGRAMS[0][0]), ["x"], {}, of="y")
     with fusion(min_size=0):
         kernel = fused.kernel_for(f, (A,))
-    steps = _steps(kernel, [kernel.out, *kernel._unit], [True])
+    steps = _steps(kernel, [kernel.out, *kernel.unit], [True])
     # x², exp(-x²), log(1+x²), sin and cos's tan(x/2): each once, for the value and gradient
     assert [steps.count(name) for name in ("square", "exp", "log", "tan", "sin", "cos")] \
         == [1, 1, 1, 1, 0, 0]
@@ -187,3 +187,85 @@ def test_awkward_programs_give_the_tapes_answers(program: str, names: list[str])
         assert np.array_equal(g[~finite], t[~finite], equal_nan=True)
         scale = np.max(np.abs(t[finite]), initial=0.0)
         assert np.all(np.abs(g[finite] - t[finite]) <= RTOL * scale)
+
+
+SMALL = 200  # Jacobians and Hessians are n × n: a few hundred points
+JACOBIAN = ("y = a*b*sin(c) + exp(a*c)/(1+b**2)", ["a", "b", "c"])
+HESSIAN = ("y = sum(a*b*sin(c) + exp(a*c)/(1+b**2) + log(1+a**2)*tanh(b))", ["a", "b", "c"])
+
+
+def _small(names: list[str]) -> tuple[np.ndarray, ...]:
+    return tuple(VALUES[n][:: N // SMALL][:SMALL] for n in names)
+
+
+def _sympy_parts(text: str, names: list[str]) -> tuple[object, list[object]]:
+    import sympy as sp
+
+    symbols = sp.symbols(names)
+    expr = sp.sympify(text, locals=dict(zip(names, symbols, strict=True)))  # test text only
+    return expr, symbols
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_jacobian_of_an_elementwise_program_with_fusion_on_and_off(on: bool) -> None:
+    import sympy as sp
+
+    program, names = JACOBIAN
+    f, _ = as_function(parse(program), names, {}, of="y")
+    point = _small(names)
+    with fusion(on, min_size=0):
+        found = functional.jacobian(f, point)
+    expr, symbols = _sympy_parts(program[4:], names)
+    for block, s in zip(found, symbols, strict=True):
+        assert block.shape == (SMALL, SMALL)
+        assert np.count_nonzero(block - np.diag(np.diag(block))) == 0
+        exact = sp.lambdify(symbols, sp.diff(expr, s), "numpy")(*point)
+        assert np.max(np.abs(np.diag(block) - exact)) <= 1e-12 * np.max(np.abs(exact))
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_hessian_of_an_elementwise_program_with_fusion_on_and_off(on: bool) -> None:
+    import sympy as sp
+
+    program, names = HESSIAN
+    f, _ = as_function(parse(program), names, {}, of="y")
+    point = _small(names)
+    with fusion(on, min_size=0):
+        found = functional.hessian(f, point)
+    expr, symbols = _sympy_parts(program[8:-1], names)
+    for row, si in zip(found, symbols, strict=True):
+        for block, sj in zip(row, symbols, strict=True):
+            assert block.shape == (SMALL, SMALL)
+            assert np.count_nonzero(block - np.diag(np.diag(block))) == 0
+            exact = sp.lambdify(symbols, sp.diff(expr, si, sj), "numpy")(*point)
+            exact = np.broadcast_to(exact, (SMALL,))
+            scale = max(np.max(np.abs(exact)), 1.0)
+            assert np.max(np.abs(np.diag(block) - exact)) <= 1e-12 * scale
+
+
+def test_fused_jacobian_and_hessian_are_the_tapes_within_the_tolerance() -> None:
+    for (program, names), derive in ((JACOBIAN, functional.jacobian),
+                                     (HESSIAN, functional.hessian)):
+        f, _ = as_function(parse(program), names, {}, of="y")
+        found = []
+        for on in (False, True):
+            with fusion(on, min_size=0):
+                found.append(np.array(derive(f, _small(names))))
+        assert np.max(np.abs(found[1] - found[0])) <= RTOL * np.max(np.abs(found[0]))
+
+
+def test_a_jacobian_is_one_pass_and_a_hessian_one_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[fused.Kernel] = []
+    original = fused.Kernel.__init__
+
+    def kept(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(fused.Kernel, "__init__", kept)
+    for (program, names), derive in ((JACOBIAN, functional.jacobian),
+                                     (HESSIAN, functional.hessian)):
+        f, _ = as_function(parse(program), names, {}, of="y")
+        with fusion(min_size=0):
+            derive(f, _small(names))
+        assert made[-1].passes == 1  # every block's diagonal in one pass
