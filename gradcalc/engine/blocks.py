@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -45,10 +44,18 @@ class Nodes(Protocol):
     def num(self, v: float) -> int: ...
 
 
-@lru_cache(maxsize=1)
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
 def pool() -> ThreadPoolExecutor:
-    """One worker per core, made on a first large plan's run."""
-    return ThreadPoolExecutor(max_workers=threads(), thread_name_prefix="gradcalc-block")
+    """One worker per core, made on a first large plan's run, in this process (a forked
+    worker makes its own: the parent's threads are not in the child)."""
+    pid = os.getpid()
+    if pid not in _pools:
+        _pools.clear()
+        _pools[pid] = ThreadPoolExecutor(max_workers=threads(),
+                                         thread_name_prefix="gradcalc-block")
+    return _pools[pid]
 
 
 def threads() -> int:

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -269,3 +270,24 @@ def test_a_jacobian_is_one_pass_and_a_hessian_one_more(monkeypatch: pytest.Monke
         with fusion(min_size=0):
             derive(f, _small(names))
         assert made[-1].passes == 1  # every block's diagonal in one pass
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_a_forked_process_runs_plans_on_threads_of_its_own() -> None:
+    x = np.linspace(-3.0, 3.0, 4 * blocks.BLOCK)
+    f, _ = as_function(parse(PROGRAMS[0][0]), ["x"], {}, of="y")
+    expected = functional.grad(f, x)  # the parent's pool made and used
+    pid = os.fork()
+    if pid == 0:  # the child: a plan on the parent's pool would wait for ever
+        ok = np.array_equal(functional.grad(f, x), expected)
+        os._exit(0 if ok else 1)
+    for _ in range(600):  # a bounded wait: 60 s of polling, not a timing
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked process's plan did not finish")
+    assert os.waitstatus_to_exitcode(status) == 0
