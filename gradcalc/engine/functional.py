@@ -93,7 +93,7 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     """
     kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
     if kernel is not None:
-        return _fused_pullback(kernel, f, x)
+        return _fused_pullback(kernel, x)
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves, lean=True)
     out_value = _apart(_value(out), leaves)
@@ -108,21 +108,15 @@ def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any
     return out_value, pull
 
 
-def _fused_pullback(kernel: fused.Kernel, f: Callable[..., Any], x: Point
-                    ) -> tuple[np.ndarray, Callable[[Any], Any]]:
-    """`pullback` by a fused kernel: its value now, its gradients on demand (from the
-    tape, if the gradients' kernel cannot be made)."""
+def _fused_pullback(kernel: fused.Kernel, x: Point) -> tuple[np.ndarray, Callable[[Any], Any]]:
+    """`pullback` by a fused kernel: its value and diagonal in one pass, a pull from them."""
 
     def pull(v: Any) -> Any:
         seed = as_array(v)
         if seed.shape != kernel.value.shape:
             raise ValueError(f"v has shape {seed.shape}; the output has shape "
                              f"{kernel.value.shape}")
-        try:
-            return _shape_result(kernel.pull(seed), isinstance(x, tuple))
-        except fused.Unfusable:
-            with fused.fusion(False):
-                return pullback(f, x)[1](v)
+        return _shape_result(kernel.pull(seed), isinstance(x, tuple))
 
     return kernel.value, pull
 
@@ -137,7 +131,7 @@ def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
     kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
     if kernel is not None and kernel.value.size == 1:
-        return _fused_pullback(kernel, f, x)[1](np.ones(kernel.value.shape))
+        return _fused_pullback(kernel, x)[1](np.ones(kernel.value.shape))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves, lean=True)
     if np.size(_value(out)) != 1:
@@ -149,7 +143,13 @@ def grad(f: Callable[..., Any], x: Point) -> Any:
 
 
 def jacobian(f: Callable[..., Any], x: Point) -> Any:
-    """d f / d x, shaped output shape + input shape, from one batched reverse sweep."""
+    """d f / d x, shaped output shape + input shape, from one batched reverse sweep (or,
+    for an elementwise program, its diagonals from one fused pass)."""
+    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    if kernel is not None:
+        out_shape = kernel.value.shape
+        return _shape_result([d if kernel.summed else _diagonal_matrix(d, out_shape)
+                              for d in kernel.diagonal()], isinstance(x, tuple))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves, lean=True)
     out_shape = np.shape(_value(out))
@@ -166,8 +166,13 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
     """Second derivatives of a scalar `f`: blocks H[i][j] shaped x_i.shape + x_j.shape.
 
     The gradient is recorded on the tape (create_graph), then each of its parts gets a
-    batched reverse sweep, so every row of a block comes from one sweep.
+    batched reverse sweep, so every row of a block comes from one sweep. An elementwise
+    program's blocks are diagonal: one fused pass gives them all.
     """
+    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    if kernel is not None and (kernel.summed or kernel.size == 1):
+        blocks = [[_diagonal_matrix(h, h.shape) for h in row] for row in kernel.second()]
+        return tuple(map(tuple, blocks)) if isinstance(x, tuple) else blocks[0][0]
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves)
     if np.size(_value(out)) != 1:
@@ -183,6 +188,14 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
     if not is_tuple:
         return blocks[0][0]
     return tuple(tuple(row) for row in blocks)
+
+
+def _diagonal_matrix(d: np.ndarray, out_shape: tuple[int, ...]) -> np.ndarray:
+    """The matrix with `d` on its diagonal, shaped out_shape + d's shape."""
+    n = d.size
+    matrix = np.zeros((int(np.prod(out_shape)), n))
+    matrix.flat[:: n + 1] = d.reshape(-1)
+    return matrix.reshape(tuple(out_shape) + d.shape)
 
 
 def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarray]:

@@ -1,18 +1,17 @@
 """Fused kernels for programs known in advance: the value and the gradient of a
-straight-line elementwise program in a few multi-threaded numexpr calls, not one NumPy
-array pass per operation (docs/performance.md). numexpr comes with the `[fast]` extra;
-without it the tape runs every program, on NumPy.
+straight-line elementwise program in one pass over its inputs, each block of elements
+taken through every step while it is in cache, on every core (gradcalc/engine/blocks.py;
+docs/performance.md), not one whole-array NumPy pass per operation.
 
 A program is a `Graph`: interned nodes (the same operation on the same operands is one
 node, so `x**2` written twice is computed once), inputs, numbers, elementwise operations
 and at most one `sum` at the top. `Graph.adjoints` differentiates it in reverse mode into
 more nodes of the same graph, with the tape's rules (docs/language.md: `x**0` has
-derivative 0). A `Kernel` evaluates the value, then each input's gradient: a
-transcendental node that several expressions need is computed once into an array, the
-rest is inlined into one numexpr expression per result. numexpr's transcendentals may
-differ from NumPy's in the last bits: the engine's results and these agree to a relative
-1e-13 on the measured programs (tests/engine/test_fused.py); the symbolic check decides
-correctness either way.
+derivative 0), and again for second derivatives. A `Kernel` runs the value and each
+input's diagonal (an elementwise program's derivatives) in one pass, the second
+derivatives in another. sin and cos come from a tan of half the angle, and sums add
+blocks: the results agree with the tape's to a relative 1e-13 on the measured programs
+(tests/engine/test_fused.py); the symbolic check decides correctness either way.
 
 Fusion runs only on inputs of at least `state.min_size` elements (where it pays), and is
 switched off with the environment variable GRADCALC_FUSION=0 or `fusion(False)`;
@@ -25,15 +24,16 @@ import math
 import os
 from collections.abc import Callable
 from contextlib import contextmanager
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-#: elementwise functions of one argument, by the graph's name: numexpr's name
-FUNCS = {"sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log",
-         "sqrt": "sqrt", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "atan": "arctan"}
-BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+from gradcalc.engine.blocks import Plan
+
+#: elementwise functions of one argument, by the graph's name (sin and cos are computed
+#: from a "half" node, tan of half the angle: gradcalc/engine/blocks.py)
+FUNCS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "atan")
+BINARY = ("add", "sub", "mul", "div", "pow")
 #: the same operations on numbers, for folding them
 UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
           "pow": np.power, "neg": np.negative, "sin": np.sin, "cos": np.cos, "tan": np.tan,
@@ -42,8 +42,7 @@ UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_
 
 
 class Switch:
-    """Whether fusion runs (unless switched off, where numexpr is installed), and from
-    how many elements."""
+    """Whether fusion runs (unless switched off), and from how many elements."""
 
     __slots__ = ("enabled", "min_size")
 
@@ -56,21 +55,9 @@ class Switch:
 state = Switch()
 
 
-@lru_cache(maxsize=1)
-def numexpr() -> Any:
-    """The numexpr module (the [fast] extra), imported when a first kernel is made (not at
-    start-up), or None."""
-    try:
-        import numexpr as ne
-    except ImportError:  # pragma: no cover - fusion is then off
-        return None
-    return ne
-
-
 @contextmanager
 def fusion(on: bool = True, *, min_size: int | None = None):
-    """Inside the block, fuse (where numexpr is installed) or not, from `min_size`
-    elements."""
+    """Inside the block, fuse or not, from `min_size` elements."""
     saved = (state.enabled, state.min_size)
     state.enabled = on
     if min_size is not None:
@@ -194,9 +181,11 @@ class Graph:
 
 
 class Kernel:
-    """A fused program at given inputs: `value` now, `pull(seed)` for the gradients.
-    `inputs` are the differentiated inputs' nodes (their arrays in `values`, all of the
-    output's shape); `constants` the other inputs' arrays by node (any broadcast)."""
+    """A fused program at given inputs, run lazily: `value` and `diagonal()` (each
+    output element's derivative by the same element of each input) in one pass,
+    `pull(seed)` from them, `second()` in another. `inputs` are the differentiated
+    inputs' nodes (their arrays in `values`, all of the output's shape); `constants` the
+    other inputs' arrays by node (any broadcast)."""
 
     def __init__(self, graph: Graph, out: int, summed: bool, inputs: list[int],
                  values: list[np.ndarray], constants: dict[int, Any]) -> None:
@@ -206,101 +195,96 @@ class Kernel:
                                          *(np.shape(v) for v in constants.values()))
         if any(np.shape(v) != self.shape for v in values):
             raise Unfusable("an input broadcast against the others")
-        self.calls = 0  # numexpr calls made (each a fused kernel), for the tests
-        self._arrays: dict[int, Any] = {**constants, **dict(zip(inputs, values))}
-        self._seed = graph.node("in", "seed")
-        self.adjoints = graph.adjoints(out, self._seed, inputs)
-        # what both the value and a gradient need is computed once, before either
-        self._shared_first([out, *(a for a in self.adjoints if a is not None)])
-        self.value = np.asarray(self._evaluate([out], [summed])[0], dtype=np.float64)
+        self.size = math.prod(self.shape)
+        self.passes = 0  # passes over the inputs (each one fused plan), for the tests
+        self._feeds = {k: _flat(v, self.shape) for k, v in constants.items()}
+        self._feeds.update((k, _flat(v, self.shape)) for k, v in zip(inputs, values))
+        if not any(np.ndim(self._feeds.get(k, 0)) for k in self._needs(out)):
+            raise Unfusable("the output does not vary with the inputs' elements")
+        # an element of the output varies with the same element of each input alone, so
+        # every derivative is a diagonal: the adjoints for a seed of one
+        self.unit = graph.adjoints(out, graph.num(1.0), inputs)
+        self._first: tuple[np.ndarray, list[np.ndarray]] | None = None
+        self._handed = False
+
+    @property
+    def value(self) -> np.ndarray:
+        return self._value_and_diagonal()[0]
+
+    def diagonal(self) -> list[np.ndarray]:
+        """d output_k / d input_k, for each input, in the inputs' shape."""
+        return self._value_and_diagonal()[1]
 
     def pull(self, seed: Any) -> list[np.ndarray]:
-        """Each input's gradient for the output's cotangent `seed` (of the value's shape)."""
-        self._arrays[self._seed] = np.asarray(seed, dtype=np.float64)
-        adj = self.adjoints
-        roots = [a for a in adj if a is not None]
-        found = iter(self._evaluate(roots, [False] * len(roots)))
-        grads = []
-        for a in adj:
-            r = np.zeros(self.shape) if a is None else np.asarray(next(found), dtype=np.float64)
-            grads.append(r if r.shape == self.shape else np.broadcast_to(r, self.shape).copy())
-        return grads
+        """Each input's gradient for the output's cotangent `seed` (of the value's shape):
+        the seed times the diagonal."""
+        seed = np.asarray(seed, dtype=np.float64)
+        diagonal = self.diagonal()
+        if seed.shape == () and seed == 1.0:
+            handed, self._handed = self._handed, True
+            return [d.copy() for d in diagonal] if handed else list(diagonal)
+        return [np.multiply(d, seed) for d in diagonal]
 
-    # ------------------------------------------------------------------ evaluation
+    def second(self) -> list[list[np.ndarray]]:
+        """d² output / d input_i d input_j element by element (for a summed or a
+        one-element output), in one pass."""
+        one = self.graph.num(1.0)
+        rows = [self.graph.adjoints(g, one, self.inputs) if g is not None
+                else [None] * len(self.inputs) for g in self.unit]
+        made = iter(self._run([h for row in rows for h in row if h is not None], []))
+        return [self._shaped(row, made) for row in rows]
 
-    def _evaluate(self, roots: list[int], flags: list[bool]) -> list[Any]:
-        """The roots' arrays (summed where asked), shared transcendentals computed once."""
-        for k in self._shared(roots):
-            self._arrays[k] = self._run(self._text(k, top=True))
-        return [self._run(f"sum({self._text(r, top=True)})" if s else self._text(r, top=True))
-                for r, s in zip(roots, flags)]
+    def _value_and_diagonal(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        if self._first is None:
+            found = self._run([self.out, *(k for k in self.unit if k is not None)],
+                              [self.summed])
+            value = _reshaped(found[0], () if self.summed else self.shape)
+            self._first = value, self._shaped(self.unit, iter(found[1:]))
+        return self._first
 
-    def _reachable(self, roots: list[int]) -> set[int]:
+    def _shaped(self, nodes: list[int | None], made: Any) -> list[np.ndarray]:
+        """Results for `nodes` (zeros where None), in the inputs' shape."""
+        return [np.zeros(self.shape) if k is None else _reshaped(next(made), self.shape)
+                for k in nodes]
+
+    def _run(self, roots: list[int], summed: list[bool]) -> list[Any]:
+        """One fused pass: the roots' arrays (or sums, for the first len(summed))."""
+        flags = summed + [False] * (len(roots) - len(summed))
+        self.passes += 1
+        return Plan(self.graph, roots, flags, self._feeds, self.size).run()
+
+    def _needs(self, root: int) -> set[int]:
+        """The nodes `root` is computed from."""
         seen: set[int] = set()
-        stack = list(roots)
+        stack = [root]
         while stack:
             k = stack.pop()
-            if k in seen:
-                continue
-            seen.add(k)
-            if k not in self._arrays and self.graph.ops[k] not in ("in", "num"):
-                stack.extend(self.graph.args[k])
+            if k not in seen:
+                seen.add(k)
+                if self.graph.ops[k] not in ("in", "num"):
+                    stack.extend(self.graph.args[k])
         return seen
 
-    def _shared_first(self, roots: list[int]) -> None:
-        """Compute the transcendental nodes that several of `roots` need, but not the
-        seed, before the value: the gradients reuse them."""
-        for k in self._shared(roots):
-            if self._seed not in self._reachable([k]):
-                self._arrays[k] = self._run(self._text(k, top=True))
 
-    def _run(self, text: str) -> Any:
-        """One numexpr call over the named arrays (generated names only: no user text)."""
-        self.calls += 1
-        names = {f"a{k}": v for k, v in self._arrays.items()}
-        try:
-            return numexpr().evaluate(text, local_dict=names)
-        except (ValueError, TypeError, KeyError, OverflowError, ZeroDivisionError,
-                RuntimeError) as exc:  # e.g. more operands than a kernel takes: the tape
-            raise Unfusable(str(exc)) from exc
+def _reshaped(a: Any, shape: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(a)
+    return a if a.shape == shape else a.reshape(shape)
 
-    def _shared(self, roots: list[int]) -> list[int]:
-        """Transcendental nodes that more than one place needs, not yet computed: each
-        becomes an array of its own, in dependency order."""
-        g, parents = self.graph, {}
-        for k in self._reachable(roots):
-            if k in self._arrays or g.ops[k] in ("in", "num"):
-                continue
-            for a in set(g.args[k]):
-                parents[a] = parents.get(a, 0) + 1
-        for r in roots:
-            parents[r] = parents.get(r, 0) + 1
-        return sorted(k for k, n in parents.items()
-                      if n > 1 and g.ops[k] in FUNCS and k not in self._arrays)
 
-    def _text(self, k: int, top: bool = False) -> str:
-        """Node k as numexpr text, computed arrays by name."""
-        g = self.graph
-        if k in self._arrays and not top or g.ops[k] == "in":
-            return f"a{k}"
-        op, args = g.ops[k], g.args[k]
-        if op == "num":
-            v = args[0]
-            if not math.isfinite(v):
-                self._arrays[k] = np.float64(v)
-                return f"a{k}"
-            return f"({v!r})"
-        if op == "neg":
-            return f"(-{self._text(args[0])})"
-        if op in FUNCS:
-            return f"{FUNCS[op]}({self._text(args[0])})"
-        return f"({self._text(args[0])} {BINARY[op]} {self._text(args[1])})"
+def _flat(v: Any, shape: tuple[int, ...]) -> Any:
+    """A given value for a plan: a number, or float64 elements in the output's order."""
+    a = np.asarray(v, dtype=np.float64)
+    if a.size == 1:
+        return np.float64(a.reshape(()))
+    if a.shape != shape:
+        a = np.broadcast_to(a, shape)
+    return np.ascontiguousarray(a).reshape(-1)
 
 
 def wanted(size: int) -> bool:
     """Whether inputs of `size` elements (the largest) are fused: switched on, at least
-    `state.min_size` elements, numexpr installed."""
-    return state.enabled and size >= max(state.min_size, 1) and numexpr() is not None
+    `state.min_size` elements."""
+    return state.enabled and size >= max(state.min_size, 1)
 
 
 def kernel_for(f: Callable[..., Any], point: tuple[Any, ...]) -> Kernel | None:
