@@ -8,10 +8,17 @@ the same printer), else by value. For a first derivative the search is run again
 verdict's own points and answer values, which finds the same step and the very
 misapplication; the symbolic tape then gives that step as the student did it and as the
 rule does it: "you wrote cos(3x) here; the chain rule gives 3cos(3x)".
+
+Bounded by counted work, never by time: each piece of sympy work (the steps compared by
+value, the student's version of a step and the rule's, an implicit departure's search)
+runs in a fresh process (`gradcalc.verify.counted`) and is given up past
+`MAX_DEPARTURE_CALLS` counted Python calls, so the same wrong answer is placed at the same
+step, or at none, on any machine and under any load.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,10 +30,12 @@ from gradcalc.homework.feedback.recognise import same
 from gradcalc.homework.problem import Problem, read_problem
 from gradcalc.homework.reading.student import formula, simplest
 from gradcalc.homework.solutions.subexpressions import Unsupported, from_ir, inline
-from gradcalc.homework.solutions.verified import BACKSTOP_SECONDS
 from gradcalc.homework.solutions.worked import Solution
 from gradcalc.language.parse import parse
-from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify import counted
+
+#: the Python calls (counted) one piece of a departure's sympy work may make
+MAX_DEPARTURE_CALLS = 2_000_000
 
 
 def place(solution: Solution, job: Any, verdict: Any, problem: Problem | None = None,
@@ -67,12 +76,19 @@ def step_of(solution: Solution, at: str, differentiation: int | None = None) -> 
     value = _value(at)
     if value is None:
         return None
-    for n, _, step in steps:
-        for text in step.covers:
-            other = _value(text)
-            if other is not None and _equal(value, other):
-                return n
-    return None
+    values = [(n, other) for n, _, step in steps for text in step.covers
+              if (other := _value(text)) is not None]
+    return _counted(_first_equal, value, values, default=None)
+
+
+def _counted(work: Callable[..., Any], *args: Any, default: Any) -> Any:
+    """`work(*args)` as counted work (`MAX_DEPARTURE_CALLS`); `default` when it is stopped
+    or fails."""
+    try:
+        done = counted.run(work, *args, calls=MAX_DEPARTURE_CALLS)
+    except Exception:  # noqa: BLE001 - sympy fails in many ways: no departure found
+        return default
+    return default if done.over else done.result
 
 
 def _same_text(at: str, text: str) -> bool:
@@ -91,11 +107,15 @@ def _value(text: str) -> Any:
         return None
 
 
+def _first_equal(value: Any, values: list[tuple[int, Any]]) -> int | None:
+    """The first n whose value equals `value` (as it is, or expanded)."""
+    return next((n for n, other in values if _equal(value, other)), None)
+
+
 def _equal(a: Any, b: Any) -> bool:
     try:
-        with time_budget(BACKSTOP_SECONDS):
-            return bool(a == b or (a - b).expand() == 0)
-    except (Timeout, Exception):  # noqa: BLE001 - not shown equal
+        return bool(a == b or (a - b).expand() == 0)
+    except Exception:  # noqa: BLE001 - not shown equal
         return False
 
 
@@ -151,18 +171,19 @@ def _second(problem: Any, points: dict[str, np.ndarray], answers: list, expected
 def _local(program: Any, points: dict[str, np.ndarray], w: str, mistake: Any
            ) -> tuple[str, str]:
     """The step `mistake.step` of `program`'s derivative by `w`, as the misapplication
-    `mistake.variant` takes it and as the rule does."""
-    try:
-        with time_budget(BACKSTOP_SECONDS):
-            tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in points},
-                                              w, symbolic=True)
-            student = tape.sweep(mistake.variant, mistake.step, upto=mistake.step)
-            right = tape.sweep(None, -1, upto=mistake.step)
-            inputs = tuple(points)
-            return (formula(simplest(proof.exact(student), BACKSTOP_SECONDS, inputs), inputs),
-                    formula(simplest(proof.exact(right), BACKSTOP_SECONDS, inputs), inputs))
-    except (Timeout, Exception):  # noqa: BLE001 - no versions: the step is marked alone
-        return "", ""
+    `mistake.variant` takes it and as the rule does (counted work; none past its count:
+    the step is marked alone)."""
+    return _counted(_versions_on_tape, program, tuple(points), w, mistake, default=("", ""))
+
+
+def _versions_on_tape(program: Any, inputs: tuple[str, ...], w: str, mistake: Any
+                      ) -> tuple[str, str]:
+    tape = misconceptions.FormulaTape(program, {n: proof.symbol(n) for n in inputs}, w,
+                                      symbolic=True)
+    student = tape.sweep(mistake.variant, mistake.step, upto=mistake.step)
+    right = tape.sweep(None, -1, upto=mistake.step)
+    return (formula(simplest(proof.exact(student), 0, inputs), inputs),
+            formula(simplest(proof.exact(right), 0, inputs), inputs))
 
 
 # --------------------------------------------------------------------------- implicit
@@ -178,15 +199,12 @@ def place_implicit(solution: Solution, answer: str, limits: Any) -> Solution:
     else the differentiation of the one term whose change makes the answer solve the
     differentiated equation, the simplest such change (its version: the term's
     derivative minus what the answer leaves over; no longer than the right one by more
-    than `SLACK` operations, and with no name it lacks). Unchanged when none is found."""
+    than `SLACK` operations, and with no name it lacks). Unchanged when none is found
+    (or none within its counted work: the verdict stands)."""
     path = solution.path
     if path is None:
         return solution
-    try:
-        with time_budget(BACKSTOP_SECONDS):
-            found = _implicit_departure(solution, path, answer, limits)
-    except (Timeout, Exception):  # noqa: BLE001 - no departure found: the verdict stands
-        return solution
+    found = _counted(_implicit_departure, solution, path, answer, limits, default=None)
     if found is None:
         return solution
     n, at, student, right = found

@@ -1,99 +1,72 @@
 """sympy's own antiderivative, for an integral the rules give no steps for: found by
 `sympy.integrate` and kept only when differentiating it back gives the integrand.
 
-Bounded by counted work, never by time: every Python function call sympy makes is
-counted (`sys.setprofile`, sympy's cache cleared first so a run never profits from an
-earlier one), and the search stops after `MAX_SYMPY_CALLS`, the same count on a busy
-machine as on an idle one. Imports are not counted, and sympy's tables built once a
-process (meijerg's, the polynomial domains') are built before the first count by a few
-integrals run uncounted (`WARM_UP`). The integrand must also be at most
-`MAX_INTEGRAND_OPS` operations. One caveat, documented: Python's string hashing
-(different in every process) changes the order sympy visits some sets in, and a few
-least-recently-used caches of sympy's are not cleared, so the count of one integral
-varies by up to about 2% between processes; only an integral within that of the limit
-can be found in one run and not in another.
+Bounded by counted work, never by time, and exactly reproducible: the search and its
+check run in a fresh process (`gradcalc.verify.counted`: fixed string hashing, sympy's
+random generators seeded, nothing kept from earlier work), every Python function call
+counted, and it is stopped after `MAX_SYMPY_CALLS`; the same integral makes the same
+count in every run, on a busy machine as on an idle one, so it is found, or refused, the
+same everywhere. Imports, equality tests and sympy's tables built once a process (by a
+few integrals run first, uncounted: `warm_up`) are not counted. The integrand must also
+be at most `MAX_INTEGRAND_OPS` operations.
 """
+
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from typing import Any
 
 import sympy as sp
+
+from gradcalc.verify import counted
 
 #: the Python function calls one antiderivative (and its check) may make inside sympy
 MAX_SYMPY_CALLS = 1_500_000
 #: the largest integrand (sympy's count_ops) handed to sympy's integrate
 MAX_INTEGRAND_OPS = 40
+#: what sympy's search may raise: no antiderivative from it
+SYMPY_FAILS = (ValueError, TypeError, NotImplementedError, AttributeError, RecursionError,
+               counted.ChildFailed)
 
 
-_WARM: list[bool] = []
-
-
-def _warm_up() -> None:
+def warm_up() -> None:
     """Build sympy's once-a-process tables (uncounted), so counts do not include them."""
-    if not _WARM:
-        x = sp.Symbol("x", real=True)
-        for f in (sp.sin(x) / x, sp.exp(-x**2), x * sp.exp(x) / (x + 1) ** 2):
-            sp.integrate(f, x)
-        _WARM.append(True)
+    x = sp.Symbol("x", real=True)
+    for f in (sp.sin(x) / x, sp.exp(-x**2), x * sp.exp(x) / (x + 1) ** 2):
+        sp.integrate(f, x)
 
 
-class _OverCount(Exception):
-    """sympy made more calls than the bound allows."""
+def verified(f: Any, x: Any) -> Any:
+    """sympy's antiderivative of f when it differentiates back to f; None when sympy has
+    none (or one with an unevaluated integral, another name, or sympy's own symbol),
+    False when it does not differentiate back."""
+    F = sp.integrate(f, x)
+    if isinstance(F, sp.Piecewise):  # sympy's cases: the generic one first
+        F = F.args[0][0]
+    if F.has(sp.Integral) or not F.free_symbols <= {x} or F.has(sp.Dummy):
+        return None
+    return F if sp.simplify(sp.diff(F, x) - f) == 0 else False
 
 
-def counted(work: Callable[[], Any], calls: int | None = None) -> tuple[Any, int]:
-    """(work's result, the Python calls it made), or (None, calls + 1) when it makes more
-    than `calls` (`MAX_SYMPY_CALLS` by default); sympy's cache is cleared first, so the
-    count does not depend on what ran before."""
-    calls = MAX_SYMPY_CALLS if calls is None else calls
-    made, importing = 0, 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal made, importing
-        code = frame.f_code
-        if code.co_name == "<module>" or code.co_filename.startswith("<frozen"):
-            importing += {"call": 1, "return": -1}.get(event, 0)  # once a process
-        elif event == "call" and not importing:
-            made += 1
-            if made > calls:
-                raise _OverCount
-
-    _warm_up()
-    earlier = sys.getprofile()
-    sp.core.cache.clear_cache()
-    sys.setprofile(count)
-    try:
-        return work(), made
-    except _OverCount:
-        return None, made
-    finally:
-        sys.setprofile(earlier)
+def search(f: Any, x: Any, calls: int | None = None) -> counted.Counted:
+    """`verified(f, x)` counted (`gradcalc.verify.counted`), stopped past `calls` calls
+    (`MAX_SYMPY_CALLS` by default)."""
+    limit = MAX_SYMPY_CALLS if calls is None else calls
+    return counted.run(verified, f, x, calls=limit, warm=warm_up)
 
 
 def antiderivative(f: Any, x: Any) -> tuple[Any, str]:
     """(F, '') with F' = f, or (None, why not)."""
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         return None, "an integrand this large"
-
-    def found() -> Any:
-        F = sp.integrate(f, x)
-        if isinstance(F, sp.Piecewise):  # sympy's cases: the generic one first
-            F = F.args[0][0]
-        if F.has(sp.Integral) or not F.free_symbols <= {x} or F.has(sp.Dummy):
-            return None
-        return F if sp.simplify(sp.diff(F, x) - f) == 0 else False
-
     try:
-        F, made = counted(found)
-    except (ValueError, TypeError, NotImplementedError, AttributeError, RecursionError):
+        done = search(f, x)
+    except SYMPY_FAILS:
         return None, "sympy finds none"
-    if made > MAX_SYMPY_CALLS:
+    if done.over:
         return None, f"sympy finds none within {MAX_SYMPY_CALLS:,} counted calls"
-    if F is None:
+    if done.result is None:
         return None, "sympy finds none"
-    if F is False:
+    if done.result is False:
         return None, "sympy's does not differentiate back to f"
-    return F, ""
+    return done.result, ""

@@ -13,6 +13,7 @@ from gradcalc.homework.feedback import misconceptions
 from gradcalc.homework.feedback.catalogue import CATALOGUE
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.homework.problem import read_problem
+from gradcalc.homework.solutions import departure
 
 #: catalogue id -> (function, the variant the search tries, the step's text, the solution's
 #: rule at that step)
@@ -129,3 +130,28 @@ def test_a_tensor_mistake_is_placed_where_the_product_passes_to_the_input():
     step = solution.steps[solution.departs_at["step"] - 1][2]
     assert step.rule == "backprop-matmul" and step.covers[0] == "W@x"
     assert solution.departs_at["said"] == verdict.feedback
+
+
+def test_the_versions_are_counted_work_decided_at_the_same_count_in_every_run(monkeypatch):
+    """The student's version of the step and the rule's come from counted work: found
+    within exactly its count in every run, and not one call less (the step is then
+    marked with the judge's feedback alone)."""
+    made = []
+    real = departure.counted.run
+
+    def recording(work, *args, calls, **given):
+        done = real(work, *args, calls=calls, **given)
+        made.append(done.made)
+        return done
+
+    monkeypatch.setattr(departure.counted, "run", recording)
+    job = AnswerJob("x^2 sin(3x)", "2x sin(3x) + x^2 cos(3x)")
+    verdict = run(job)
+    assert worked(job, verdict).departs_at["student"] == "cos(3x)"
+    monkeypatch.setattr(departure, "MAX_DEPARTURE_CALLS", made[-1])
+    assert worked(job, verdict).departs_at["student"] == "cos(3x)"
+    monkeypatch.setattr(departure, "MAX_DEPARTURE_CALLS", made[-1] - 1)
+    where = worked(job, verdict).departs_at
+    assert where["step"] == 3 and where["student"] is None
+    assert where["said"] == verdict.feedback
+    assert made[0] == made[1] == made[2]  # stopped: the limit + 1

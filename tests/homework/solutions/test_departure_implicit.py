@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+from gradcalc.homework.solutions import departure
+
 
 def test_a_lost_factor_marks_the_solve_step(invoke):
     run = invoke("check", "x^2 + y^2 = 25", "--implicit", "y", "--answer", "-x/(2y)",
@@ -30,3 +32,30 @@ def test_an_answer_no_one_slip_explains_marks_nothing(invoke):
     run = invoke("check", "x^3 + y^3 = 6x y", "--implicit", "y", "--answer",
                  "(2y - x^2)/(y^2 - 2x) + 1", "--steps", "--plain")
     assert run.code == 1 and "<-" not in run.out
+
+
+def test_the_departure_is_counted_work_decided_at_the_same_count_in_every_run(invoke,
+                                                                              monkeypatch):
+    """Found within exactly its count in every run, and not one call less (then no step
+    is marked: the verdict stands alone)."""
+    made = []
+    real = departure.counted.run
+
+    def recording(work, *args, calls, **given):
+        done = real(work, *args, calls=calls, **given)
+        made.append(done.made)
+        return done
+
+    def departs() -> object:
+        run = invoke("check", "x^2 + y^2 = 25", "--implicit", "y", "--answer", "-x/(2y)",
+                     "--steps", "--json")
+        assert run.code == 1
+        return json.loads(run.out).get("departs_at")
+
+    monkeypatch.setattr(departure.counted, "run", recording)
+    assert departs()["rule"] == "solve"
+    monkeypatch.setattr(departure, "MAX_DEPARTURE_CALLS", made[-1])
+    assert departs()["rule"] == "solve"
+    monkeypatch.setattr(departure, "MAX_DEPARTURE_CALLS", made[-1] - 1)
+    assert departs() is None
+    assert made[0] == made[1] == made[2]  # stopped: the limit + 1

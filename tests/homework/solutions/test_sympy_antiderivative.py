@@ -44,9 +44,8 @@ def test_an_antiderivative_that_does_not_differentiate_back_is_not_given(invoke)
 def test_the_search_is_cut_by_counted_calls_not_time():
     F, why = sympy_antiderivative.antiderivative(x * sp.exp(x) / (x + 1) ** 2, x)
     assert F == sp.exp(x) / (x + 1) and why == ""
-    result, made = sympy_antiderivative.counted(lambda: sp.integrate(sp.sin(x) / x, x),
-                                                calls=1000)
-    assert (result, made) == (None, 1001)
+    stopped = sympy_antiderivative.search(sp.sin(x) / x, x, calls=1000)
+    assert (stopped.result, stopped.made, stopped.over) == (None, 1001, True)
 
 
 def test_a_refusal_past_the_count_names_it(monkeypatch):
@@ -55,15 +54,15 @@ def test_a_refusal_past_the_count_names_it(monkeypatch):
     assert F is None and why == "sympy finds none within 1,000 counted calls"
 
 
-def test_the_count_starts_from_an_empty_cache():
-    """The same integral makes (within 2%) the same calls whatever ran before: sympy's
-    cache is cleared first (a warm cache would save most of them), imports and sympy's
-    once-a-process tables are not counted."""
-    def work():
-        return sp.integrate(sp.sin(x) / x, x)
-
-    first = sympy_antiderivative.counted(work)
-    work()  # the cache now holds all of it
-    second = sympy_antiderivative.counted(work)
-    assert first[0] == second[0] == sp.Si(x)
-    assert abs(first[1] - second[1]) <= 0.02 * first[1] and first[1] > 100_000
+@pytest.mark.parametrize("f", [x * sp.exp(x) / (x + 1) ** 2, sp.Abs(x) * sp.sin(x),
+                               sp.cos(2 * x) / (1 + sp.sin(2 * x) ** 2)])
+def test_the_count_is_the_same_in_every_run(monkeypatch, f):
+    """Exactly the same calls, whatever ran before in this process and whatever its
+    string hashing: counted in place, these varied by 0.1-1% between processes."""
+    first = sympy_antiderivative.search(f, x)
+    sp.integrate(f, x)  # this process's cache now holds it: no effect on the count
+    second = sympy_antiderivative.search(f, x)
+    monkeypatch.setenv("PYTHONHASHSEED", "7")
+    third = sympy_antiderivative.search(f, x)
+    assert first.made == second.made == third.made > 10_000
+    assert first.result == second.result == third.result is not None
