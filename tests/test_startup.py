@@ -82,6 +82,14 @@ def test_the_command_line_does_not_load_the_library():
     assert not {"gradcalc.api", "gradcalc.autograd"} & mods
 
 
+def test_a_command_declares_its_own_options_alone():
+    """grad neither imports the other commands' modules nor what they declare options
+    from (check's kinds registry)."""
+    mods = cli_modules("grad", "y = 2*x**2", "--at", "x=1", "--no-check")
+    assert not {"gradcalc.cli.checking", "gradcalc.cli.classes", "gradcalc.cli.handouts",
+                "gradcalc.homework.kinds.registry"} & mods
+
+
 def test_the_library_is_loaded_by_its_first_name():
     code = ("import sys, gradcalc\nprint('gradcalc.api' in sys.modules)\n"
             "gradcalc.tensor([1.0])\nprint('gradcalc.api' in sys.modules)\n"
