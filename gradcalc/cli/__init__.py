@@ -12,6 +12,7 @@ failed, 2 bad input or usage. No traceback ever reaches the user.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -141,3 +142,16 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _fail(fmt, *failure(exc, "set GRADCALC_DEBUG=1 for a traceback and please "
                                    "report it"))
+
+
+def run() -> None:
+    """The `gradcalc` script and `python -m gradcalc`: `main`, then the exit without the
+    interpreter's last garbage collections. Those pass over every object the run made
+    (after a check, sympy's: 70 to 150 ms of CPU, docs/performance.md, W5) to find
+    cycles that the process's end frees anyway; `gc.freeze()` hides them from the
+    collector. The rest of the exit is Python's: atexit handlers, flushed streams,
+    modules torn down. In-process callers (tests, CliRunner) call `main` and keep their
+    collector as it was."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
