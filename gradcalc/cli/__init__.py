@@ -74,7 +74,8 @@ def whole_app() -> typer.Typer:
         importlib.import_module(f"gradcalc.cli.{module}")
     from gradcalc.cli.declaring import app
 
-    app.registered_commands.sort(key=lambda c: list(COMMANDS).index(c.name))
+    order = {name: k for k, name in enumerate(COMMANDS)}  # any other command after them
+    app.registered_commands.sort(key=lambda c: order.get(c.name, len(order)))
     return app
 
 

@@ -28,6 +28,16 @@ def test_the_help_order_holds_after_a_command_declared_alone():
     assert order == ["ORDER " + " ".join(cli.COMMANDS)], proc.stderr
 
 
+def test_a_command_outside_the_table_comes_after_its_commands():
+    code = ("from gradcalc.cli import whole_app\nfrom gradcalc.cli.declaring import declare\n"
+            "declare('toy', 'A toy.', [], lambda options: None)\n"
+            "print('ORDER', *[c.name for c in whole_app().registered_commands])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    order = [line for line in proc.stdout.splitlines() if line.startswith("ORDER ")]
+    assert order == ["ORDER " + " ".join([*cli.COMMANDS, "toy"])], proc.stderr
+
+
 def test_a_run_imports_the_module_of_its_command_alone():
     code = ("import sys\nfrom gradcalc.cli import main\nmain(['plot', '--help'])\n"
             "print('MODULES', *sorted(m for m in sys.modules if m.startswith('gradcalc.cli.')))")
