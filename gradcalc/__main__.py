@@ -1,5 +1,5 @@
 """`python -m gradcalc`."""
 
-from gradcalc.cli import main
+from gradcalc.cli import run
 
-raise SystemExit(main())
+run()

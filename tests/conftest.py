@@ -68,9 +68,10 @@ def run_cli(*args: str, stdin: str | None = None, timeout: float = 60, cwd=None)
 
 def run_main(*args: str, stdin: str | None = None, cwd=None) -> Run:
     """Run the command in-process through `gradcalc.cli.main`, the function the installed
-    script calls: what it prints and returns, without starting Python and importing
-    numpy and sympy again (tests of the shell itself use `run_cli`). `stdin` is piped
-    in, as bytes under a text stream like a real pipe's (empty when None)."""
+    script calls (through `gradcalc.cli.run`): what it prints and returns, without
+    starting Python and importing numpy and sympy again (tests of the shell itself use
+    `run_cli`). `stdin` is piped in, as bytes under a text stream like a real pipe's
+    (empty when None)."""
     from gradcalc.cli import main
 
     out, err = io.StringIO(), io.StringIO()

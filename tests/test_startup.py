@@ -10,10 +10,9 @@ import sys
 import pytest
 
 
-def modules_after(code: str, stdin: str | None = None) -> set[str]:
-    """Run `code` in a fresh interpreter; the top-level modules it had imported at the end."""
-    script = (code + "\nimport sys\nprint('\\nMODULES', ' '.join(sorted({m.split('.')[0] "
-              "for m in sys.modules})), file=sys.stderr)")
+def all_modules_after(code: str, stdin: str | None = None) -> set[str]:
+    """Run `code` in a fresh interpreter; every module it had imported at the end."""
+    script = code + "\nimport sys\nprint('\\nMODULES', ' '.join(sys.modules), file=sys.stderr)"
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           input=stdin, timeout=120)
     line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
@@ -21,9 +20,23 @@ def modules_after(code: str, stdin: str | None = None) -> set[str]:
     return set(line[-1].split()[1:])
 
 
+def modules_after(code: str, stdin: str | None = None) -> set[str]:
+    """Run `code` in a fresh interpreter; the top-level modules it had imported at the end."""
+    return {m.split(".")[0] for m in all_modules_after(code, stdin)}
+
+
+def cli_code(*args: str) -> str:
+    return (f"from gradcalc.cli import main\ntry:\n    main({list(args)!r})\n"
+            "except SystemExit:\n    pass")
+
+
 def cli(*args: str, stdin: str | None = None) -> set[str]:
-    return modules_after(f"from gradcalc.cli import main\ntry:\n    main({list(args)!r})\n"
-                         "except SystemExit:\n    pass", stdin)
+    return modules_after(cli_code(*args), stdin)
+
+
+def cli_modules(*args: str, stdin: str | None = None) -> set[str]:
+    """Every module (`gradcalc.render.terminal`, `sympy.tensor.tensor`) a CLI job imports."""
+    return all_modules_after(cli_code(*args), stdin)
 
 
 @pytest.mark.parametrize("args", [
@@ -60,6 +73,30 @@ def test_the_library_and_the_parser_import_neither_sympy_nor_the_cli_stack():
                          "parse('y = sin(x)**2')\n"
                          "gradcalc.tensor([1.0], requires_grad=True).sum().backward()")
     assert not {"sympy", "rich", "typer"} & mods
+
+
+def test_the_command_line_does_not_load_the_library():
+    """`import gradcalc.cli` runs gradcalc/__init__.py, which takes the library's names
+    (gradcalc.api, gradcalc.autograd) only on their first use."""
+    mods = cli_modules("grad", "y = 2*x**2", "--at", "x=1", "--no-check")
+    assert not {"gradcalc.api", "gradcalc.autograd"} & mods
+
+
+def test_a_command_declares_its_own_options_alone():
+    """grad neither imports the other commands' modules nor what they declare options
+    from (check's kinds registry)."""
+    mods = cli_modules("grad", "y = 2*x**2", "--at", "x=1", "--no-check")
+    assert not {"gradcalc.cli.checking", "gradcalc.cli.classes", "gradcalc.cli.handouts",
+                "gradcalc.homework.kinds.registry"} & mods
+
+
+def test_the_library_is_loaded_by_its_first_name():
+    code = ("import sys, gradcalc\nprint('gradcalc.api' in sys.modules)\n"
+            "gradcalc.tensor([1.0])\nprint('gradcalc.api' in sys.modules)\n"
+            "from gradcalc import nn, autograd\nprint(autograd.grad is gradcalc.autograd.grad)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split() == ["False", "True", "True"], proc.stderr
 
 
 def test_the_library_makes_its_random_stream_on_first_use():
@@ -108,6 +145,8 @@ SMALLEST = [
     (("sheets", "--key", "FILES/key.csv", "--roster", "FILES/roster.csv", "--plain"),
      False, True),
 ]
+#: imported by no command's smallest job: numpy.ma (np.unique imports it), the library
+UNUSED = {"numpy.ma", "gradcalc.api", "gradcalc.autograd"}
 #: imported only by the jobs that use them
 EXTRAS = {"polars", "pyarrow", "numexpr", "plotext", "matplotlib", "dask", "distributed"}
 
@@ -116,10 +155,12 @@ EXTRAS = {"polars", "pyarrow", "numexpr", "plotext", "matplotlib", "dask", "dist
                          if isinstance(a, tuple) else None)
 def test_every_commands_smallest_job_imports_only_what_it_uses(files, args, readable,
                                                                  checked):
-    mods = cli(*(a.replace("FILES", str(files)) for a in args))
+    every = cli_modules(*(a.replace("FILES", str(files)) for a in args))
+    mods = {m.split(".")[0] for m in every}
     assert ("rich" in mods) is readable
     assert ("sympy" in mods) is checked
     assert mods & EXTRAS == ({"plotext"} if args[0] == "plot" else set())
+    assert not UNUSED & every
 
 
 def test_a_small_points_table_does_not_import_the_fast_extra():

@@ -1,16 +1,19 @@
 """The command line: a thin shell that reads arguments, calls the computations, and
 hands their results to a format's writers (`gradcalc.render.formats`).
 
-Each command is declared in its own module on the one typer app (`cli.app`), its options
-as data: the derivative commands (`differentiate`), a student's check (`checking`) and
-worked solution (`deriving`), a teacher's grade and replay (`classes`), the sheets handed
-out (`handouts`), batch (`scripting`) and plot (`plotting`). One place (`main`) maps every
-failure to an `error:` line and an exit code: 0 success, 1 a check failed, 2 bad input or
-usage. No traceback ever reaches the user.
+Each command is declared in its own module on the one typer app (`cli.declaring`), its
+options as data: the derivative commands (`differentiate`), a student's check (`checking`)
+and worked solution (`deriving`), a teacher's grade and replay (`classes`), the sheets
+handed out (`handouts`), batch (`scripting`) and plot (`plotting`). A run imports the
+module of its command alone (`COMMANDS`); `gradcalc.cli.app` is the whole app. One place
+(`main`) maps every failure to an `error:` line and an exit code: 0 success, 1 a check
+failed, 2 bad input or usage. No traceback ever reaches the user.
 """
 
 from __future__ import annotations
 
+import gc
+import importlib
 import os
 import sys
 
@@ -21,15 +24,16 @@ try:  # typer >= 0.2x carries its own copy of click (click is not installed with
 except ImportError:  # older typer, built on click
     from click.exceptions import ClickException, NoSuchOption, UsageError
 
-# the commands, in the order --help lists them (each module declares its own)
-# isort: off
-from gradcalc.cli import (  # noqa: F401
-    differentiate, scripting, plotting, checking, deriving, classes, handouts, autograding)
-# isort: on
-from gradcalc.cli.app import app
 from gradcalc.cli.stdout import printable
 from gradcalc.errors import GradcalcError, failure
 from gradcalc.render.formats import JSON, RICH, Format
+
+#: each command and the module of gradcalc.cli that declares it, in the order --help
+#: lists them
+COMMANDS = {"grad": "differentiate", "jacobian": "differentiate", "hessian": "differentiate",
+            "batch": "scripting", "plot": "plotting", "check": "checking", "derive": "deriving",
+            "grade": "classes", "replay": "classes", "sheets": "handouts",
+            "autograder": "autograding", "autograde": "autograding"}
 
 #: commands whose output is JSON whatever the options say (their errors are JSON too)
 JSON_COMMANDS = ("batch",)
@@ -64,17 +68,38 @@ def _asks_json(args: list[str]) -> bool:
     return "--json" in args or "--format=json" in args or ("--format", "json") in pairs
 
 
+def whole_app() -> typer.Typer:
+    """The typer app with every command declared, in the order --help lists them."""
+    for module in dict.fromkeys(COMMANDS.values()):
+        importlib.import_module(f"gradcalc.cli.{module}")
+    from gradcalc.cli.declaring import app
+
+    order = {name: k for k, name in enumerate(COMMANDS)}  # any other command after them
+    app.registered_commands.sort(key=lambda c: order.get(c.name, len(order)))
+    return app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """`gradcalc.cli.app`: the whole app (for typer's CliRunner and the docs' help pages)."""
+    if name != "app":
+        raise AttributeError(f"module 'gradcalc.cli' has no attribute {name!r}")
+    return whole_app()
+
+
 def _app_for(args: list[str]) -> typer.Typer:
-    """The app with only the command that `args` start with, so typer builds that
-    command's options alone (the others' cost every run about 10 ms); the whole app for
-    anything else (its --help, --version, a name that is no command)."""
+    """The app with only the command that `args` start with: its module alone is imported
+    and typer builds that command's options alone (the others' cost every run about
+    10 ms); the whole app for anything else (its --help, --version, a name that is no
+    command)."""
     import copy
 
-    named = [c for c in app.registered_commands if args and c.name == args[0]]
-    if not named:
-        return app
+    if not args or args[0] not in COMMANDS:
+        return whole_app()
+    importlib.import_module(f"gradcalc.cli.{COMMANDS[args[0]]}")
+    from gradcalc.cli.declaring import app
+
     one = copy.copy(app)
-    one.registered_commands = named
+    one.registered_commands = [c for c in app.registered_commands if c.name == args[0]]
     return one
 
 
@@ -102,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     except NoSuchOption as exc:
         moved = exc.option_name in MOVED
         said = f"No such option: {exc.option_name}" if moved else exc.format_message()
-        return _fail(fmt, "usage", said + _elsewhere(exc, get_command(app)))
+        return _fail(fmt, "usage", said + _elsewhere(exc, get_command(whole_app())))
     except UsageError as exc:
         return _fail(fmt, "usage", exc.format_message())
     except ClickException as exc:
@@ -118,3 +143,16 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _fail(fmt, *failure(exc, "set GRADCALC_DEBUG=1 for a traceback and please "
                                    "report it"))
+
+
+def run() -> None:
+    """The `gradcalc` script and `python -m gradcalc`: `main`, then the exit without the
+    interpreter's last garbage collections. Those pass over every object the run made
+    (after a check, sympy's: 70 to 150 ms of CPU, docs/performance.md, W5) to find
+    cycles that the process's end frees anyway; `gc.freeze()` hides them from the
+    collector. The rest of the exit is Python's: atexit handlers, flushed streams,
+    modules torn down. In-process callers (tests, CliRunner) call `main` and keep their
+    collector as it was."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)

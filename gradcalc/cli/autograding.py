@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.course_options import ShowAnswersOpt
+from gradcalc.cli.declaring import REQUIRED, Parameter, declare
 
 AutograderKeyOpt = Annotated[str, typer.Option(
     "--key", metavar="KEY.csv", help="The answer key (put into the zip).",

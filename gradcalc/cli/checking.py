@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.app import Parameter, declare
+from gradcalc.cli.declaring import Parameter, declare
 from gradcalc.cli.options import (
     AnswerOpt,
     CheckAtolOpt,

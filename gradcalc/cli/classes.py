@@ -9,9 +9,9 @@ from typing import Any
 
 import typer
 
-from gradcalc.cli.app import REQUIRED, Parameter, declare
 from gradcalc.cli.checking import JUDGING, settings_of
 from gradcalc.cli.course_options import COURSE, GradeJsonOpt, ShowAnswersOpt, course_of
+from gradcalc.cli.declaring import REQUIRED, Parameter, declare
 from gradcalc.cli.options import (
     ClassChunkRowsOpt,
     ClassPlainOpt,

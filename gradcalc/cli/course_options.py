@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.app import Parameter
+from gradcalc.cli.declaring import Parameter
 
 GradeRosterOpt = Annotated[str | None, typer.Option(
     "--roster", metavar="ROSTER.csv", help="The course's roster (Gradescope's, Canvas's or "

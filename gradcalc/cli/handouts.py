@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from gradcalc.cli.app import REQUIRED, Parameter, declare
+from gradcalc.cli.declaring import REQUIRED, Parameter, declare
 from gradcalc.cli.options import (
     AnswersOpt,
     RosterOpt,

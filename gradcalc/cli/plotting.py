@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gradcalc.cli.app import REQUIRED, Parameter, declare
+from gradcalc.cli.declaring import REQUIRED, Parameter, declare
 from gradcalc.cli.options import (
     AtOpt,
     IterOpt,

@@ -79,6 +79,25 @@ def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool =
             offset += piece.rows
 
 
+def polars() -> Any:
+    """polars, imported the first time with the garbage collector paused: none of the
+    objects its import makes is garbage, and the collector's passes over them cost about
+    a fifth of the import's CPU (docs/performance.md, W3)."""
+    import sys
+
+    if "polars" not in sys.modules:
+        import gc
+
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            import polars  # noqa: F401
+        finally:
+            if paused:
+                gc.enable()
+    return sys.modules["polars"]
+
+
 def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
     """Whole lines of plain numbers, `width` to a line, as a float64 array (polars'
     parser); a cell it cannot take as a number, or (with `verify`) bytes that are not
@@ -89,8 +108,7 @@ def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
     too few or too many cells) polars' parser tells by itself, as a null or an error,
     so the block is not scanned again. Carriage returns (rare) are checked as the scan
     checks them."""
-    import polars as pl
-
+    pl = polars()
     if verify and not (numeric_bytes(lines) and (b"\r" not in lines
                                                 or plain_block(lines, width))):
         raise not_plain()

@@ -43,3 +43,17 @@ def test_a_block_without_carriage_returns_is_not_scanned_again(monkeypatch):
     assert calls == []
     columnar.parse_lines(b"1,2\r\n3,4\r\n", 2, verify=True)
     assert len(calls) == 1
+
+
+def test_polars_is_imported_with_the_collector_paused():
+    import subprocess
+    import sys
+
+    pytest.importorskip("polars")
+    code = ("import gc, sys\nfrom gradcalc.ingest import columnar\nruns = []\n"
+            "gc.callbacks.append(lambda phase, info: runs.append(phase))\n"
+            "pl = columnar.polars()\n"
+            "print(len(runs), gc.isenabled(), pl is sys.modules['polars'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split() == ["0", "True", "True"], proc.stderr

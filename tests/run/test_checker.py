@@ -197,3 +197,18 @@ def test_the_child_leaves_jobs_workers_free_to_fork(monkeypatch):
         pid = checker._ACTIVE.process.pid
         checker.stop()
     assert reaped(pid)
+
+
+def test_the_childs_imports_run_with_the_collector_paused():
+    """The child imports sympy with no collection at all (and the objects it inherited
+    frozen), then collects again as usual."""
+    import subprocess
+    import sys
+
+    code = ("import gc, sys\nfrom gradcalc.run import checker\nruns = []\n"
+            "gc.callbacks.append(lambda phase, info: runs.append(phase))\n"
+            "checker._import_quietly()\n"
+            "print(len(runs), gc.isenabled(), gc.get_freeze_count() > 0, 'sympy' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split() == ["0", "True", "True", "True"], proc.stderr
