@@ -19,7 +19,7 @@ from gradcalc.errors import GradcalcError
 #: table, the coefficients, the standard form), rendered in the document
 STATED = frozenset({"substitution", "back-substitution", "trig-substitution", "parts",
                     "tabular-parts", "cyclic-parts", "partial-fractions", "integral-table",
-                    "integral-reciprocal", "log-differentiation", "point-slope"})
+                    "integral-reciprocal", "log-differentiation", "point-slope", "put-in"})
 #: what separates a note's clauses (outside brackets), the longest first
 _SEPARATORS = ("; ", ", then ", ", ", ": ", " so ", " and ", " gives ")
 #: characters of printed notes and rule names, as LaTeX's text mode takes them
@@ -52,9 +52,10 @@ def note_latex(rule: str, note: str) -> str:
     if rule == "log-differentiation":
         return _logarithmic(note)
     try:
-        return _sentence(note)
+        said = _sentence(note)
     except _Unread:
         return ""
+    return said if "$" in said else ""
 
 
 class _Unread(Exception):

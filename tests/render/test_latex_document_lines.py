@@ -15,8 +15,9 @@ from gradcalc.errors import GradcalcError
 from gradcalc.homework import proof
 from gradcalc.homework.problem import read_side
 
-POINTS = ({"x": 0.7, "y": 1.3, "yp": -0.4}, {"x": 1.9, "y": -0.6, "yp": 2.2},
-          {"x": -1.1, "y": 0.45, "yp": 0.8})
+POINTS = ({"x": 0.7, "y": 1.3, "yp": -0.4, "t": 0.3, "a": 1.5, "b": -0.7, "c": 2.0},
+          {"x": 1.9, "y": -0.6, "yp": 2.2, "t": -1.2, "a": -0.4, "b": 1.1, "c": 0.5},
+          {"x": -1.1, "y": 0.45, "yp": 0.8, "t": 2.1, "a": 0.9, "b": 2.5, "c": -1.3})
 
 
 def _parts(document: str) -> list[tuple[bool, list[str]]]:
@@ -36,12 +37,11 @@ def _parts(document: str) -> list[tuple[bool, list[str]]]:
 
 def _expr(tex: str) -> sp.Expr | None:
     """A side read back as sympy (y' as yp); None for what is not a formula alone."""
-    if any(t in tex for t in ("\\frac{d}", "\\int", "\\text", "f'", "F'", "y''")):
+    if any(t in tex for t in ("\\frac{d}", "\\int", "\\text", "f'", "F'", "y''",
+                              "\\partial")):
         return None
     tex = tex.replace("y'", "yp").split("\\approx")[0].removesuffix(" + C")
-    side = read_side(tex, "function", 0)
-    names = ("x", "y", "yp")
-    return proof.side_exprs(side, names, {n: 0.5 for n in names})[0]
+    return _read(tex.split(" = ")[0])
 
 
 def _value(e: sp.Expr, point: dict[str, float]) -> complex:
@@ -54,9 +54,12 @@ def _same(a: sp.Expr, b: sp.Expr) -> bool:
                for p in POINTS)
 
 
-def _check_chain(rows: list[str]) -> int:
-    """Consecutive rows that are formulas are equal; the count of rows compared."""
+def _check_chain(rows: list[str], stands: dict[sp.Symbol, sp.Expr] | None = None) -> int:
+    """Consecutive rows that are formulas are equal (with a substitution's variables put
+    in as what they stand for); the count of rows compared."""
     sides = [_expr(r.split(" = ")[-1]) for r in rows]
+    for _ in range(2 if stands else 0):
+        sides = [None if e is None else e.xreplace(stands) for e in sides]
     readable = [s for s in sides if s is not None]
     for a, b in zip(readable, readable[1:]):
         assert _same(a, b), (a, b)
@@ -77,27 +80,130 @@ def _check_equations(rows: list[str], slope: sp.Expr) -> int:
     return checked
 
 
-@pytest.mark.parametrize("args", [
+def _sections(document: str) -> list[tuple[str, bool, list[str]]]:
+    """Each part's heading, whether its rows are equations, and its rows (as `_parts`)."""
+    headings = re.findall(r"\\subsection\*\{\$(.*)\$\}\n\\begin\{align\*\}", document)
+    return [(h, *p) for h, p in zip(headings, _parts(document), strict=True)]
+
+
+def _on_line(rows: list[str]) -> int:
+    """A tangent's rows (y - 1 = 2(x - 1), y = 2x - 1): each holds on its last row's line."""
+    line = _expr(rows[-1].split(" = ")[1])
+    checked = 0
+    for row in rows:
+        left, right = (_expr(t) if "_0" not in t else None for t in row.split(" = "))
+        if left is not None and right is not None:
+            put = {proof.symbol("y"): line}
+            assert _same(left.xreplace(put), right.xreplace(put)), row
+            checked += 1
+    return checked
+
+
+def _on_curve(rows: list[str], curve: tuple[dict[str, float], ...]) -> int:
+    """Consecutive rows equal at points of the curve."""
+    sides = [e for e in (_expr(r.split(" = ")[-1]) for r in rows) if e is not None]
+    for a, b in zip(sides, sides[1:]):
+        assert all(abs(_value(a, p) - _value(b, p)) <= 1e-9 * (1 + abs(_value(a, p)))
+                   for p in curve), (a, b)
+    return len(sides)
+
+
+#: points of 9x^2 + y^2 = 9 (y' at each the curve's slope, -9x/y)
+ELLIPSE = tuple({"x": x, "y": y, "yp": -9 * x / y} for x, y in (
+    (0.5, (9 - 2.25) ** 0.5), (-0.8, (9 - 5.76) ** 0.5), (0.3, -(9 - 0.81) ** 0.5)))
+
+#: a document of every kind: derivative, higher, at a point, partial, gradient (and at a
+#: point), implicit (with and without a point, second order), antiderivative, tangent
+EVERY_KIND = [
     ("x^2 sin(3x)",),
+    ("[(2x+1)^{10} + 1]^{10}",),
+    ("ln(sec(x) + tan(x))",),
+    ("t e^(1-2t)",),
     ("x^2 sin(x)", "--at", "x=2"),
     ("sin(x^2)", "--order", "2"),
+    ("x^3 e^(2x)", "--order", "2"),
+    ("x^3 sin(x)", "--order", "3"),
+    ("x^2 y^3", "--partial", "x,y"),
+    ("x^3 y", "--partial", "x", "--at", "x=1, y=2"),
+    ("x^2 y + y^3",),
+    ("x^2 y + y^3", "--at", "x=1, y=2"),
     ("x^2 e^x", "--antiderivative"),
+    ("e^x sin(x)", "--antiderivative"),
+    ("1/((x - 1)(x + 2))", "--antiderivative"),
+    ("sin(2x)^5", "--antiderivative"),
+    ("1/(x^2+4x+29)", "--antiderivative"),
     ("x^2 + x y + y^2 = 7", "--implicit", "y", "--at", "x=1, y=2"),
+    ("x y^2 = 1", "--implicit", "y", "--at", "x=1, y=-1"),
     ("x^2 + y^2 = 25", "--implicit", "y"),
-])
+    ("x^3 + y^3 = 6x y", "--implicit", "y"),
+    ("a x^2 - b y^3 = c^2", "--implicit", "y"),
+    ("9x^2 + y^2 = 9", "--implicit", "y", "--order", "2", "--at", "x=0, y=3"),
+    ("x^2", "--tangent", "x=1"),
+    ("x^3 - 2x", "--tangent", "x=-1"),
+]
+
+
+@pytest.mark.parametrize("args", EVERY_KIND, ids=" ".join)
 def test_every_latex_line_is_a_true_equation(invoke, args):
+    """Each part of the document read back: a chain of = equal row to row; a part of
+    equations true with y' the answer's slope (a tangent's on its line); y'' with y' put
+    in equal with it put in, and on the curve equal at the curve's points."""
     run = invoke("derive", *args, "--latex")
     assert run.code == 0, run.err
     checked = 0
     slope = None
     if "--implicit" in args:
         slope = _expr(re.findall(r"\\Rightarrow\\ & y' = (.*?) &&", run.out)[-1])
-    for equations, rows in _parts(run.out):
-        if equations and slope is not None:
+    stands = _substitutions(run.out)
+    for heading, equations, rows in _sections(run.out):
+        # gradcalc's reader takes `2 \cdot 1 2` as 2·1·2; a reader of the page as 2·12
+        assert not any(re.search(r"\d \d", row) for row in rows), rows
+        if "on the curve" in heading:
+            checked += _on_curve(rows, ELLIPSE)
+        elif "put in" in heading:
+            put = [r.split(" = ")[-1].replace("y'", f"({_latex(slope)})") for r in rows]
+            checked += _check_chain(put)
+        elif equations and slope is not None:
             checked += _check_equations(rows, slope)
+        elif equations:
+            checked += _on_line(rows)
         else:
-            checked += _check_chain(rows)
+            checked += _check_chain(rows, stands)
     assert checked >= 1
+
+
+def _substitutions(document: str) -> dict[sp.Symbol, sp.Expr]:
+    """What each substitution's variable stands for, from the lines above the rows (u =
+    cos(2x), θ = asin(x/2))."""
+    out = {}
+    for line, _ in _stated(document):
+        for m in re.finditer(r"\$(u|w|\\theta) = ([^$]*)\$", line):
+            value = _read(m[2])
+            if value is not None:
+                out[proof.symbol(m[1].replace("\\theta", "θ"))] = value
+    return out
+
+
+def _latex(e: sp.Expr) -> str:
+    from gradcalc.homework.reading.student import latex
+
+    return latex(e)
+
+
+@pytest.mark.parametrize("args", [a for a in EVERY_KIND if "--at" in a or "--tangent" in a],
+                         ids=" ".join)
+def test_the_point_is_in_every_heading_and_label(invoke, args):
+    """A value at a point is headed and labelled by the point (f'(2), f(1), `at (x, y) =
+    (1, 2):`), and so is the answer: never f'(x) = 4cos(2) + 4sin(2)."""
+    run = invoke("derive", *args, "--latex")
+    point = re.compile(r"\\text\{at \}|[a-zA-Z]'*\(-?\d+\)")
+    evaluated = [(h, rows) for h, _, rows in _sections(run.out)
+                 if "\\text{evaluate}" in run.out.split(f"{{${h}$}}")[1].split("\\end{align*}")[0]]
+    assert evaluated
+    for heading, _ in evaluated:
+        assert point.search(heading), heading
+    answer = re.search(r"Answer: \\\[ (.*) \\\]", run.out)[1]
+    assert point.search(answer) or "--tangent" in args, answer
 
 
 def test_solve_steps_are_implications_not_a_chain(invoke):
