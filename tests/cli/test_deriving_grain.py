@@ -81,3 +81,13 @@ def test_a_second_derivative_differentiates_the_simplest_first(invoke):
     assert second["start"] == f"d/dx({first['result']})"
     assert second["steps"][1] - second["steps"][0] + 1 < 13
     assert out["answer"] == "f''(x) = 2x·(2x^2 + 6x + 3)·e^(2x)"
+
+
+def test_a_gradient_at_a_point_names_the_point(invoke):
+    """`∇f = [4, 13]` alone would not say where: the answer says it first, as a partial's
+    does, and the LaTeX answer too."""
+    plain, out, tex = _three(invoke, "x^2 y + y^3", "--at", "x=1, y=2")
+    assert plain.splitlines()[-2] == "answer: at (x, y) = (1, 2): ∇f = [4, 13]"
+    assert out["answer"] == "at (x, y) = (1, 2): ∇f = [4, 13]"
+    assert (r"Answer: \[ \text{at } (x, y) = (1, 2):\ \nabla f = \left[4, 13\right] \]"
+            in tex)
