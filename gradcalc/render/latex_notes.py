@@ -20,7 +20,7 @@ from gradcalc.errors import GradcalcError
 STATED = frozenset({"substitution", "back-substitution", "trig-substitution", "parts",
                     "tabular-parts", "cyclic-parts", "partial-fractions", "integral-table",
                     "integral-reciprocal", "log-differentiation", "point-slope", "put-in"})
-#: what separates a note's clauses (outside brackets), the longest first
+#: what separates a note's clauses (outside brackets), the coarsest first
 _SEPARATORS = ("; ", ", then ", ", ", ": ", " so ", " and ", " gives ")
 #: characters of printed notes and rule names, as LaTeX's text mode takes them
 _TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
@@ -55,7 +55,7 @@ def note_latex(rule: str, note: str) -> str:
         said = _sentence(note)
     except _Unread:
         return ""
-    return said if "$" in said else ""
+    return said if re.search(r"\$[^$]* = [^$]*\$", said) else ""  # an equation in it
 
 
 class _Unread(Exception):
