@@ -1,30 +1,26 @@
 """A worked solution as a LaTeX document a student can paste into a write-up: the problem,
-then each part as an `align*` of equalities, one per step with its rule named beside it,
-and the answer (amsmath only)."""
+then each part as an `align*` of equalities, one per step with its rule named beside it
+(and, above the step, what its method states: u and du, the triangle, the table, as
+math), and the answer (amsmath only)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gradcalc.render.latex_notes import escaped, note_latex
+
 if TYPE_CHECKING:
     from gradcalc.homework.solutions.worked import Solution
 
-_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-            "#": r"\#", "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\~{}",
-            "−": "-", "×": "x", "·": "."}
-
-
-def escaped(text: str) -> str:
-    """Text for LaTeX's text mode (the special characters escaped; the few other
-    characters rule names use, such as −, as ASCII)."""
-    return "".join(_SPECIAL.get(c, c) for c in text)
+__all__ = ["document", "escaped", "rows"]
 
 
 def rows(solution: Solution, k: int) -> list[str]:
     """Part k's rows of equalities: its start, then `= after` for each step, the rule's
-    name (and the step's own equation when it is not the whole) beside it; a part whose
-    states are equations (implicit differentiation) has one equation a row, each
-    implied by the one before (⇒), never a chain of `=` through them."""
+    name (and the step's own equation when it is not the whole) beside it, what its
+    method states (`latex_notes`) in a line of text above it; a part whose states are
+    equations (implicit differentiation) has one equation a row, each implied by the one
+    before (⇒), never a chain of `=` through them."""
     part = solution.parts[k]
     equation = " = " in part.start  # a part of equations: each implies the next
     out = [rf"& {part.start_latex}" if equation else
@@ -35,8 +31,12 @@ def rows(solution: Solution, k: int) -> list[str]:
         why = rf"\text{{{escaped(step.name)}}}"
         if not step.text.endswith(step.after):
             why += rf":\ {step.latex}"
-        out.append(rf"\Rightarrow\ & {step.after_latex} && {why}" if equation else
-                   rf"&= {step.after_latex} && {why}")
+        stated = note_latex(step.rule, step.note)
+        if stated == f"${step.latex}$":  # a table integral's formula as the step states it
+            stated = ""
+        out.append((rf"\intertext{{{stated}}}" + "\n" if stated else "") + (
+            rf"\Rightarrow\ & {step.after_latex} && {why}" if equation else
+            rf"&= {step.after_latex} && {why}"))
     return out
 
 

@@ -27,16 +27,33 @@ PROBLEMS = [
     ("L = mean((X@W + b - Y)^2)", ["W"], {"shape": "X=4x3, W=3x2, b=2, Y=4x2"}),
     ("L = -sum(y*log(softmax(z)))", ["z"], {"shape": "z=4, y=4"}),
     ("x^2 sin(x)", None, {"at": "x=2"}),
+    ("sqrt(4 - x^2)", None, {"antiderivative": True}),
+    ("e^x sin(x)", None, {"antiderivative": True}),
+    ("x^x", None, {}),
+    ("2x cos(x^2)", None, {"antiderivative": True}),
+    ("x cos(x)", None, {"antiderivative": True}),
+    ("1/(x^2 + 4)", None, {"antiderivative": True}),
 ]
 
 
 def formulas(doc: str) -> list[str]:
-    """Every piece of math in the document: display and inline math, and each row of an
-    align* with its alignment marks removed."""
-    out = re.findall(r"\\\[(.*?)\\\]", doc, re.S) + re.findall(r"\$(.+?)\$", doc)
+    """Every piece of math in the document: display and inline math (an array's cells
+    one by one), and each row of an align* with its alignment marks and the lines of
+    text between its rows (\\intertext) removed."""
+    out = re.findall(r"\\\[(.*?)\\\]", doc, re.S)
+    for inline in re.findall(r"\$(.+?)\$", doc):
+        out += _cells(inline) if inline.startswith("\\begin{array}") else [inline]
     for block in re.findall(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", doc, re.S):
+        block = re.sub(r"\\intertext\{.*\}\n", "", block)
         out += [row.replace("&", " ") for row in block.split("\\\\") if row.strip()]
     return [f.strip() for f in out]
+
+
+def _cells(array: str) -> list[str]:
+    """An array's cells (its column spec, \\hline and the environment left out)."""
+    body = re.sub(r"^\\begin\{array\}\{[^}]*\}|\\end\{array\}$", "", array)
+    rows = body.replace("\\hline", "").split("\\\\")
+    return [c for row in rows for c in row.split("&") if c.strip()]
 
 
 @pytest.mark.parametrize("function,wrt,kind", PROBLEMS, ids=[p[0] for p in PROBLEMS])

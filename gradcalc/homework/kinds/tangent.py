@@ -211,6 +211,7 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     when one is asked for): f(a); f'(x) step by step and f'(a) (the derivative kind's
     steps, each checked on the tape); the point-slope form; the slope-intercept form."""
     from gradcalc.homework.solutions.differentiating import solve_problem
+    from gradcalc.homework.solutions.evaluating import put_in_latex
     from gradcalc.homework.solutions.worked import Part, Solution
 
     truth = tangent(function, kind, limits)
@@ -218,9 +219,10 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     problem = read_problem(function, "0", [x], limits, wrt_from)
     worked = solve_problem(replace(problem, pinned=kind.tangent), settings.samples,
                            settings.seed, limits)
-    f_text, where, X = truth.shown(truth.f), f"{x} = {a}", proof.symbol(x)
-    height = Part(f"f({x}) at {where}", f"f({x}) \\text{{ at }} {latex(X)} = {latex(truth.a)}",
-                  f_text, latex(truth.f), fa,
+    f_text, where = truth.shown(truth.f), f"{x} = {a}"
+    # headed f(a), the point put into f as its first row: "f(x) at x = 1 = x^2" is false
+    height = Part(f"f({x}) at {where}", f"f({latex(truth.a)})", f_text,
+                  put_in_latex(latex(truth.f), {x: truth.a}), fa,
                   latex(truth.fa), (_step("evaluate", f_text, f"{f_text} at {where}: {fa}",
                                           f"f({latex(truth.a)}) = {latex(truth.fa)}", f_text,
                                           fa, latex(truth.fa), where),))

@@ -204,7 +204,8 @@ def _second(first: Any, X: Any, Y: Any, slope: Any, symbols: dict[str, Any], rul
     steps, ok = chain(raws, tied)
     if not ok:
         return None
-    parts = [worked.part, Part(f"{y}'' with {y}' put in", f"{y}''", formula(value),
+    parts = [worked.part, Part(f"{y}'' with {y}' put in",
+                               rf"{y}'' \text{{ with }} {y}' \text{{ put in}}", formula(value),
                                latex(value), formula(final), latex(final), tuple(steps))]
     reduced = _reduced(final, side, X, Y, limits)
     if reduced is not None:
@@ -217,7 +218,8 @@ def _second(first: Any, X: Any, Y: Any, slope: Any, symbols: dict[str, Any], rul
                       note="on the curve")
             steps, ok = chain([raw], curve)
             if ok:
-                parts.append(Part(f"{y}'' on the curve", f"{y}''", formula(final),
+                parts.append(Part(f"{y}'' on the curve",
+                                  rf"{y}'' \text{{ on the curve}}", formula(final),
                                   latex(final), formula(reduced), latex(reduced),
                                   tuple(steps)))
                 final = reduced

@@ -223,16 +223,19 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
             said, said_latex = where({n: proof.exact(v) for n, v in problem.pinned})
             label, tex = f"at {said}: {label}", rf"\text{{at }} {said_latex}:\ {tex}"
         return f"{label} = {answers[0]}", f"{tex} = {latexes[0]}"
+    said, said_latex = where({n: proof.exact(v) for n, v in problem.pinned}) if (
+        problem.pinned) else ("", "")
+    at, at_latex = (f"at {said}: ", rf"\text{{at }} {said_latex}:\ ") if said else ("", "")
     n = len(problem.wrt)
     if problem.kind in ("hessian", "jacobian"):
         rows = [answers[i * n:(i + 1) * n] for i in range(len(answers) // n)]
         tex = [latexes[i * n:(i + 1) * n] for i in range(len(latexes) // n)]
         head = "H" if problem.kind == "hessian" else "J"
-        return (f"{head}{name} = [" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]",
-                rf"{head}_{{{name}}} = \left[" + r",\ ".join(
+        return (f"{at}{head}{name} = [" + ", ".join("[" + ", ".join(r) + "]" for r in rows)
+                + "]", rf"{at_latex}{head}_{{{name}}} = \left[" + r",\ ".join(
                     r"\left[" + ", ".join(r) + r"\right]" for r in tex) + r"\right]")
-    return (f"∇{name} = [" + ", ".join(answers) + "]",
-            rf"\nabla {name} = \left[" + ", ".join(latexes) + r"\right]")
+    return (f"{at}∇{name} = [" + ", ".join(answers) + "]",
+            rf"{at_latex}\nabla {name} = \left[" + ", ".join(latexes) + r"\right]")
 
 
 def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],

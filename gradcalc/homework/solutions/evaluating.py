@@ -18,6 +18,8 @@ from gradcalc.homework.reading.student import formula, latex
 
 _NAME = re.compile(r"(?<![A-Za-z_\\])([A-Za-z_]\w*)(?![\w(])")
 _TEX_NAME = re.compile(r"(?<![A-Za-z\\])([A-Za-z])(?![A-Za-z])")
+#: a LaTeX command a value is not multiplied onto (\cdot x, \left( x, \frac x)
+_OPERATOR = re.compile(r"\\(?:cdot|times|left|right|frac|sqrt|operatorname)$")
 
 
 def _value_text(v: Any, tex: bool) -> str:
@@ -47,7 +49,8 @@ def put_in_latex(tex: str, values: dict[str, Any]) -> str:
         if name not in values:
             return m.group(0)
         before = tex[:m.start()].rstrip()
-        glued = bool(before) and (before[-1].isdigit() or before[-1] in ")}")
+        glued = bool(before) and (before[-1].isalnum() or before[-1] in ")}") and not (
+            _OPERATOR.search(before))  # 2 x y -> 2 \cdot 1 \cdot 2, not 2 \cdot 1 2
         return (r"\cdot " if glued else "") + _value_text(values[name], True)
     return _TEX_NAME.sub(one, tex)
 

@@ -75,18 +75,34 @@ def candidates(e: Any) -> list[Any]:
 
 
 def final(e: Any) -> Any:
-    """The simplest candidate by `measure` (the first of the simplest)."""
-    forms = candidates(e)
+    """The simplest candidate by `measure` (the first of the simplest), each also with
+    its reciprocals of cos and sin as sec and csc (`in_secants`)."""
+    forms = _with_secants(candidates(e))
     return min(forms, key=lambda f: (measure(f), forms.index(f)))
 
 
 def tidy(short: Any) -> Any:
-    """A shortest form (a derivative's, as `check` prints it) or its tidied form, the
-    simpler by `measure`."""
+    """A shortest form (a derivative's, as `check` prints it) or its tidied form (or
+    either with sec and csc for 1/cos and 1/sin), the simpler by `measure`."""
     if not isinstance(short, sp.Basic) or short.is_Atom or sp.count_ops(short) > MAX_OPS:
         return short
-    forms = [short, *_tidied(short)]
+    forms = _with_secants([short, *_tidied(short)])
     return min(forms, key=lambda f: (measure(f), forms.index(f)))
+
+
+def _with_secants(forms: list[Any]) -> list[Any]:
+    return forms + [g for g in map(in_secants, forms) if g not in forms]
+
+
+def in_secants(e: Any) -> Any:
+    """1/cos(u)^n as sec(u)^n and 1/sin(u)^n as csc(u)^n, as textbooks write them
+    (d/dx ln(sec(x) + tan(x)) is sec(x), not 1/cos(x))."""
+    if not isinstance(e, sp.Basic):
+        return e
+    flipped = {sp.cos: sp.sec, sp.sin: sp.csc}
+    return e.replace(
+        lambda n: n.is_Pow and n.exp.is_negative and n.base.func in flipped,
+        lambda n: flipped[n.base.func](*n.base.args) ** -n.exp)
 
 
 def shown(e: Any) -> str:

@@ -42,3 +42,13 @@ def test_never_more_complex_than_the_unsimplified_result(e):
 def test_tidy_keeps_a_form_with_nothing_to_tidy():
     e = 3 * x**2 * sp.cos(3 * x) + 2 * x * sp.sin(3 * x)
     assert formula(tidy(e)) == "3x^2·cos(3x) + 2x·sin(3x)"
+
+
+@pytest.mark.parametrize("function,answer", [
+    ("ln(sec(x) + tan(x))", "sec(x)"),
+    ("cos(x)/sin(x)", "-csc(x)^2"),
+])
+def test_a_reciprocal_of_cos_or_sin_ends_as_sec_or_csc(invoke, function, answer):
+    """As textbooks write it: d/dx ln(sec(x) + tan(x)) is sec(x), not 1/cos(x)."""
+    run = invoke("derive", function, "--plain")
+    assert run.out.splitlines()[-2] == f"answer: f'(x) = {answer}"
