@@ -108,6 +108,10 @@ class State:
 state = State()
 
 
+#: nodes made off any tape take minus this count as their index (see `Node`)
+created = itertools.count(2)
+
+
 class Node:
     """One recorded operation (or a leaf when `prim` is None)."""
 
@@ -126,7 +130,7 @@ class Node:
         self.span = state.span
         t = state.tape
         if t is None:  # off any tape: minus the creation count, for PyTorch's sweep order
-            self.index = -next(_created)
+            self.index = -next(created)
         else:  # its place on the tape: the sweep starts there
             self.index = len(t.nodes)
             t.nodes.append(self)
@@ -270,9 +274,6 @@ def recording(onto: Tape | None = None):
 
 
 # --------------------------------------------------------------------------- the sweep
-
-
-_created = itertools.count(2)
 
 
 def _creation(node: Node) -> int:
@@ -474,8 +475,8 @@ class _Sweep:
             if not retain:
                 if prim.saves is True:
                     node.saved = None
-                else:
-                    release(node)
+                elif not prim.elementwise:  # an elementwise node of a scalar cotangent
+                    release(node)  # holds scalars only: nothing to release
 
     def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
