@@ -124,6 +124,14 @@ class NumericBackend:
             result = fn(*args)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"{func}()", pos, exc) from None
+        v = result.value if isinstance(result, Traced) else result
+        if type(v) is np.float64 and not extra and self.scalars_fit:  # counted inline
+            self.operations += 1
+            self.work += 1
+            if self.operations <= self.most_operations and self.work <= self.most_work:
+                return result
+            self.operations -= 1
+            self.work -= 1
         return self._counted(result, pos, extra)
 
     def _counted(self, result: Any, pos: Pos, extra: int) -> Any:

@@ -289,9 +289,12 @@ def make_plainly(kind: type) -> None:
 def recorded(kind: type, out: Any, prim: Prim, parents: tuple, saved: tuple) -> Any:
     """`kind.wrap(out, Node(prim, parents, saved, NO_PARAMS))` with both made inline (one
     call where a scalar program spent three on each operation)."""
-    node = _new(Node)
-    node.prim, node.parents, node.saved, node.params, node.leaf = \
-        prim, parents, saved, NO_PARAMS, None
+    node = _new(Node)  # one store a slot (faster than unpacking a tuple into them)
+    node.prim = prim
+    node.parents = parents
+    node.saved = saved
+    node.params = NO_PARAMS
+    node.leaf = None
     node.span = state.span
     t = state.tape
     if t is None:
@@ -303,7 +306,10 @@ def recorded(kind: type, out: Any, prim: Prim, parents: tuple, saved: tuple) -> 
     if kind is not _plain_kind:
         return kind.wrap(out, node)
     made = _new(kind)
-    made.value, made.node, made.grad, made._retain_grad = out, node, None, False
+    made.value = out
+    made.node = node
+    made.grad = None
+    made._retain_grad = False
     return made
 
 

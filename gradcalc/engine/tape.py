@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import operator
 import sys
 import weakref
 from collections.abc import Callable, Iterable
@@ -276,8 +277,8 @@ def recording(onto: Tape | None = None):
 # --------------------------------------------------------------------------- the sweep
 
 
-def _creation(node: Node) -> int:
-    return node.index
+#: a library node's place in PyTorch's sweep order (its index: minus its creation count)
+_creation = operator.attrgetter("index")
 
 
 def topological(roots: Iterable[Node]) -> list[Node]:
@@ -294,7 +295,9 @@ def topological(roots: Iterable[Node]) -> list[Node]:
             continue
         seen.add(node)
         stack.append((node, True))
-        stack.extend((p, False) for p in node.parents if p is not None and p not in seen)
+        for p in node.parents:  # a loop, not a generator: no call per node
+            if p is not None and p not in seen:
+                stack.append((p, False))
     post.reverse()
     return post
 
@@ -446,18 +449,20 @@ class _Sweep:
         whose cotangent is a NumPy scalar (a scalar program's every node) runs its rules
         here, with the same steps inline; any other node takes `_run`."""
         pending, retain, general = self.pending, self.retain_graph, self._run
+        pop = pending.pop
         for node in order:
             prim = node.prim
-            if prim is None or node not in pending:
-                continue
-            g = pending[node]
+            if prim is None:
+                continue  # a leaf: reported at the end
+            g = pop(node, None)
+            if g is None:
+                continue  # not on the roots' path
             saved = node.saved
             if type(g) is not np.float64 or saved is None or node.index < 0 \
                     or prim.variadic_vjp is not None or node.params:
-                g = None  # held by `_run` alone, so its rules may write into it
+                pending[node], g = g, None  # held by `_run` alone: its rules may write in it
                 general((node,))
                 continue
-            del pending[node]
             values, ans = saved
             rules = prim.vjps
             for i, parent in enumerate(node.parents):
