@@ -244,14 +244,18 @@ def hot():
                 _collect_again()
 
 
+#: young objects (made and alive) past which leaving `hot()` moves them unwalked
+_UNWALKED = 10_000
+
+
 def _collect_again() -> None:
-    """The collector on again, what the paused block made moved to its oldest generation
-    unwalked (`gc.freeze`, then `gc.unfreeze`): otherwise the first allocation after the
-    block finds the young generation holding the whole tape and walks every node once
-    (a sixth of a 10^5-step scalar program's time). Objects in that generation are still
-    walked by the collector's full collections. Not when some objects are frozen already
-    (a caller's `gc.freeze` stays as it is)."""
-    if gc.get_freeze_count() == 0:
+    """The collector on again. When the paused block left many objects alive (a tape:
+    four a node), they go to the collector's oldest generation unwalked (`gc.freeze`,
+    then `gc.unfreeze`): otherwise the first allocation after the block walks every node
+    once (a sixth of a 10^5-step scalar program's time). The full collections still walk
+    them. A block that left few (an array program, a chunk of a table) changes nothing,
+    nor does one where some objects are frozen already (a caller's `gc.freeze` stays)."""
+    if gc.get_count()[0] > _UNWALKED and gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
     gc.enable()

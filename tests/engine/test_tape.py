@@ -556,6 +556,30 @@ def test_after_a_paused_block_the_collector_does_not_walk_what_it_made():
     assert len(kept) == 50_000 and len(after) == 100
 
 
+def test_after_a_paused_block_that_made_few_objects_the_collector_runs_as_ever():
+    """A block that left fewer objects than a tape's (`tape._UNWALKED`) leaves them young:
+    the first allocation past the collector's threshold starts a young collection."""
+    import gc
+
+    collections = []
+
+    def seen(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    made = gc.get_threshold()[0] + 100
+    assert made < tape._UNWALKED
+    try:
+        with tape.hot():
+            kept = [[i] for i in range(made)]
+            gc.callbacks.append(seen)
+        after = [[i] for i in range(100)]
+    finally:
+        gc.callbacks.remove(seen)
+    assert collections and collections[0] < 2
+    assert len(kept) == made and len(after) == 100
+
+
 def test_a_callers_frozen_objects_stay_frozen_through_a_paused_block():
     import gc
 
@@ -564,9 +588,10 @@ def test_a_callers_frozen_objects_stay_frozen_through_a_paused_block():
     try:
         with tape.hot():
             with tape.hot():  # nested: the outer block turns the collector on again
-                pass
+                kept = [[i] for i in range(2 * tape._UNWALKED)]
             assert not gc.isenabled()
         assert gc.isenabled() and gc.get_freeze_count() > 0
         assert not any(o is marker for o in gc.get_objects(generation=2))
+        assert len(kept) == 2 * tape._UNWALKED
     finally:
         gc.unfreeze()
