@@ -497,8 +497,9 @@ class _Sweep:
             if not retain:
                 if prim.saves is True:
                     node.saved = None
-                elif not prim.elementwise:  # an elementwise node of a scalar cotangent
-                    release(node)  # holds scalars only: nothing to release
+                elif prim.saves is not False or not prim.elementwise:
+                    release(node)  # (an elementwise node of a scalar cotangent that
+                    # saves no tensors holds scalars only: nothing to release)
 
     def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop
