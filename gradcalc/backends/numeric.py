@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcalc.backends import fusing
 from gradcalc.engine import ops, tape
-from gradcalc.engine.primitive import apply_two
+from gradcalc.engine.primitive import Traced, apply_two
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import EvalError, LimitError
 from gradcalc.language.parse import quote
@@ -50,9 +50,11 @@ class NumericBackend:
         #: the limits read on every operation, as plain attributes
         self.most_elements = limits.max_array_elements
         self.most_operations, self.most_work = limits.max_operations, limits.max_work
+        #: a scalar result is within the element limit (so `binary` may skip the check)
+        self.scalars_fit = limits.max_array_elements >= 1
 
-    def number(self, value: float) -> Any:
-        return np.float64(value)
+    #: a number literal or a loop's counter: a float64 scalar (made without a call of ours)
+    number = staticmethod(np.float64)
 
     def _guard(self, result: Any, pos: Pos, extra: int = 0) -> Any:
         size = getattr(getattr(result, "value", result), "size", 1)
@@ -122,11 +124,20 @@ class NumericBackend:
             result = fn(*args)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"{func}()", pos, exc) from None
+        v = result.value if isinstance(result, Traced) else result
+        if type(v) is np.float64 and not extra and self.scalars_fit:  # counted inline
+            self.operations += 1
+            self.work += 1
+            if self.operations <= self.most_operations and self.work <= self.most_work:
+                return result
+            self.operations -= 1
+            self.work -= 1
         return self._counted(result, pos, extra)
 
     def _counted(self, result: Any, pos: Pos, extra: int) -> Any:
         """`_guard`, with the common case (nothing over a limit) inline."""
-        size = getattr(getattr(result, "value", result), "size", 1)
+        v = result.value if isinstance(result, Traced) else result
+        size = 1 if type(v) is np.float64 else getattr(v, "size", 1)
         self.operations += 1
         self.work += size + extra
         if size > self.most_elements or self.operations > self.most_operations or \
@@ -137,11 +148,31 @@ class NumericBackend:
         return result
 
     def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+        """`left op right`, counted. Two float64 scalars (a scalar program's every step)
+        take the short way: no size to read, no precheck, the count inline."""
+        lv = left.value if isinstance(left, Traced) else left
+        rv = right.value if isinstance(right, Traced) else right
+        if type(lv) is not np.float64 or type(rv) is not np.float64 or op == "@" \
+                or not self.scalars_fit:
+            return self._binary(op, left, right, pos)
+        try:
+            result = BINARY[op](left, right)
+        except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
+            raise self._error(f"'{op}'", pos, exc, left, right) from None
+        self.operations += 1
+        self.work += 1
+        if self.operations > self.most_operations or self.work > self.most_work:
+            self.operations -= 1
+            self.work -= 1
+            return self._guard(result, pos)  # which says what is over
+        return result
+
+    def _binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+        """`binary` for any operands: arrays' sizes read and prechecked."""
         if op == "@" and (np.ndim(ops.value(left)) == 0 or np.ndim(ops.value(right)) == 0):
             raise EvalError(f"'@' needs vectors or matrices, not scalars ({pos})")
-        extra = 0  # the interpreter's hot path: sizes read and counted inline
-        if getattr(getattr(left, "value", left), "size", 1) * getattr(
-                getattr(right, "value", right), "size", 1) > self.limits.max_array_elements:
+        extra = 0
+        if _size(left) * _size(right) > self.limits.max_array_elements:
             extra = self._precheck(f"'{op}'", [left, right], pos, matmul=op == "@")
         try:  # no closure, no message unless it fails
             result = BINARY[op](left, right)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine.tape import Node, lean_saved, state
+from gradcalc.engine.tape import Node, created, lean_saved, state
 
 #: the params of a node that has none: one shared dict, never written, not one per node
 NO_PARAMS: dict[str, Any] = {}
@@ -238,7 +238,7 @@ def apply_one(prim: Prim, x: Any) -> Any:
     saved = ((v,), out)
     if state.lean and type(out) is not np.float64 and prim.reads is not None:
         saved = lean_saved(saved, prim.reads, (node,))
-    return type(x).wrap(out, Node(prim, (node,), saved, NO_PARAMS))
+    return recorded(type(x), out, prim, (node,), saved)
 
 
 def apply_two(prim: Prim, x: Any, y: Any) -> Any:
@@ -269,7 +269,48 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
     saved, parents = ((vx, vy), out), (nx, ny)
     if state.lean and type(out) is not np.float64 and prim.reads is not None:
         saved = lean_saved(saved, prim.reads, parents)
-    return type(y if ty else x).wrap(out, Node(prim, parents, saved, NO_PARAMS))
+    return recorded(type(y if ty else x), out, prim, parents, saved)
+
+
+_new = object.__new__
+
+#: the Traced class that `recorded` makes inline (Tensor, which registers itself by
+#: `make_plainly`)
+_plain_kind: type | None = None
+
+
+def make_plainly(kind: type) -> None:
+    """Let `recorded` make `kind`'s instances inline, as its `wrap` does: a value, a node,
+    no gradient yet."""
+    global _plain_kind
+    _plain_kind = kind
+
+
+def recorded(kind: type, out: Any, prim: Prim, parents: tuple, saved: tuple) -> Any:
+    """`kind.wrap(out, Node(prim, parents, saved, NO_PARAMS))` with both made inline (one
+    call where a scalar program spent three on each operation)."""
+    node = _new(Node)  # one store a slot (faster than unpacking a tuple into them)
+    node.prim = prim
+    node.parents = parents
+    node.saved = saved
+    node.params = NO_PARAMS
+    node.leaf = None
+    node.span = state.span
+    t = state.tape
+    if t is None:
+        node.index = -next(created)
+    else:
+        nodes = t.nodes
+        node.index = len(nodes)
+        nodes.append(node)
+    if kind is not _plain_kind:
+        return kind.wrap(out, node)
+    made = _new(kind)
+    made.value = out
+    made.node = node
+    made.grad = None
+    made._retain_grad = False
+    return made
 
 
 _BOOLEAN = {
@@ -357,6 +398,8 @@ def public_function(prim: Prim) -> Callable[..., Any]:
 
     if custom is None and operands == 1:
         def function(x: Any) -> Any:
+            if state.quiet and not isinstance(x, Traced):  # a rule of a plain sweep
+                return prim.forward(x)
             return apply_one(prim, x)
     elif custom is None and operands == 2:
         def function(x: Any, y: Any) -> Any:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import operator
 import sys
 import weakref
 from collections.abc import Callable, Iterable
@@ -108,6 +109,10 @@ class State:
 state = State()
 
 
+#: nodes made off any tape take minus this count as their index (see `Node`)
+created = itertools.count(2)
+
+
 class Node:
     """One recorded operation (or a leaf when `prim` is None)."""
 
@@ -126,7 +131,7 @@ class Node:
         self.span = state.span
         t = state.tape
         if t is None:  # off any tape: minus the creation count, for PyTorch's sweep order
-            self.index = -next(_created)
+            self.index = -next(created)
         else:  # its place on the tape: the sweep starts there
             self.index = len(t.nodes)
             t.nodes.append(self)
@@ -226,7 +231,7 @@ def hot():
     """The block records or sweeps a whole program: domain errors give nan/inf silently
     (one np.errstate for the block, not one per operation), and Python's cyclic garbage
     collector pauses, since it would otherwise walk the growing tape again and again
-    (the tape has no cycles: reference counting frees it)."""
+    (the tape has no cycles: reference counting frees it; see `_collect_again`)."""
     previous, collecting = state.quiet, gc.isenabled()
     with np.errstate(all="ignore"):
         state.quiet = True
@@ -236,7 +241,24 @@ def hot():
         finally:
             state.quiet = previous
             if collecting:
-                gc.enable()
+                _collect_again()
+
+
+#: young objects (made and alive) past which leaving `hot()` moves them unwalked
+_UNWALKED = 10_000
+
+
+def _collect_again() -> None:
+    """The collector on again. When the paused block left many objects alive (a tape:
+    four a node), they go to the collector's oldest generation unwalked (`gc.freeze`,
+    then `gc.unfreeze`): otherwise the first allocation after the block walks every node
+    once (a sixth of a 10^5-step scalar program's time). The full collections still walk
+    them. A block that left few (an array program, a chunk of a table) changes nothing,
+    nor does one where some objects are frozen already (a caller's `gc.freeze` stays)."""
+    if gc.get_count()[0] > _UNWALKED and gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+    gc.enable()
 
 
 @contextmanager
@@ -272,11 +294,8 @@ def recording(onto: Tape | None = None):
 # --------------------------------------------------------------------------- the sweep
 
 
-_created = itertools.count(2)
-
-
-def _creation(node: Node) -> int:
-    return node.index
+#: a library node's place in PyTorch's sweep order (its index: minus its creation count)
+_creation = operator.attrgetter("index")
 
 
 def topological(roots: Iterable[Node]) -> list[Node]:
@@ -293,7 +312,9 @@ def topological(roots: Iterable[Node]) -> list[Node]:
             continue
         seen.add(node)
         stack.append((node, True))
-        stack.extend((p, False) for p in node.parents if p is not None and p not in seen)
+        for p in node.parents:  # a loop, not a generator: no call per node
+            if p is not None and p not in seen:
+                stack.append((p, False))
     post.reverse()
     return post
 
@@ -445,18 +466,20 @@ class _Sweep:
         whose cotangent is a NumPy scalar (a scalar program's every node) runs its rules
         here, with the same steps inline; any other node takes `_run`."""
         pending, retain, general = self.pending, self.retain_graph, self._run
+        pop = pending.pop
         for node in order:
             prim = node.prim
-            if prim is None or node not in pending:
-                continue
-            g = pending[node]
+            if prim is None:
+                continue  # a leaf: reported at the end
+            g = pop(node, None)
+            if g is None:
+                continue  # not on the roots' path
             saved = node.saved
             if type(g) is not np.float64 or saved is None or node.index < 0 \
                     or prim.variadic_vjp is not None or node.params:
-                g = None  # held by `_run` alone, so its rules may write into it
+                pending[node], g = g, None  # held by `_run` alone: its rules may write in it
                 general((node,))
                 continue
-            del pending[node]
             values, ans = saved
             rules = prim.vjps
             for i, parent in enumerate(node.parents):
@@ -474,8 +497,9 @@ class _Sweep:
             if not retain:
                 if prim.saves is True:
                     node.saved = None
-                else:
-                    release(node)
+                elif prim.saves is not False or not prim.elementwise:
+                    release(node)  # (an elementwise node of a scalar cotangent that
+                    # saves no tensors holds scalars only: nothing to release)
 
     def _run(self, order: Iterable[Node]) -> None:
         pending, pop = self.pending, self.pending.pop

@@ -17,7 +17,7 @@ import numpy as np
 
 from gradcalc.engine import tape
 from gradcalc.engine.indexing import steps, unwrap_index
-from gradcalc.engine.primitive import PRIMITIVES, Traced, apply, fn
+from gradcalc.engine.primitive import PRIMITIVES, Traced, apply, fn, make_plainly
 from gradcalc.engine.printing import tensor_repr
 from gradcalc.engine.shapes import value
 from gradcalc.engine.tape import Node, leaf_node
@@ -428,6 +428,9 @@ class Tensor(Traced):
         self.value = result.value
         if tape.grad_enabled():
             self.node = result.node
+
+
+make_plainly(Tensor)  # what an operation records is made inline (primitive.recorded)
 
 
 def _views(index: Any) -> bool:

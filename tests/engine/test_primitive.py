@@ -131,3 +131,56 @@ def test_kinks_with_no_sympy_form_are_predicates_in_the_entries():
     assert not clamp.where([0.5, 0.0, 1.0], [True, False, False])
     assert power.where([2.0, 0.0], [False, True]) and not power.where([2.0, 0.0], [True, False])
     assert "lo == hi" in clamp.text
+
+
+def _functions_called(thunk) -> tuple[object, list[str]]:
+    """thunk() and the Python functions it called, in order, as file:function."""
+    import sys
+    from pathlib import Path
+
+    called: list[str] = []
+
+    def count(frame, event, arg):
+        if event == "call":
+            called.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}")
+
+    sys.setprofile(count)
+    try:
+        result = thunk()
+    finally:
+        sys.setprofile(None)
+    return result, called
+
+
+def test_an_operation_makes_its_node_and_tensor_in_one_call():
+    """`recorded` makes the node and the tensor inline (the scalar tape's per-operation
+    work, docs/performance.md): no Node.__init__, no Tensor.wrap. The node is the one
+    `Node(...)` makes: on the tape at its place, with the span, no params, no leaf."""
+    from gradcalc.engine import tape
+    from gradcalc.engine.primitive import NO_PARAMS
+
+    x, w = gc.tensor(0.5, requires_grad=True), gc.tensor(3.0, requires_grad=True)
+    with tape.hot(), tape.recording() as t:
+        tape.state.span = tape.Span(1, 5, "x*w")
+        try:
+            y, called = _functions_called(lambda: x * w)
+        finally:
+            tape.state.span = None
+    assert called.count("primitive.py:recorded") == 1
+    assert "tape.py:__init__" not in called and "tensor.py:wrap" not in called
+    node = y.node
+    assert type(y) is Tensor and y.grad is None and not y._retain_grad
+    assert t.nodes == [node] and node.index == 0 and node.span == tape.Span(1, 5, "x*w")
+    assert node.prim is ops.PRIMITIVES["mul"] and node.parents == (x.node, w.node)
+    assert node.params is NO_PARAMS and node.leaf is None
+    assert node.saved == ((0.5, 3.0), 1.5)
+    off_tape = [gc.sin(x).node.index for _ in range(2)]  # off a tape: minus the creation count
+    assert off_tape[1] == off_tape[0] - 1 < 0
+
+
+def test_an_operation_on_a_parameter_makes_a_plain_tensor():
+    from gradcalc.nn import Parameter
+
+    w = Parameter(np.float64(3.0))
+    for y in (w * 2.0, 2.0 * w, gc.sin(w)):
+        assert type(y) is Tensor and y.grad is None and y.node.prim.name in ("mul", "sin")
