@@ -24,7 +24,11 @@ from gradcalc.homework.solutions.trig_powers import (
     sec_reduction,
     tan_power,
 )
-from gradcalc.homework.solutions.trig_substitution import by_formula, trig_substitution
+from gradcalc.homework.solutions.trig_substitution import (
+    by_formula,
+    completed_square_substitution,
+    trig_substitution,
+)
 
 #: the substitutions u = g(x) tried where sympy's rules find none
 MAX_CANDIDATES = 12
@@ -95,7 +99,8 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         return reduced
     rule = sympy_steps(f, x)
     if by_formula(rule) and depth < MAX_DEPTH:  # as a course does: u first, then θ
-        by_steps = substitution(f, x, depth) or trig_substitution(f, x, depth, steps)
+        by_steps = (substitution(f, x, depth) or trig_substitution(f, x, depth, steps)
+                    or completed_square_substitution(f, x, depth, steps))
         if by_steps is not None:
             return by_steps
     if not unknown(rule):
@@ -109,4 +114,5 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
     if depth >= MAX_DEPTH:
         return None
     return (substitution(f, x, depth) or parts(f, x, depth, steps)
-            or trig_substitution(f, x, depth, steps))
+            or trig_substitution(f, x, depth, steps)
+            or completed_square_substitution(f, x, depth, steps))

@@ -18,7 +18,7 @@ from gradcalc.homework.solutions.integral_search import budget, chosen, sympy_st
 from gradcalc.homework.solutions.rational_integrands import completed_square, cover_up
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.trig_powers import product_to_sum
-from gradcalc.homework.solutions.trig_substitution import d_theta
+from gradcalc.homework.solutions.trig_substitution import d_theta, square_completed_in_root
 
 #: names a substitution's variable is given, in turn
 NAMES = ("u", "w", "t", "s", "z")
@@ -30,7 +30,8 @@ TABLE = {"SinRule": "∫ sin(u) du = −cos(u)", "CosRule": "∫ cos(u) du = sin
          "Sec2Rule": "∫ sec(u)^2 du = tan(u)", "Csc2Rule": "∫ csc(u)^2 du = −cot(u)",
          "SinhRule": "∫ sinh(u) du = cosh(u)", "CoshRule": "∫ cosh(u) du = sinh(u)",
          "ArctanRule": "∫ 1/(u^2 + a^2) du = (1/a)·atan(u/a)",
-         "ArcsinRule": "∫ 1/√(1 − u^2) du = asin(u)"}
+         "ArcsinRule": "∫ 1/√(1 − u^2) du = asin(u)",
+         "ArcsinhRule": "∫ 1/√(u^2 + 1) du = asinh(u)"}
 
 
 
@@ -90,7 +91,7 @@ class Integrator:
             return self._tabular(rule, by)
         if name == "TrigSubRule":
             return self._trig_substitution(rule, by, to_x)
-        if name == "RewriteRule":
+        if name in ("RewriteRule", "CompleteSquareRule"):
             return self._rewritten(rule, by, to_x)
         if name == "SecReductionRule":
             n = rule.power
@@ -103,7 +104,7 @@ class Integrator:
             return "cyclic-parts", leaf(self.shown(rule.eval())), self._cyclic(rule, by)
         if name in TABLE:
             return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
-        return "integral", leaf(self.shown(rule.eval())), ""
+        return "integral", leaf(barred_logs(self.shown(rule.eval()))), ""
 
     def _substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         u = self.name(rule.u_var)
@@ -201,7 +202,8 @@ class Integrator:
     def _rewritten(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         f, g = self.shown(rule.integrand), self.shown(rule.rewritten)
         kind = "rewrite"
-        if completed_square(f, by) == g:
+        if type(rule).__name__ == "CompleteSquareRule" or g in (
+                completed_square(f, by), square_completed_in_root(f, by)):
             kind = "complete-square"
         elif product_to_sum(f, by) == g:
             kind = "product-to-sum"
@@ -236,3 +238,11 @@ def _times_d(e: Any, by: Any) -> str:
 def no_todo_left(todo: Todo) -> Any:
     """For `states.to_sympy` on a finished state: any integral still to do is an error."""
     raise ValueError("a part still to do")
+
+
+def barred_logs(e: Any) -> Any:
+    """Each ln(g) with g not known positive as ln|g| (the same derivative g'/g, and
+    defined wherever g ≠ 0): a formula's ln(2x + 2√(x^2 + 6x) + 6) is false for x < −6."""
+    return e.replace(lambda n: isinstance(n, sp.log) and not isinstance(n.args[0], sp.Abs)
+                     and n.args[0].is_positive is not True,
+                     lambda n: sp.log(sp.Abs(n.args[0])))

@@ -14,7 +14,8 @@ from gradcalc.homework.solutions.integral_search import MAX_DEPTH, children, cho
 
 #: sympy's rules that integrate a square root of a quadratic by a formula, not by steps
 SQRT_FORMULAS = frozenset({"SqrtQuadraticRule", "SqrtQuadraticDenomRule",
-                           "ReciprocalSqrtQuadraticRule", "TrigSubstitutionRule"})
+                           "ReciprocalSqrtQuadraticRule", "TrigSubstitutionRule",
+                           "ArcsinhRule"})
 
 
 def by_formula(rule: Any) -> bool:
@@ -159,3 +160,50 @@ def _in_sin_cos(g: Any, theta: Any) -> Any:
     s, c = sp.sin(theta), sp.cos(theta)
     return sp.cancel(g.xreplace({sp.tan(theta): s / c, sp.sec(theta): 1 / c,
                                  sp.csc(theta): 1 / s, sp.cot(theta): c / s}))
+
+
+# ------------------------------------------------------------------- a root of b·x² + c·x + d
+
+
+def _shift_under_root(f: Any, x: Any) -> tuple[Any, Any] | None:
+    """(q, h) for the first q = b·x² + c·x + d (c ≠ 0, numbers) f holds under a root (or
+    raised to a power −2 or below): q = b·(x + h)² + (d − b·h²)."""
+    for node in sp.preorder_traversal(f):
+        if node.is_Pow and node.exp.is_Rational and (
+                node.exp.q == 2 or (node.exp.is_Integer and node.exp <= -2)):
+            q = node.base
+            if q.is_polynomial(x) and sp.degree(q, x) == 2:
+                b, c, d = sp.Poly(q, x).all_coeffs()
+                if c != 0 and all(v.is_number for v in (b, c, d)):
+                    return q, c / (2 * b)
+    return None
+
+
+def square_completed_in_root(f: Any, x: Any) -> Any:
+    """f with its root's quadratic written b·(x + h)² + k (the square completed); None
+    when f holds no root of a quadratic with a linear term."""
+    found = _shift_under_root(f, x)
+    if found is None:
+        return None
+    q, h = found
+    b = sp.Poly(q, x).LC()
+    k = sp.expand(q - b * (x + h) ** 2)
+    return f.xreplace({q: b * (x + h) ** 2 + k})
+
+
+def completed_square_substitution(f: Any, x: Any, depth: int,
+                                  steps: Callable[..., Any]) -> Any:
+    """∫ f dx for a root of b·x² + c·x + d: the square completed (a rewrite), then
+    u = x + h, whose integral holds a root of b·u² + k for a trig substitution; None when
+    the integral in u is not found."""
+    from sympy.integrals.manualintegrate import RewriteRule, URule
+
+    g = square_completed_in_root(f, x)
+    if g is None or depth >= MAX_DEPTH:
+        return None
+    h = _shift_under_root(f, x)[1]  # type: ignore[index]
+    u = sp.Dummy("u")
+    inner = steps(g.xreplace({x: u - h}), u, depth + 1)
+    if inner is None:
+        return None
+    return RewriteRule(f, x, g, URule(g, x, u, x + h, inner))

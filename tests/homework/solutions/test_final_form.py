@@ -8,6 +8,7 @@ import sympy as sp
 
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula
+from gradcalc.homework.solutions import final_form
 from gradcalc.homework.solutions.final_form import final, measure, tidy
 
 x, t = proof.symbol("x"), proof.symbol("t")
@@ -42,3 +43,13 @@ def test_never_more_complex_than_the_unsimplified_result(e):
 def test_tidy_keeps_a_form_with_nothing_to_tidy():
     e = 3 * x**2 * sp.cos(3 * x) + 2 * x * sp.sin(3 * x)
     assert formula(tidy(e)) == "3x^2·cos(3x) + 2x·sin(3x)"
+
+
+def test_splitting_logs_keeps_their_bars():
+    """sympy's forced expansion wrote ln((x + 3)^2/(x - 3)^2) as 2ln(x + 3) − 2ln(x − 3),
+    false for x < −3 (partial fractions of 12/(9 − x^2) ended judged wrong)."""
+    x = sp.Symbol("x", real=True)
+    e = 2 * sp.log(sp.Abs(x + 3)) - 2 * sp.log(sp.Abs(x - 3))
+    assert final_form.final(e) == e
+    assert final_form.split_logs(sp.log((x + 3) ** 2 / (x - 3) ** 2)) == e
+    assert final_form.split_logs(sp.log(x * (x + 1))) == sp.log(x * (x + 1))
