@@ -16,7 +16,7 @@ import sympy as sp
 
 from gradcalc.homework.solutions.integral_search import MAX_DEPTH, sympy_steps, unknown
 from gradcalc.homework.solutions.integration_by_parts import parts, tabular_parts
-from gradcalc.homework.solutions.rational_integrands import completed_square
+from gradcalc.homework.solutions.rational_integrands import completed_square, perfect_power
 from gradcalc.homework.solutions.trig_powers import (
     odd_power,
     product_to_sum,
@@ -33,7 +33,8 @@ from gradcalc.homework.solutions.trig_substitution import (
 #: the substitutions u = g(x) tried where sympy's rules find none
 MAX_CANDIDATES = 12
 
-REWRITINGS = (product_to_sum, odd_power, tan_power, completed_square, reciprocal_trig)
+REWRITINGS = (product_to_sum, odd_power, tan_power, completed_square, perfect_power,
+              reciprocal_trig)
 
 
 def candidates(f: Any, x: Any) -> list[Any]:
@@ -46,7 +47,39 @@ def candidates(f: Any, x: Any) -> list[Any]:
         elif node.is_Pow:
             out.append(node.args[0])
     keep = [g for g in dict.fromkeys(out) if g.has(x) and g != x]
-    return sorted(keep, key=lambda g: -sp.count_ops(g))[:MAX_CANDIDATES]
+    keep = sorted(keep, key=lambda g: -sp.count_ops(g))
+    root = _common_root(f, x)
+    return ([root] if root is not None else []) + keep[:MAX_CANDIDATES]
+
+
+def _common_root(f: Any, x: Any) -> Any:
+    """x^(1/L) when f holds roots of x of two or more orders (√x and ∛x: L = 6), the
+    u that clears them all; else None."""
+    orders = {p.exp.q for p in sp.preorder_traversal(f)
+              if p.is_Pow and p.base == x and p.exp.is_Rational and p.exp.q > 1}
+    return x ** sp.Rational(1, sp.ilcm(*orders)) if len(orders) > 1 else None
+
+
+def _inverse(g: Any, x: Any, u: Any) -> Any:
+    """x in terms of u = g(x) where g is linear (x = (u − b)/a) or a root x^(1/L)
+    (x = u^L); None for any other g."""
+    if g.is_polynomial(x) and sp.degree(g, x) == 1:
+        return (u - g.subs(x, 0)) / sp.diff(g, x)
+    if g.is_Pow and g.base == x and g.exp.is_Rational and g.exp.p == 1:
+        return u ** g.exp.q
+    return None
+
+
+def _in_u(h: Any, g: Any, x: Any, u: Any) -> Any:
+    """h (a function of x) written in u = g(x): g replaced by u, then x by g's inverse
+    (`_inverse`) where that leaves an algebraic function of u (y·(y + 2)^(1/3) is
+    (u − 2)·u^(1/3)), roots of powers of u cleared."""
+    h = h.subs(g, u)
+    inverse = _inverse(g, x, u)
+    if not h.has(x) or inverse is None:
+        return h
+    in_u = sp.cancel(sp.powsimp(sp.expand(h.subs(x, inverse)), force=True))
+    return h if in_u.atoms(sp.Function) else in_u  # algebraic in u only: powers, roots
 
 
 def substitution(f: Any, x: Any, depth: int = 0) -> Any:
@@ -54,12 +87,14 @@ def substitution(f: Any, x: Any, depth: int = 0) -> Any:
     alone, whose integral is found; None when there is none."""
     from sympy.integrals.manualintegrate import URule
 
-    u = sp.Dummy("u")
     for g in candidates(f, x):
         dg = sp.diff(g, x)
         if dg == 0:
             continue
-        h = sp.cancel(sp.together(f / dg)).subs(g, u)
+        # where x is g's inverse in u, u is taken positive (a root of u^L is u, an odd
+        # root read as sign·|u|^(1/3) is u^(1/3)): every step is then checked on the tape
+        u = sp.Dummy("u", positive=_inverse(g, x, x) is not None)
+        h = _in_u(sp.cancel(sp.together(f / dg)), g, x, u)
         if h.has(x):
             continue
         inner = steps(sp.expand(h) if h.is_polynomial(u) else h, u, depth + 1)
@@ -116,3 +151,10 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
     return (substitution(f, x, depth) or parts(f, x, depth, steps)
             or trig_substitution(f, x, depth, steps)
             or completed_square_substitution(f, x, depth, steps))
+
+
+def substitution_first(f: Any, x: Any) -> Any:
+    """The rule tree by a substitution (or parts) tried before sympy's rules, for an
+    integral whose search by sympy's rules ran past the budget (2e^(2x)·sin(e^(2x)):
+    u = e^(2x) leaves ∫ sin(u) du); None when neither is found."""
+    return substitution(f, x) or parts(f, x, 0, steps)

@@ -41,28 +41,41 @@ MAX_INTEGRAND_OPS = 40
 
 def steps_of(f: Any, x: Any, limits: Any) -> Any:
     """The rule tree for ∫ f dx (`integral_rules.steps`: the textbook's rewritings,
-    sympy's rules within a counted budget, a substitution search); Unsupported when it
-    has none (or f is too large). A rational function is first written as partial
-    fractions (sympy's `apart`), the way it is taught."""
-    from sympy.integrals.manualintegrate import RewriteRule
-
+    sympy's rules within a counted budget, a substitution search); past the budget, a
+    substitution (or parts) tried before sympy's rules, within a budget of its own;
+    Unsupported when none is found (or f is too large). A rational function is first
+    written as partial fractions (sympy's `apart`), the way it is taught."""
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         raise Unsupported("an integrand this large")
     try:
         with integral_search.budget():
-            fractions = partial_fractions(f, x)
-            if fractions is not None:
-                inner = integral_rules.steps(fractions, x)
-                rule = None if inner is None else RewriteRule(f, x, fractions, inner)
-            else:
-                rule = integral_rules.steps(f, x)
+            rule = _rule_tree(f, x)
     except integral_search.OverBudget:
-        raise Unsupported(f"sympy's rules took more than {integral_search.MAX_RULE_CALLS} "
-                          "searches") from None
+        rule = _substitution_first(f, x)
     if rule is None or unknown(rule):
         raise Unsupported("no antiderivative by the rules")
     return rule
 
+
+def _rule_tree(f: Any, x: Any) -> Any:
+    """The rule tree, a rational function first written as partial fractions."""
+    from sympy.integrals.manualintegrate import RewriteRule
+
+    fractions = partial_fractions(f, x)
+    if fractions is None:
+        return integral_rules.steps(f, x)
+    inner = integral_rules.steps(fractions, x)
+    return None if inner is None else RewriteRule(f, x, fractions, inner)
+
+
+def _substitution_first(f: Any, x: Any) -> Any:
+    """`integral_rules.substitution_first` within a budget of its own."""
+    try:
+        with integral_search.budget():
+            return integral_rules.substitution_first(f, x)
+    except integral_search.OverBudget:
+        raise Unsupported(f"sympy's rules took more than {integral_search.MAX_RULE_CALLS} "
+                          "searches") from None
 
 
 def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any

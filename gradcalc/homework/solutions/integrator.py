@@ -15,7 +15,11 @@ from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex
 from gradcalc.homework.solutions import states
 from gradcalc.homework.solutions.integral_search import budget, chosen, sympy_steps
-from gradcalc.homework.solutions.rational_integrands import completed_square, cover_up
+from gradcalc.homework.solutions.rational_integrands import (
+    completed_square,
+    cover_up,
+    perfect_power,
+)
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.trig_powers import product_to_sum
 from gradcalc.homework.solutions.trig_substitution import d_theta, square_completed_in_root
@@ -94,12 +98,10 @@ class Integrator:
         if name in ("RewriteRule", "CompleteSquareRule"):
             return self._rewritten(rule, by, to_x)
         if name == "SecReductionRule":
-            n = rule.power
             return ("reduction", total([
                 (1, leaf(self.shown(rule.first))),
                 (1, product(leaf(rule.factor), self.todo(rule.substep, by, to_x)))]),
-                f"∫ sec^n(u) du = sec^(n−2)(u)·tan(u)/(n − 1) + ((n − 2)/(n − 1))·∫ "
-                f"sec^(n−2)(u) du, n = {n}")
+                rule.formula)
         if name == "CyclicPartsRule":
             return "cyclic-parts", leaf(self.shown(rule.eval())), self._cyclic(rule, by)
         if name in TABLE:
@@ -207,10 +209,14 @@ class Integrator:
             kind = "complete-square"
         elif product_to_sum(f, by) == g:
             kind = "product-to-sum"
+        elif g == perfect_power(f, by):
+            kind = "factor"
         elif f.is_rational_function(by) and g.is_Add:
             kind = "partial-fractions"
         elif f.has(sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot):
             kind = "trig-identity"
+        elif f.has(sp.sinh, sp.cosh, sp.tanh):
+            kind = "hyperbolic-identity"
         note = f"{formula(f)} = {formula(g)}"
         if kind == "partial-fractions":
             note = cover_up(f, by) or note

@@ -60,3 +60,18 @@ def cover_up(f: Any, x: Any) -> str:
         fractions.append(f"{letter}/({formula(p)})")
         found.append(f"{letter} = {formula(value)} (at {x} = {formula(root)})")
     return (f"{formula(f)} = {' + '.join(fractions)}; cover-up: " + ", ".join(found))
+
+
+def perfect_power(f: Any, x: Any) -> Any:
+    """c/(x^2 + 4x + 4) as c/(x + 2)^2: a denominator that is a power of one linear
+    factor, written so; None otherwise."""
+    if not f.is_rational_function(x):
+        return None
+    top, bottom = sp.fraction(sp.together(f))
+    if top.has(x) or not bottom.is_polynomial(x) or sp.degree(bottom, x) < 2:
+        return None
+    c, factors = sp.factor_list(bottom, x)
+    if len(factors) != 1 or factors[0][1] < 2 or sp.degree(factors[0][0], x) != 1:
+        return None
+    base, k = factors[0]
+    return top / (c * base**k)

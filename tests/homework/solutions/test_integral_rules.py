@@ -38,6 +38,13 @@ x = sp.Symbol("x", real=True)
     ("1/(1 - x^2)^(3/2)", "trig-substitution", None),
     ("x^2 cosh(x)", "tabular-parts", None),
     ("x^2 3^x", "tabular-parts", None),
+    # found by the OPL set (bench/problems/opl_antiderivatives.csv), refused before
+    ("1/sin(2t)^3", "reduction", "ln(|tan(t)|)/4 - cot(2t)·csc(2t)/4"),
+    ("sinh(x)^3 cosh(x)^2", "hyperbolic-identity", "cosh(x)^5/5 - cosh(x)^3/3"),
+    ("3sin(x)^3 sqrt(cos(x))", "trig-identity", "6cos(x)^(7/2)/7 - 2cos(x)^(3/2)"),
+    ("1/(x^2 + 4x + 4)", "factor", "-1/(x + 2)"),
+    ("2e^(2x) sin(e^(2x))", "substitution", "-cos(e^(2x))"),
+    ("y (y + 2)^(1/3)", "substitution", None),
 ])
 def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     run = invoke("derive", function, "--antiderivative", "--json")

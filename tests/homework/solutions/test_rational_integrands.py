@@ -20,3 +20,8 @@ def test_a_quadratic_without_real_roots_has_its_square_completed():
     assert rational_integrands.completed_square(1 / (x**2 + 4 * x + 29), x) == (
         1 / ((x + 2) ** 2 + 25))
     assert rational_integrands.completed_square(1 / (x**2 - 1), x) is None
+
+
+def test_a_perfect_square_denominator_is_written_as_one():
+    assert rational_integrands.perfect_power(1 / (x**2 + 4 * x + 4), x) == 1 / (x + 2) ** 2
+    assert rational_integrands.perfect_power(1 / (x**2 + 4 * x + 3), x) is None
