@@ -4,10 +4,11 @@ The candidates: the result as the rules left it, the shortest printed form
 `reading.student.simplest` finds, and that form tidied as a textbook writes it: a
 negative coefficient taken into the one sum it multiplies (`-(cos(x) - sin(x))·e^x/2`
 is `(sin(x) - cos(x))·e^x/2`), powers of e with a common base combined (`e·e^(-2t)` is
-`e^(1 - 2t)`), and logarithms of products and quotients split into sums
-(`ln(√|x - 1|/√|x + 1|)` is `ln|x - 1|/2 - ln|x + 1|/2`).
+`e^(1 - 2t)`), and logarithms of products and quotients split into sums, with their bars
+(`ln(√|x - 1|/√|x + 1|)` is `ln|x - 1|/2 - ln|x + 1|/2`; `split_logs`).
 
-The measure (smaller is simpler): sympy's count of operations, plus `NESTED_LOG` for each
+The measure (smaller is simpler): sympy's count of operations (an absolute value's bars
+not counted), plus `NESTED_LOG` for each
 logarithm whose argument is a product, quotient or root (ln of a combination reads
 worse than a sum of logs), plus `SIGN` for a minus sign in front of a parenthesised sum
 (`-(a - b)`); ties go to the shorter printed text, then to the earlier candidate. The
@@ -35,7 +36,7 @@ def measure(e: Any) -> tuple[int, int]:
     """(the weighted count of operations, the printed length)."""
     if not isinstance(e, sp.Basic):
         return 0, len(str(e))
-    ops = int(sp.count_ops(e))
+    ops = int(sp.count_ops(e)) - len(e.atoms(sp.Abs))  # |…| is notation, not work
     for node in sp.preorder_traversal(e):
         if isinstance(node, sp.log) and (node.args[0].is_Mul or node.args[0].is_Pow):
             ops += NESTED_LOG
@@ -69,9 +70,32 @@ def candidates(e: Any) -> list[Any]:
     short = simplest(e)
     out += [short, *_tidied(short)]
     if e.has(sp.log):
-        split = sp.expand_log(short, force=True)
-        out += [split, sp.expand_log(e, force=True)]
+        out += [split_logs(short), split_logs(e)]
     return out
+
+
+def split_logs(e: Any) -> Any:
+    """Each ln|b₁^k₁·b₂^k₂·…| as k₁·ln|b₁| + k₂·ln|b₂| + … (bars dropped only on a
+    positive factor); a log without bars is split only where that keeps its value (every
+    factor positive, or an even power): `ln(x^2/(x - 3)^2)` is `2ln|x| − 2ln|x − 3|`,
+    never `2ln(x) − 2ln(x − 3)` (sympy's forced expansion), false for negative x."""
+    return e.replace(lambda n: isinstance(n, sp.log), _split_log)
+
+
+def _split_log(node: Any) -> Any:
+    inner = node.args[0]
+    bars = isinstance(inner, sp.Abs)
+    inner = inner.args[0] if bars else inner
+    terms = []
+    for factor in sp.Mul.make_args(inner):
+        base, k = factor.as_base_exp()
+        if base.is_positive or isinstance(base, sp.Abs):
+            terms.append(k * sp.log(base))
+        elif bars or (k.is_integer and k.is_even):
+            terms.append(k * sp.log(sp.Abs(base)))
+        else:
+            return node
+    return sp.Add(*terms)
 
 
 def final(e: Any) -> Any:

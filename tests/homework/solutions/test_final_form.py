@@ -8,6 +8,7 @@ import sympy as sp
 
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula
+from gradcalc.homework.solutions import final_form
 from gradcalc.homework.solutions.final_form import final, measure, tidy
 
 x, t = proof.symbol("x"), proof.symbol("t")
@@ -52,3 +53,13 @@ def test_a_reciprocal_of_cos_or_sin_ends_as_sec_or_csc(invoke, function, answer)
     """As textbooks write it: d/dx ln(sec(x) + tan(x)) is sec(x), not 1/cos(x)."""
     run = invoke("derive", function, "--plain")
     assert run.out.splitlines()[-2] == f"answer: f'(x) = {answer}"
+
+
+def test_splitting_logs_keeps_their_bars():
+    """sympy's forced expansion wrote ln((x + 3)^2/(x - 3)^2) as 2ln(x + 3) − 2ln(x − 3),
+    false for x < −3 (partial fractions of 12/(9 − x^2) ended judged wrong)."""
+    x = sp.Symbol("x", real=True)
+    e = 2 * sp.log(sp.Abs(x + 3)) - 2 * sp.log(sp.Abs(x - 3))
+    assert final_form.final(e) == e
+    assert final_form.split_logs(sp.log((x + 3) ** 2 / (x - 3) ** 2)) == e
+    assert final_form.split_logs(sp.log(x * (x + 1))) == sp.log(x * (x + 1))

@@ -9,7 +9,7 @@ import json
 import pytest
 import sympy as sp
 
-from gradcalc.homework.solutions import integral_rules
+from gradcalc.homework.solutions import integral_rules, integral_search
 
 x = sp.Symbol("x", real=True)
 
@@ -38,6 +38,13 @@ x = sp.Symbol("x", real=True)
     ("1/(1 - x^2)^(3/2)", "trig-substitution", None),
     ("x^2 cosh(x)", "tabular-parts", None),
     ("x^2 3^x", "tabular-parts", None),
+    # found by the OPL set (bench/problems/opl_antiderivatives.csv), refused before
+    ("1/sin(2t)^3", "reduction", "ln(|tan(t)|)/4 - cot(2t)·csc(2t)/4"),
+    ("sinh(x)^3 cosh(x)^2", "hyperbolic-identity", "cosh(x)^5/5 - cosh(x)^3/3"),
+    ("3sin(x)^3 sqrt(cos(x))", "trig-identity", "6cos(x)^(7/2)/7 - 2cos(x)^(3/2)"),
+    ("1/(x^2 + 4x + 4)", "factor", "-1/(x + 2)"),
+    ("2e^(2x) sin(e^(2x))", "substitution", "-cos(e^(2x))"),
+    ("y (y + 2)^(1/3)", "substitution", None),
 ])
 def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     run = invoke("derive", function, "--antiderivative", "--json")
@@ -59,39 +66,6 @@ def test_completing_the_square_states_the_arctangent_formula(invoke):
     assert "∫ 1/(u^2 + a^2) du = (1/a)·atan(u/a)" in run.out
 
 
-def test_more_substitutions_than_letters_do_not_crash(invoke):
-    from gradcalc.homework.solutions.integrating import Integrator
-
-    maker = Integrator(x)
-    names = [maker.name(sp.Dummy()).name for _ in range(7)]
-    assert names == ["u", "w", "t", "s", "z", "u1", "u2"]
-
-
-def test_the_rule_search_is_cut_by_counted_calls(monkeypatch):
-    monkeypatch.setattr(integral_rules, "MAX_RULE_CALLS", 3)
-    with pytest.raises(integral_rules.OverBudget), integral_rules.budget(3):
-        integral_rules.steps(sp.exp(x) * sp.sin(x) * x**2 * sp.cos(x), x)
-
-
-def test_the_same_integral_makes_the_same_count_of_calls():
-    counts = []
-    for _ in range(2):
-        with integral_rules.budget():
-            integral_rules.steps(x**2 * sp.exp(x), x)
-            counts.append(integral_rules.calls_used())
-    assert counts[0] == counts[1] > 0
-
-
-def test_a_refusal_past_the_budget_names_the_count(invoke, monkeypatch):
-    from gradcalc.homework import dispatch
-
-    monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
-    monkeypatch.setattr(integral_rules, "MAX_RULE_CALLS", 1)
-    run = invoke("derive", "x^2 e^x sin(x)", "--antiderivative", "--plain")
-    assert run.code == 0
-    assert "more than 1 searches" in run.out
-
-
 def test_steps_that_do_not_verify_are_said_alike_in_plain_and_json(invoke, monkeypatch):
     from gradcalc.homework import dispatch
     from gradcalc.homework.solutions import verified
@@ -107,33 +81,7 @@ def test_steps_that_do_not_verify_are_said_alike_in_plain_and_json(invoke, monke
     assert out["note"] == said
 
 
-@pytest.mark.parametrize("function,said,triangle", [
-    ("sqrt(4 - x^2)", "x = 2sin(θ), dx = 2cos(θ) dθ, √(4 - x^2) = 2cos(θ)",
-     "x = 2sin(θ): the right triangle with opposite side x, adjacent side √(4 - x^2) and "
-     "hypotenuse 2 gives sin(2θ) = 2cos(θ)·sin(θ), cos(θ) = √(4 - x^2)/2, "
-     "sin(θ) = x/2, θ = asin(x/2)"),
-    ("1/(x^2+9)^(3/2)", "x = 3tan(θ), dx = 3sec(θ)^2 dθ, √(x^2 + 9) = 3sec(θ)",
-     "x = 3tan(θ): the right triangle with opposite side x, adjacent side 3 and "
-     "hypotenuse √(x^2 + 9) gives sin(θ) = x/√(x^2 + 9)"),
-    ("sqrt(x^2 - 4)/x", "x = 2sec(θ), dx = 2sec(θ)·tan(θ) dθ, √(x^2 - 4) = 2tan(θ)",
-     "x = 2sec(θ): the right triangle with opposite side √(x^2 - 4), adjacent side 2 "
-     "and hypotenuse x gives tan(θ) = √(x^2 - 4)/2, θ = atan(√(x^2 - 4)/2)"),
-])
-def test_trig_substitution_says_x_dx_and_the_root_then_the_triangle(invoke, function,
-                                                                   said, triangle):
-    out = json.loads(invoke("derive", function, "--antiderivative", "--json").out)
-    notes = {s["rule"]: s["note"] for s in out["steps"]}
-    assert notes["trig-substitution"] == said
-    assert notes["back-substitution"] == triangle
-
-
-def test_a_trig_substitution_in_latex_writes_theta_by_its_command(invoke):
-    run = invoke("derive", "1/(x^2+9)^(3/2)", "--antiderivative", "--latex")
-    assert "\\int \\frac{\\cos{\\left(\\theta \\right)}}{9}\\, d\\theta" in run.out
-    assert "θ" not in run.out
-
-
 def test_u_before_theta_where_both_would_do():
-    with integral_rules.budget():
+    with integral_search.budget():
         rule = integral_rules.steps(x * sp.sqrt(4 - x**2), x)
     assert type(rule).__name__ == "URule"

@@ -1,0 +1,47 @@
+"""Trig powers and products rewritten as a textbook does before integrating."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradcalc.homework.solutions import trig_powers
+
+x = sp.Symbol("x", real=True)
+
+
+def test_a_product_of_sines_becomes_a_sum():
+    assert trig_powers.product_to_sum(sp.sin(3 * x) * sp.sin(7 * x), x) == (
+        sp.cos(4 * x) / 2 - sp.cos(10 * x) / 2)
+
+
+def test_an_odd_power_of_sin_keeps_one_factor():
+    assert trig_powers.odd_power(sp.sin(x) ** 3, x) == sp.sin(x) * (1 - sp.cos(x) ** 2)
+
+
+def test_a_power_of_tan_is_the_reduction_formulas_step():
+    assert trig_powers.tan_power(sp.tan(x) ** 4, x) == (
+        sp.tan(x) ** 2 * sp.sec(x) ** 2 - sp.tan(x) ** 2)
+
+
+def test_one_over_sin_squared_is_csc_squared():
+    assert trig_powers.reciprocal_trig(3 / sp.sin(x) ** 2, x) == 3 * sp.csc(x) ** 2
+
+
+def test_an_odd_power_of_sinh_keeps_one_factor_and_cosh_squared_minus_one():
+    assert trig_powers.odd_power(sp.sinh(x) ** 3 * sp.cosh(x) ** 2, x) == (
+        sp.sinh(x) * (sp.cosh(x) ** 2 - 1) * sp.cosh(x) ** 2)
+
+
+def test_the_partner_of_an_odd_power_may_be_a_root():
+    assert trig_powers.odd_power(sp.sin(x) ** 3 * sp.sqrt(sp.cos(x)), x) == (
+        sp.sin(x) * (1 - sp.cos(x) ** 2) * sp.sqrt(sp.cos(x)))
+
+
+def test_csc_has_a_reduction_formula_like_sec():
+    from gradcalc.homework.solutions import integral_rules, integral_search
+
+    with integral_search.budget():
+        rule = trig_powers.sec_reduction(sp.csc(2 * x) ** 3, x, 0, integral_rules.steps)
+    assert rule.first == -sp.csc(2 * x) * sp.cot(2 * x) / 4
+    gap = (sp.diff(rule.eval(), x) - sp.csc(2 * x) ** 3).subs(x, sp.Rational(3, 10))
+    assert abs(sp.N(gap)) < 1e-12
