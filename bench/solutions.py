@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import statistics
 import time
 from pathlib import Path
@@ -49,21 +50,31 @@ def _problems_of(path: Path) -> list[tuple[str, str, dict[str, Any], str]]:
     out = []
     with path.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
-            texts: dict[str, Any] = {
-                "antiderivative": {"antiderivative": True},
-                "implicit": {"implicit": "y", "order": int(row["order"] or 1)},
-                "higher": {"order": int(row["order"] or 1)},
-            }.get(row["kind"], {})
+            texts = _texts(row["kind"], row["order"])
             if row["at"]:
                 texts["at"] = row["at"]
             out.append((row["kind"], row["function"], texts, row["source"]))
     return out
 
 
+def _texts(kind: str, order: str) -> dict[str, Any]:
+    """Kind.read's texts of a row's kind and `order` cell (a partial's cell names the
+    variables it differentiates by in turn, e.g. `x` or `x;y`; none: the gradient)."""
+    if kind == "antiderivative":
+        return {"antiderivative": True}
+    if kind == "implicit":
+        return {"implicit": "y", "order": int(order or 1)}
+    if kind == "higher":
+        return {"order": int(order or 1)}
+    return {"partial": order} if kind == "partial" and order else {}
+
+
 def independently(function: str, answer: str, texts: dict[str, Any]) -> str:
     """derive's answer judged by check (the judge's own tape and sympy, not the steps'):
     right | wrong | unread (a form check does not take, such as a gradient's list)."""
-    said = answer.split(" = ", 1)[-1].split(" ≈ ")[0]
+    sides = re.split(" = | ≈ ", answer)
+    decimal = len(sides) > 2 and re.fullmatch(r"-?[\d.]+(e-?\d+)?", sides[-1])
+    said = sides[-2] if decimal else sides[-1]
     try:
         verdict = check(function, said, None, Kind.read(**texts), Settings(samples=8, seed=0))
     except GradcalcError:
