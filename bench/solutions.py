@@ -72,9 +72,8 @@ def _texts(kind: str, order: str) -> dict[str, Any]:
 def independently(function: str, answer: str, texts: dict[str, Any]) -> str:
     """derive's answer judged by check (the judge's own tape and sympy, not the steps'):
     right | wrong | unread (a form check does not take, such as a gradient's list)."""
-    sides = re.split(" = | ≈ ", answer)
-    decimal = len(sides) > 2 and re.fullmatch(r"-?[\d.]+(e-?\d+)?", sides[-1])
-    said = sides[-2] if decimal else sides[-1]
+    sides = re.split(" = | ≈ ", answer.split(": ", 1)[-1])  # "at (x, y) = (1, 2): …"
+    said = sides[1] if len(sides) > 1 else sides[0]  # "f'(1) = 8/25 = 0.32": 8/25
     try:
         verdict = check(function, said, None, Kind.read(**texts), Settings(samples=8, seed=0))
     except GradcalcError:
