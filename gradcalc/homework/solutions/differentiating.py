@@ -79,7 +79,7 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
                                 payload=node, partial=rules.partial))
     shortest = final is None
     if final is None:
-        final = final_form.tidy(simplest(_diff(node.value, rules)))
+        final = final_form.tidy(simplest(_unsigned(_diff(node.value, rules))))
     try:
         raws, last = rewrites(node, rules)
         value = states.to_sympy(last, _no_todo)
@@ -126,6 +126,16 @@ def _easiest(value: Any, rules: Rules) -> Node:
         if fewest is None or count < fewest:
             best, fewest = node, count
     return best
+
+
+def _unsigned(e: Any) -> Any:
+    """sign(u)/|u| as 1/u, as (ln|u|)' = u'/u is written (both undefined at u = 0; a
+    sign(u) with no 1/|u| beside it, |u|'s own, stays)."""
+    for s in e.atoms(sp.sign):
+        bars = sp.Abs(s.args[0])
+        if any(p.base == bars and p.exp.is_negative for p in e.atoms(sp.Pow)):
+            e = e.xreplace({s: bars / s.args[0]})
+    return e
 
 
 def _diff(value: Any, rules: Rules) -> Any:
