@@ -18,7 +18,7 @@ from typing import Any
 import sympy as sp
 
 from gradcalc.homework import proof
-from gradcalc.homework.reading.student import formula, latex, simplest
+from gradcalc.homework.reading.student import MAX_REWRITE_OPS, formula, latex, simplest
 from gradcalc.homework.solutions import final_form, states
 from gradcalc.homework.solutions.derivative_rules import Rules
 from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
@@ -34,6 +34,10 @@ from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain,
 from gradcalc.homework.solutions.worked import Part, Solution
 from gradcalc.homework.true_derivative import real_diff, torch_convention
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+#: the largest derivative (sympy's count_ops) put over one denominator and factored when
+#: the judge's `simplest` leaves it as it is (its rewrites stop at MAX_REWRITE_OPS)
+MAX_FACTOR_OPS = 240
 
 
 @dataclass
@@ -79,7 +83,7 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
                                 payload=node, partial=rules.partial))
     shortest = final is None
     if final is None:
-        final = final_form.tidy(simplest(_unsigned(_diff(node.value, rules))))
+        final = final_form.tidy(_shortest(_unsigned(_diff(node.value, rules))))
     try:
         raws, last = rewrites(node, rules)
         value = states.to_sympy(last, _no_todo)
@@ -126,6 +130,22 @@ def _easiest(value: Any, rules: Rules) -> Node:
         if fewest is None or count < fewest:
             best, fewest = node, count
     return best
+
+
+def _shortest(d: Any) -> Any:
+    """The judge's shortest form of a derivative (`simplest`); a derivative larger than
+    `simplest` rewrites (a fourth derivative of a quotient) put over one denominator and
+    factored, up to MAX_FACTOR_OPS, the shortest printed form kept."""
+    short = simplest(d)
+    if short != d or not MAX_REWRITE_OPS < sp.count_ops(d) <= MAX_FACTOR_OPS:
+        return short
+    forms = [d]
+    for route in (sp.cancel, lambda e: sp.factor(sp.together(e))):
+        try:
+            forms.append(route(d))
+        except (sp.PolynomialError, TypeError, ValueError):  # a route sympy cannot take
+            continue
+    return min(forms, key=lambda f: (len(formula(f)), forms.index(f)))
 
 
 def _unsigned(e: Any) -> Any:
@@ -212,6 +232,9 @@ def _label(name: str, path: tuple[str, ...], inputs: tuple[str, ...], row: int,
     if len(inputs) == 1 and len(path) <= 3:
         primes = "'" * len(path)
         return f"{f}{primes}({inputs[0]})", f"{f}{primes}({inputs[0]})"
+    if len(inputs) == 1:  # f^(4)(x), as textbooks number the higher derivatives
+        n = len(path)
+        return f"{f}^({n})({inputs[0]})", f"{f}^{{({n})}}({inputs[0]})"
     if len(set(path)) == 1 and len(path) > 1:
         n, w = len(path), path[0]
         return f"∂^{n}{f}/∂{w}^{n}", rf"\frac{{\partial^{{{n}}} {f}}}{{\partial {w}^{{{n}}}}}"
@@ -228,7 +251,7 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
         pinned = dict(problem.pinned)
         if pinned and label.endswith(")") and all(n in pinned for n in problem.inputs):
             args = ", ".join(formula(proof.exact(pinned[n])) for n in problem.inputs)
-            label = tex = f"{label.split('(')[0]}({args})"
+            label, tex = f"{_head(label)}({args})", f"{_head(tex)}({args})"
         elif pinned:
             said, said_latex = where({n: proof.exact(v) for n, v in problem.pinned})
             label, tex = f"at {said}: {label}", rf"\text{{at }} {said_latex}:\ {tex}"
@@ -275,7 +298,11 @@ def _pinned_label(title: str, title_latex: str, problem: Any, values: dict[str, 
     `at (x, y) = (1, 2): ∂f/∂x`."""
     if title.endswith(")") and "(" in title and all(n in values for n in problem.inputs):
         args = ", ".join(formula(values[n]) for n in problem.inputs)
-        head = title.split("(")[0]
-        return f"{head}({args})", f"{head}({args})"
+        return f"{_head(title)}({args})", f"{_head(title_latex)}({args})"
     said, said_latex = where(values)
     return f"at {said}: {title}", rf"\text{{at }} {said_latex}:\ {title_latex}"
+
+
+def _head(label: str) -> str:
+    """A label without its arguments: f'(x) as f', f^(4)(x) as f^(4)."""
+    return label.rsplit("(", 1)[0]

@@ -145,3 +145,26 @@ def test_settings_are_the_judges(monkeypatch):
     assert Settings().samples == 8
     solution = solve_problem(read_problem("x^2", "0"), samples=3)
     assert solution.points == 3 and all(s.points == 3 for _, _, s in solution.steps)
+
+
+def _solve(function: str, **kind: object):
+    from gradcalc.homework.dispatch import solve
+    from gradcalc.homework.kinds.registry import Kind
+
+    return solve(function, None, Kind.read(**kind), Settings())
+
+
+def test_a_fourth_derivative_too_large_for_the_judges_rewrites_is_still_simplified():
+    s = _solve("-3x^4/(1 - x)", order=4)
+    assert s.answer == "f^(4)(x) = 72/(x - 1)^5"
+    assert s.steps[-1][2].rule == "simplify"
+
+
+@pytest.mark.parametrize("kind,answer", [
+    ({"order": 4}, "f^(4)(x) = 120x"),
+    ({"order": 4, "at": "x=2"}, "f^(4)(2) = 240"),
+])
+def test_derivatives_past_the_third_are_numbered_as_textbooks_number_them(kind, answer):
+    s = _solve("x^5", **kind)
+    assert s.answer == answer
+    assert s.answer_latex.startswith("f^{(4)}(")
