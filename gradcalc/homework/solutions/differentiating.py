@@ -133,10 +133,13 @@ def _easiest(value: Any, rules: Rules) -> Node:
 
 
 def _shortest(d: Any) -> Any:
-    """The judge's shortest form of a derivative (`simplest`); a derivative larger than
+    """The judge's shortest form of a derivative (`simplest`), unless it combines logs
+    into the log of a product (the derivative as it is, then); a derivative larger than
     `simplest` rewrites (a fourth derivative of a quotient) put over one denominator and
     factored, up to MAX_FACTOR_OPS, the shortest printed form kept."""
     short = simplest(d)
+    if _logs_of_products(short) > _logs_of_products(d):
+        return d  # 3^y·ln(3) + x^y·ln(x), not ln(3^(3^y)·x^(x^y))
     if short != d or not MAX_REWRITE_OPS < sp.count_ops(d) <= MAX_FACTOR_OPS:
         return short
     forms = [d]
@@ -146,6 +149,13 @@ def _shortest(d: Any) -> Any:
         except (sp.PolynomialError, TypeError, ValueError):  # a route sympy cannot take
             continue
     return min(forms, key=lambda f: (len(formula(f)), forms.index(f)))
+
+
+def _logs_of_products(e: Any) -> int:
+    """How many logarithms of a product or a power `e` has (logcombine's, which a
+    textbook leaves as a sum of logs)."""
+    return sum(1 for n in sp.preorder_traversal(e)
+               if isinstance(n, sp.log) and (n.args[0].is_Mul or n.args[0].is_Pow))
 
 
 def _unsigned(e: Any) -> Any:

@@ -168,3 +168,8 @@ def test_derivatives_past_the_third_are_numbered_as_textbooks_number_them(kind, 
     s = _solve("x^5", **kind)
     assert s.answer == answer
     assert s.answer_latex.startswith("f^{(4)}(")
+
+
+def test_a_sum_of_logs_is_not_combined_into_the_log_of_a_power_tower():
+    s = _solve("x^4 + 3^y + x^y", partial="y")
+    assert s.answer == "∂f/∂y = ln(3)·3^y + x^y·ln(x)"
