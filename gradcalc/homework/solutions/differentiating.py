@@ -19,6 +19,7 @@ import sympy as sp
 
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import MAX_REWRITE_OPS, formula, latex, simplest
+from gradcalc.homework.real_roots import real_powers
 from gradcalc.homework.solutions import final_form, states
 from gradcalc.homework.solutions.derivative_rules import Rules
 from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
@@ -289,7 +290,7 @@ def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],
     checker = Checker(symbols, next(iter(pinned)), samples=samples, seed=seed,
                       limits=limits, fixed=dict(problem.pinned))
     for k, (title, title_latex, value) in enumerate(finals):
-        at = simplest(value.xreplace(pinned))
+        at = simplest(real_powers(value).xreplace(pinned))  # (-1)^(1/3) = -1, as books
         label, label_latex = _pinned_label(title, title_latex, problem, values)
         put, put_latex = put_in(formula(value), values), put_in_latex(latex(value), values)
         raw = Raw("evaluate", formula(value), f"{label} = {put} = {formula(at)}",

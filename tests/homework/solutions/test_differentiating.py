@@ -173,3 +173,8 @@ def test_derivatives_past_the_third_are_numbered_as_textbooks_number_them(kind, 
 def test_a_sum_of_logs_is_not_combined_into_the_log_of_a_power_tower():
     s = _solve("x^4 + 3^y + x^y", partial="y")
     assert s.answer == "∂f/∂y = ln(3)·3^y + x^y·ln(x)"
+
+
+def test_a_value_at_a_point_takes_odd_roots_of_negatives_as_real_roots():
+    s = _solve("(x^2 - 2x - 1)^(2/3)", at="x=0")
+    assert s.answer == "f'(0) = 4/3 ≈ 1.33333"
