@@ -3,6 +3,7 @@
     python bench/solutions.py              # every problem; the numbers, then the refusals
     python bench/solutions.py --only anti  # the problems whose kind starts with "anti"
     python bench/solutions.py --list       # one line per problem: kind, time, outcome
+    python bench/solutions.py --file opl_derivatives  # one file of bench/problems/
 
 The set, every CSV file of bench/problems/ (kind, function, order, at, source): derivatives (rules,
 chains, logarithmic differentiation, higher orders), antiderivatives (substitution,
@@ -40,10 +41,11 @@ from gradcalc.homework.kinds.registry import Kind
 PROBLEMS = Path(__file__).with_name("problems")
 
 
-def problems(folder: Path = PROBLEMS) -> list[tuple[str, str, dict[str, Any], str]]:
-    """(kind, function, Kind.read's texts, source) for every problem of the data files,
-    file by file in name order."""
-    return [p for path in sorted(folder.glob("*.csv")) for p in _problems_of(path)]
+def problems(folder: Path = PROBLEMS, name: str = "*"
+             ) -> list[tuple[str, str, dict[str, Any], str]]:
+    """(kind, function, Kind.read's texts, source) for every problem of the data files
+    (those named `name`, e.g. opl_derivatives), file by file in name order."""
+    return [p for path in sorted(folder.glob(f"{name}.csv")) for p in _problems_of(path)]
 
 
 def _problems_of(path: Path) -> list[tuple[str, str, dict[str, Any], str]]:
@@ -104,9 +106,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="", help="kinds starting with this")
     parser.add_argument("--list", action="store_true", help="one line per problem")
+    parser.add_argument("--file", default="*", help="one file of problems/ (its name "
+                        "without .csv, e.g. opl_derivatives)")
     args = parser.parse_args()
     rows = []
-    for kind, function, texts, _ in problems():
+    for kind, function, texts, _ in problems(name=args.file):
         if not kind.startswith(args.only):
             continue
         outcome, said, seconds, judged = run_one(function, texts)
