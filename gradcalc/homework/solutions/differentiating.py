@@ -138,7 +138,7 @@ def _shortest(d: Any) -> Any:
     into the log of a product (the derivative as it is, then); a derivative larger than
     `simplest` rewrites (a fourth derivative of a quotient) put over one denominator and
     factored, up to MAX_FACTOR_OPS, the shortest printed form kept."""
-    short = simplest(d)
+    short = _secants(simplest(d))
     if _logs_of_products(short) > _logs_of_products(d):
         return d  # 3^y·ln(3) + x^y·ln(x), not ln(3^(3^y)·x^(x^y))
     if short != d or not MAX_REWRITE_OPS < sp.count_ops(d) <= MAX_FACTOR_OPS:
@@ -150,6 +150,43 @@ def _shortest(d: Any) -> Any:
         except (sp.PolynomialError, TypeError, ValueError):  # a route sympy cannot take
             continue
     return min(forms, key=lambda f: (len(formula(f)), forms.index(f)))
+
+
+def _reciprocal_trig(e: Any) -> bool:
+    return bool(e.is_Pow and isinstance(e.base, (sp.sin, sp.cos)) and e.exp.is_Integer
+                and e.exp < 0)
+
+
+def _pair(mul: Any, plain: Any, over: Any, paired: Any) -> Any:
+    """sin(u)·sec(u)^k as tan(u)·sec(u)^(k - 1) (plain sin, over sec, paired tan), and
+    cos(u)·csc(u)^k as cot(u)·csc(u)^(k - 1), in one product."""
+    factors = list(mul.args)
+    for i, f in enumerate(factors):
+        b, k = f.as_base_exp()
+        if not (isinstance(b, over) and k.is_Integer and k > 0):
+            continue
+        j = next((j for j, g in enumerate(factors) if g == plain(b.args[0])), None)
+        if j is not None:
+            factors[i], factors[j] = b ** (k - 1), paired(b.args[0])
+            return sp.Mul(*factors)
+    return mul
+
+
+def _secants(e: Any) -> Any:
+    """Trig written as textbooks print it: 1/cos(u)^k as sec(u)^k, 1/sin(u)^k as
+    csc(u)^k, then sin(u)·sec(u)^k as tan(u)·sec(u)^(k - 1), cos(u)·csc(u)^k as
+    cot(u)·csc(u)^(k - 1); kept when at most two characters longer (5sin(x)/cos(x)^2
+    is 5tan(x)·sec(x), -3/sin(x)^2 is -3csc(x)^2), and only when no other denominator
+    is left beside them."""
+    powers = e.atoms(sp.Pow) if isinstance(e, sp.Basic) else set()
+    if not any(_reciprocal_trig(p) for p in powers) or any(
+            p.exp.is_negative and not _reciprocal_trig(p) for p in powers):
+        return e  # a fraction with another denominator stays a fraction
+    out = e.replace(_reciprocal_trig, lambda p: (sp.sec if isinstance(p.base, sp.cos)
+                                                 else sp.csc)(p.base.args[0]) ** -p.exp)
+    for plain, over, paired in ((sp.sin, sp.sec, sp.tan), (sp.cos, sp.csc, sp.cot)):
+        out = out.replace(lambda m: m.is_Mul, lambda m, a=(plain, over, paired): _pair(m, *a))
+    return out if len(formula(out)) <= len(formula(e)) + 2 else e
 
 
 def _logs_of_products(e: Any) -> int:

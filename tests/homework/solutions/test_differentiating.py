@@ -178,3 +178,15 @@ def test_a_sum_of_logs_is_not_combined_into_the_log_of_a_power_tower():
 def test_a_value_at_a_point_takes_odd_roots_of_negatives_as_real_roots():
     s = _solve("(x^2 - 2x - 1)^(2/3)", at="x=0")
     assert s.answer == "f'(0) = 4/3 ≈ 1.33333"
+
+
+@pytest.mark.parametrize("function,kind,answer", [
+    ("ln(sec(x) + tan(x))", {}, "f'(x) = sec(x)"),
+    ("5ln(sec(x) + tan(x))", {"order": 2}, "f''(x) = 5sec(x)·tan(x)"),
+    ("3ln(sin(x))", {"order": 2}, "f''(x) = -3csc(x)^2"),
+    ("x/cos(x)", {}, "f'(x) = x·sec(x)·tan(x) + sec(x)"),
+    ("ln(x^4 sin(x)^2)", {}, "f'(x) = 2(x·cos(x) + 2sin(x))/(x·sin(x))"),  # stays a fraction
+])
+def test_reciprocal_trig_in_an_answer_is_sec_and_csc_as_textbooks_print_it(function, kind,
+                                                                          answer):
+    assert _solve(function, **kind).answer == answer
