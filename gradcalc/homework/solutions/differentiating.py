@@ -18,8 +18,8 @@ from typing import Any
 import sympy as sp
 
 from gradcalc.homework import proof
-from gradcalc.homework.reading.student import MAX_REWRITE_OPS, formula, latex, simplest
-from gradcalc.homework.real_roots import real_powers
+from gradcalc.homework.reading.student import formula, latex, simplest
+from gradcalc.homework.real_roots import as_written, real_powers
 from gradcalc.homework.solutions import final_form, states
 from gradcalc.homework.solutions.derivative_rules import Rules
 from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
@@ -36,9 +36,12 @@ from gradcalc.homework.solutions.worked import Part, Solution
 from gradcalc.homework.true_derivative import real_diff, torch_convention
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 
-#: the largest derivative (sympy's count_ops) put over one denominator and factored when
-#: the judge's `simplest` leaves it as it is (its rewrites stop at MAX_REWRITE_OPS)
+#: the largest derivative (sympy's count_ops) expanded, put over one denominator and
+#: factored besides the judge's `simplest` (whose rewrites stop at 40)
 MAX_FACTOR_OPS = 240
+#: the highest power of a sum (in a numerator) a derivative may hold to be rewritten at
+#: all (its terms grow as the power's multinomial: ((2x + 1)^10 + 1)^9 is left as it is)
+MAX_EXPANDED_POWER = 4
 
 
 @dataclass
@@ -134,22 +137,39 @@ def _easiest(value: Any, rules: Rules) -> Node:
 
 
 def _shortest(d: Any) -> Any:
-    """The judge's shortest form of a derivative (`simplest`), unless it combines logs
-    into the log of a product (the derivative as it is, then); a derivative larger than
-    `simplest` rewrites (a fourth derivative of a quotient) put over one denominator and
-    factored, up to MAX_FACTOR_OPS, the shortest printed form kept."""
-    short = _secants(simplest(d))
+    """The shortest printed form of a derivative among the judge's (`simplest`) and, up
+    to MAX_FACTOR_OPS, rewritings `simplest` does not try or stops trying at its size:
+    expanded (1 + 3/x^(3/2), not (x^(5/2) + 3x)/x^(5/2)), over one denominator with the
+    numerator expanded ((...)/(t^4 - 4)^2), cancelled, and factored (the fourth
+    derivative of -3x^4/(1 - x): 72/(x - 1)^5); then written with sec and csc; but logs
+    never combined into the log of a product (3^y·ln(3) + x^y·ln(x), not
+    ln(3^(3^y)·x^(x^y)): the derivative as it is, then)."""
+    forms = [simplest(d)]
+    if sp.count_ops(d) <= MAX_FACTOR_OPS:
+        forms += _rewritten(d)
+    short = _secants(min(forms, key=lambda f: (len(formula(f)), forms.index(f))))
     if _logs_of_products(short) > _logs_of_products(d):
-        return d  # 3^y·ln(3) + x^y·ln(x), not ln(3^(3^y)·x^(x^y))
-    if short != d or not MAX_REWRITE_OPS < sp.count_ops(d) <= MAX_FACTOR_OPS:
-        return short
-    forms = [d]
-    for route in (sp.cancel, lambda e: sp.factor(sp.together(e))):
+        return d
+    return short
+
+
+def _over_one_denominator(e: Any) -> Any:
+    top, bottom = sp.fraction(sp.together(e))
+    return sp.expand(top) / bottom
+
+
+def _rewritten(d: Any) -> list[Any]:
+    out = []
+    if any(p.base.is_Add and p.exp.is_Integer and p.exp > MAX_EXPANDED_POWER
+           for p in d.atoms(sp.Pow)):
+        return out
+    for route in (sp.expand, _over_one_denominator, sp.cancel,
+                  lambda e: sp.factor(sp.together(e))):
         try:
-            forms.append(route(d))
+            out.append(as_written(route(d)))
         except (sp.PolynomialError, TypeError, ValueError):  # a route sympy cannot take
             continue
-    return min(forms, key=lambda f: (len(formula(f)), forms.index(f)))
+    return out
 
 
 def _reciprocal_trig(e: Any) -> bool:
@@ -178,6 +198,8 @@ def _secants(e: Any) -> Any:
     cot(u)·csc(u)^(k - 1); kept when at most two characters longer (5sin(x)/cos(x)^2
     is 5tan(x)·sec(x), -3/sin(x)^2 is -3csc(x)^2), and only when no other denominator
     is left beside them."""
+    if isinstance(e, sp.Add):  # term by term: 2cos(x)/sin(x) + 4/x is 2cot(x) + 4/x
+        return sp.Add(*[_secants(a) for a in e.args])
     powers = e.atoms(sp.Pow) if isinstance(e, sp.Basic) else set()
     if not any(_reciprocal_trig(p) for p in powers) or any(
             p.exp.is_negative and not _reciprocal_trig(p) for p in powers):

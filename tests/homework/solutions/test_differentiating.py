@@ -185,8 +185,17 @@ def test_a_value_at_a_point_takes_odd_roots_of_negatives_as_real_roots():
     ("5ln(sec(x) + tan(x))", {"order": 2}, "f''(x) = 5sec(x)·tan(x)"),
     ("3ln(sin(x))", {"order": 2}, "f''(x) = -3csc(x)^2"),
     ("x/cos(x)", {}, "f'(x) = x·sec(x)·tan(x) + sec(x)"),
-    ("ln(x^4 sin(x)^2)", {}, "f'(x) = 2(x·cos(x) + 2sin(x))/(x·sin(x))"),  # stays a fraction
+    ("ln(x^4 sin(x)^2)", {}, "f'(x) = 2cot(x) + 4/x"),  # term by term
 ])
 def test_reciprocal_trig_in_an_answer_is_sec_and_csc_as_textbooks_print_it(function, kind,
                                                                           answer):
     assert _solve(function, **kind).answer == answer
+
+
+@pytest.mark.parametrize("function,answer", [
+    ("(x^2 - 6sqrt(x))/x", "f'(x) = 1 + 3/x^(3/2)"),
+    ("(t^3 + t)/(t^4 - 4)", "f'(t) = (-t^6 - 3t^4 - 12t^2 - 4)/(t^4 - 4)^2"),
+    ("[(2x+1)^{10} + 1]^{10}", "f'(x) = 200((2x + 1)^10 + 1)^9·(2x + 1)^9"),  # not expanded
+])
+def test_a_derivative_is_the_shortest_of_its_expanded_and_combined_forms(function, answer):
+    assert _solve(function).answer == answer
