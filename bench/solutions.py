@@ -3,6 +3,7 @@
     python bench/solutions.py              # every problem; the numbers, then the refusals
     python bench/solutions.py --only anti  # the problems whose kind starts with "anti"
     python bench/solutions.py --list       # one line per problem: kind, time, outcome
+    python bench/solutions.py --file opl_derivatives  # one file of bench/problems/
 
 The set, every CSV file of bench/problems/ (kind, function, order, at, source): derivatives (rules,
 chains, logarithmic differentiation, higher orders), antiderivatives (substitution,
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import resource
 import statistics
 import time
@@ -41,31 +43,41 @@ from gradcalc.homework.kinds.registry import Kind
 PROBLEMS = Path(__file__).with_name("problems")
 
 
-def problems(folder: Path = PROBLEMS) -> list[tuple[str, str, dict[str, Any], str]]:
-    """(kind, function, Kind.read's texts, source) for every problem of the data files,
-    file by file in name order."""
-    return [p for path in sorted(folder.glob("*.csv")) for p in _problems_of(path)]
+def problems(folder: Path = PROBLEMS, name: str = "*"
+             ) -> list[tuple[str, str, dict[str, Any], str]]:
+    """(kind, function, Kind.read's texts, source) for every problem of the data files
+    (those named `name`, e.g. opl_derivatives), file by file in name order."""
+    return [p for path in sorted(folder.glob(f"{name}.csv")) for p in _problems_of(path)]
 
 
 def _problems_of(path: Path) -> list[tuple[str, str, dict[str, Any], str]]:
     out = []
     with path.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
-            texts: dict[str, Any] = {
-                "antiderivative": {"antiderivative": True},
-                "implicit": {"implicit": "y", "order": int(row["order"] or 1)},
-                "higher": {"order": int(row["order"] or 1)},
-            }.get(row["kind"], {})
+            texts = _texts(row["kind"], row["order"])
             if row["at"]:
                 texts["at"] = row["at"]
             out.append((row["kind"], row["function"], texts, row["source"]))
     return out
 
 
+def _texts(kind: str, order: str) -> dict[str, Any]:
+    """Kind.read's texts of a row's kind and `order` cell (a partial's cell names the
+    variables it differentiates by in turn, e.g. `x` or `x;y`; none: the gradient)."""
+    if kind == "antiderivative":
+        return {"antiderivative": True}
+    if kind == "implicit":
+        return {"implicit": "y", "order": int(order or 1)}
+    if kind == "higher":
+        return {"order": int(order or 1)}
+    return {"partial": order} if kind == "partial" and order else {}
+
+
 def independently(function: str, answer: str, texts: dict[str, Any]) -> str:
     """derive's answer judged by check (the judge's own tape and sympy, not the steps'):
     right | wrong | unread (a form check does not take, such as a gradient's list)."""
-    said = answer.split(" = ", 1)[-1].split(" ≈ ")[0]
+    sides = re.split(" = | ≈ ", answer.split(": ", 1)[-1])  # "at (x, y) = (1, 2): …"
+    said = sides[1] if len(sides) > 1 else sides[0]  # "f'(1) = 8/25 = 0.32": 8/25
     try:
         verdict = check(function, said, None, Kind.read(**texts), Settings(samples=8, seed=0))
     except GradcalcError:
@@ -102,9 +114,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="", help="kinds starting with this")
     parser.add_argument("--list", action="store_true", help="one line per problem")
+    parser.add_argument("--file", default="*", help="one file of problems/ (its name "
+                        "without .csv, e.g. opl_derivatives)")
     args = parser.parse_args()
     rows = []
-    for kind, function, texts, _ in problems():
+    for kind, function, texts, _ in problems(name=args.file):
         if not kind.startswith(args.only):
             continue
         outcome, said, seconds, judged = run_one(function, texts)

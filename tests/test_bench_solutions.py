@@ -52,3 +52,26 @@ def test_a_problem_of_the_set_is_solved_with_steps_and_judged_right(kind, functi
     outcome, said, _, judged = bench.run_one(function, texts)
     assert outcome == "solved", said
     assert judged in ("right", "unread"), said
+
+
+def test_the_opl_derivatives_are_one_file_of_the_set_each_row_from_an_opl_file():
+    rows = bench.problems(name="opl_derivatives")
+    assert len(rows) >= 250 and len(rows) < len(PROBLEMS)
+    files = {source.split(" (")[0] for *_, source in rows}
+    assert len(files) >= 150 and all(f.endswith(".pg") for f in files)
+
+
+def test_a_partials_order_cell_names_the_variables_it_differentiates_by():
+    from gradcalc.homework.kinds.registry import Kind
+
+    assert Kind.read(**bench._texts("partial", "x;y")).partial == ("x", "y")
+    assert bench._texts("partial", "") == {}
+
+
+@pytest.mark.parametrize("function,answer,texts", [
+    ("x y^2 = 1", "at (x, y) = (1, -1): dy/dx = 1/2 = 0.5",
+     {"implicit": "y", "order": 1, "at": "x=1, y=-1"}),
+    ("1/(1 + 4x^2)", "f'(-1) = 8/25 = 0.32", {"at": "x=-1"}),
+])
+def test_an_answer_at_a_point_is_judged_by_its_exact_value(function, answer, texts):
+    assert bench.independently(function, answer, texts) == "right"

@@ -3,7 +3,7 @@ expression the rule gives, with the derivatives of its parts still to do.
 
 Sum, constant multiple, power, product, quotient, chain (its outer function named and
 differentiated by its own rule), exponential, logarithm, trig, inverse trig, hyperbolic,
-|x| (sign(x) where x ≠ 0, and 0 at 0: PyTorch's convention) and logarithmic
+|x| (sign(x) where x ≠ 0, and 0 at 0: PyTorch's convention), ln|u| (u'/u) and logarithmic
 differentiation for u^v. The derivative of a constant (0), of the variable (1) and, in
 implicit differentiation, of the dependent variable (y', written dy/dx) are written at
 once, never left to do. A function of several arguments is the chain rule summed over
@@ -176,11 +176,22 @@ class Rules:
             u, b = n.args
             return self._outer(n, u, "logarithm", 1 / (u.value * sp.log(b.value)),
                                f"log_b'(u) = 1/(u·ln(b)), b = {b.text}", f"log_{b.text}")
+        if n.func == "log" and len(n.args) == 1 and n.args[0].op == "call" and \
+                n.args[0].func == "abs":
+            return self._log_abs(n.args[0].args[0])
         if len(n.args) == 1 and n.func in rules:
             (u,) = n.args
             rule, derivative, said = rules[n.func]
             return self._outer(n, u, rule, derivative(u.value), said, outer_name(n.func))
         return self._function(n)
+
+    def _log_abs(self, u: Node) -> Rewrite:
+        """ln|u| as a textbook takes it: (ln|u|)' = u'/u, with no sign(u) on the way."""
+        if u.value == self.x:
+            return Rewrite("logarithm", leaf(1 / u.value), "(ln|x|)' = 1/x")
+        one_over = leaf(1 / u.value, f"1/({u.text})", rf"\frac{{1}}{{{u.latex}}}")
+        return Rewrite("chain", product(one_over, self.d(u)),
+                       f"outer ln| |, inner {u.text}: (ln|u|)' = u'/u", also="logarithm")
 
     def _outer(self, n: Node, u: Node, rule: str, outer: Any, said: str,
                name: str) -> Rewrite:

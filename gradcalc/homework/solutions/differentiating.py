@@ -19,6 +19,7 @@ import sympy as sp
 
 from gradcalc.homework import proof
 from gradcalc.homework.reading.student import formula, latex, simplest
+from gradcalc.homework.real_roots import as_written, real_powers
 from gradcalc.homework.solutions import final_form, states
 from gradcalc.homework.solutions.derivative_rules import Rules
 from gradcalc.homework.solutions.evaluating import decimal, put_in, put_in_latex, where
@@ -34,6 +35,13 @@ from gradcalc.homework.solutions.verified import MAX_STEPS, Checker, Raw, chain,
 from gradcalc.homework.solutions.worked import Part, Solution
 from gradcalc.homework.true_derivative import real_diff, torch_convention
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+#: the largest derivative (sympy's count_ops) expanded, put over one denominator and
+#: factored besides the judge's `simplest` (whose rewrites stop at 40)
+MAX_FACTOR_OPS = 240
+#: the highest power of a sum (in a numerator) a derivative may hold to be rewritten at
+#: all (its terms grow as the power's multinomial: ((2x + 1)^10 + 1)^9 is left as it is)
+MAX_EXPANDED_POWER = 4
 
 
 @dataclass
@@ -79,7 +87,7 @@ def work(node: Node, rules: Rules, checker: Checker, title: str, title_latex: st
                                 payload=node, partial=rules.partial))
     shortest = final is None
     if final is None:
-        final = final_form.tidy(simplest(_diff(node.value, rules)))
+        final = final_form.tidy(_shortest(_unsigned(_diff(node.value, rules))))
     try:
         raws, last = rewrites(node, rules)
         value = states.to_sympy(last, _no_todo)
@@ -126,6 +134,98 @@ def _easiest(value: Any, rules: Rules) -> Node:
         if fewest is None or count < fewest:
             best, fewest = node, count
     return best
+
+
+def _shortest(d: Any) -> Any:
+    """The shortest printed form of a derivative among the judge's (`simplest`) and, up
+    to MAX_FACTOR_OPS, rewritings `simplest` does not try or stops trying at its size:
+    expanded (1 + 3/x^(3/2), not (x^(5/2) + 3x)/x^(5/2)), over one denominator with the
+    numerator expanded ((...)/(t^4 - 4)^2), cancelled, and factored (the fourth
+    derivative of -3x^4/(1 - x): 72/(x - 1)^5); then written with sec and csc; but logs
+    never combined into the log of a product (3^y·ln(3) + x^y·ln(x), not
+    ln(3^(3^y)·x^(x^y)): the derivative as it is, then)."""
+    forms = [simplest(d)]
+    if sp.count_ops(d) <= MAX_FACTOR_OPS:
+        forms += _rewritten(d)
+    short = _secants(min(forms, key=lambda f: (len(formula(f)), forms.index(f))))
+    if _logs_of_products(short) > _logs_of_products(d):
+        return d
+    return short
+
+
+def _over_one_denominator(e: Any) -> Any:
+    top, bottom = sp.fraction(sp.together(e))
+    return sp.expand(top) / bottom
+
+
+def _rewritten(d: Any) -> list[Any]:
+    out = []
+    if any(p.base.is_Add and p.exp.is_Integer and p.exp > MAX_EXPANDED_POWER
+           for p in d.atoms(sp.Pow)):
+        return out
+    for route in (sp.expand, _over_one_denominator, sp.cancel,
+                  lambda e: sp.factor(sp.together(e))):
+        try:
+            out.append(as_written(route(d)))
+        except (sp.PolynomialError, TypeError, ValueError):  # a route sympy cannot take
+            continue
+    return out
+
+
+def _reciprocal_trig(e: Any) -> bool:
+    return bool(e.is_Pow and isinstance(e.base, (sp.sin, sp.cos)) and e.exp.is_Integer
+                and e.exp < 0)
+
+
+def _pair(mul: Any, plain: Any, over: Any, paired: Any) -> Any:
+    """sin(u)·sec(u)^k as tan(u)·sec(u)^(k - 1) (plain sin, over sec, paired tan), and
+    cos(u)·csc(u)^k as cot(u)·csc(u)^(k - 1), in one product."""
+    factors = list(mul.args)
+    for i, f in enumerate(factors):
+        b, k = f.as_base_exp()
+        if not (isinstance(b, over) and k.is_Integer and k > 0):
+            continue
+        j = next((j for j, g in enumerate(factors) if g == plain(b.args[0])), None)
+        if j is not None:
+            factors[i], factors[j] = b ** (k - 1), paired(b.args[0])
+            return sp.Mul(*factors)
+    return mul
+
+
+def _secants(e: Any) -> Any:
+    """Trig written as textbooks print it: 1/cos(u)^k as sec(u)^k, 1/sin(u)^k as
+    csc(u)^k, then sin(u)·sec(u)^k as tan(u)·sec(u)^(k - 1), cos(u)·csc(u)^k as
+    cot(u)·csc(u)^(k - 1); kept when at most two characters longer (5sin(x)/cos(x)^2
+    is 5tan(x)·sec(x), -3/sin(x)^2 is -3csc(x)^2), and only when no other denominator
+    is left beside them."""
+    if isinstance(e, sp.Add):  # term by term: 2cos(x)/sin(x) + 4/x is 2cot(x) + 4/x
+        return sp.Add(*[_secants(a) for a in e.args])
+    powers = e.atoms(sp.Pow) if isinstance(e, sp.Basic) else set()
+    if not any(_reciprocal_trig(p) for p in powers) or any(
+            p.exp.is_negative and not _reciprocal_trig(p) for p in powers):
+        return e  # a fraction with another denominator stays a fraction
+    out = e.replace(_reciprocal_trig, lambda p: (sp.sec if isinstance(p.base, sp.cos)
+                                                 else sp.csc)(p.base.args[0]) ** -p.exp)
+    for plain, over, paired in ((sp.sin, sp.sec, sp.tan), (sp.cos, sp.csc, sp.cot)):
+        out = out.replace(lambda m: m.is_Mul, lambda m, a=(plain, over, paired): _pair(m, *a))
+    return out if len(formula(out)) <= len(formula(e)) + 2 else e
+
+
+def _logs_of_products(e: Any) -> int:
+    """How many logarithms of a product or a power `e` has (logcombine's, which a
+    textbook leaves as a sum of logs)."""
+    return sum(1 for n in sp.preorder_traversal(e)
+               if isinstance(n, sp.log) and (n.args[0].is_Mul or n.args[0].is_Pow))
+
+
+def _unsigned(e: Any) -> Any:
+    """sign(u)/|u| as 1/u, as (ln|u|)' = u'/u is written (both undefined at u = 0; a
+    sign(u) with no 1/|u| beside it, |u|'s own, stays)."""
+    for s in e.atoms(sp.sign):
+        bars = sp.Abs(s.args[0])
+        if any(p.base == bars and p.exp.is_negative for p in e.atoms(sp.Pow)):
+            e = e.xreplace({s: bars / s.args[0]})
+    return e
 
 
 def _diff(value: Any, rules: Rules) -> Any:
@@ -202,6 +302,9 @@ def _label(name: str, path: tuple[str, ...], inputs: tuple[str, ...], row: int,
     if len(inputs) == 1 and len(path) <= 3:
         primes = "'" * len(path)
         return f"{f}{primes}({inputs[0]})", f"{f}{primes}({inputs[0]})"
+    if len(inputs) == 1:  # f^(4)(x), as textbooks number the higher derivatives
+        n = len(path)
+        return f"{f}^({n})({inputs[0]})", f"{f}^{{({n})}}({inputs[0]})"
     if len(set(path)) == 1 and len(path) > 1:
         n, w = len(path), path[0]
         return f"∂^{n}{f}/∂{w}^{n}", rf"\frac{{\partial^{{{n}}} {f}}}{{\partial {w}^{{{n}}}}}"
@@ -218,7 +321,7 @@ def _answer(problem: Any, name: str, answers: list[str], latexes: list[str]
         pinned = dict(problem.pinned)
         if pinned and label.endswith(")") and all(n in pinned for n in problem.inputs):
             args = ", ".join(formula(proof.exact(pinned[n])) for n in problem.inputs)
-            label = tex = f"{label.split('(')[0]}({args})"
+            label, tex = f"{_head(label)}({args})", f"{_head(tex)}({args})"
         elif pinned:
             said, said_latex = where({n: proof.exact(v) for n, v in problem.pinned})
             label, tex = f"at {said}: {label}", rf"\text{{at }} {said_latex}:\ {tex}"
@@ -249,7 +352,7 @@ def _at_point(solution: Solution, problem: Any, symbols: dict[str, Any],
     checker = Checker(symbols, next(iter(pinned)), samples=samples, seed=seed,
                       limits=limits, fixed=dict(problem.pinned))
     for k, (title, title_latex, value) in enumerate(finals):
-        at = simplest(value.xreplace(pinned))
+        at = simplest(real_powers(value).xreplace(pinned))  # (-1)^(1/3) = -1, as books
         label, label_latex = _pinned_label(title, title_latex, problem, values)
         put, put_latex = put_in(formula(value), values), put_in_latex(latex(value), values)
         raw = Raw("evaluate", formula(value), f"{label} = {put} = {formula(at)}",
@@ -268,7 +371,11 @@ def _pinned_label(title: str, title_latex: str, problem: Any, values: dict[str, 
     `at (x, y) = (1, 2): ∂f/∂x`."""
     if title.endswith(")") and "(" in title and all(n in values for n in problem.inputs):
         args = ", ".join(formula(values[n]) for n in problem.inputs)
-        head = title.split("(")[0]
-        return f"{head}({args})", f"{head}({args})"
+        return f"{_head(title)}({args})", f"{_head(title_latex)}({args})"
     said, said_latex = where(values)
     return f"at {said}: {title}", rf"\text{{at }} {said_latex}:\ {title_latex}"
+
+
+def _head(label: str) -> str:
+    """A label without its arguments: f'(x) as f', f^(4)(x) as f^(4)."""
+    return label.rsplit("(", 1)[0]

@@ -112,3 +112,19 @@ def test_every_function_in_the_table_has_a_verified_step(name):
                 "asin": "asin(x/2)", "acos": "acos(x/2)"}.get(name, f"{name}(x)")
     s = solve(function)
     assert s.steps and s.merged == 0, (name, s.note)
+
+
+@pytest.mark.parametrize("function,answer", [
+    ("ln(|x|)", "f'(x) = 1/x"),
+    ("ln(|6 - x - 5x^2|)", "f'(x) = (10x + 1)/(5x^2 + x - 6)"),
+])
+def test_ln_of_an_absolute_value_is_u_prime_over_u_with_no_sign_on_the_way(function,
+                                                                            answer):
+    s = solve(function)
+    assert s.answer == answer
+    assert s.steps[0][2].rule in ("logarithm", "chain")
+    assert not any("sign" in step.text for _, _, step in s.steps)
+
+
+def test_the_absolute_value_alone_keeps_its_sign():
+    assert solve("|x^2 - 4|").answer == "f'(x) = 2x·sign(x^2 - 4)"

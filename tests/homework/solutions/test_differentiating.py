@@ -145,3 +145,57 @@ def test_settings_are_the_judges(monkeypatch):
     assert Settings().samples == 8
     solution = solve_problem(read_problem("x^2", "0"), samples=3)
     assert solution.points == 3 and all(s.points == 3 for _, _, s in solution.steps)
+
+
+def _solve(function: str, **kind: object):
+    from gradcalc.homework.dispatch import solve
+    from gradcalc.homework.kinds.registry import Kind
+
+    return solve(function, None, Kind.read(**kind), Settings())
+
+
+def test_a_fourth_derivative_too_large_for_the_judges_rewrites_is_still_simplified():
+    s = _solve("-3x^4/(1 - x)", order=4)
+    assert s.answer == "f^(4)(x) = 72/(x - 1)^5"
+    assert s.steps[-1][2].rule == "simplify"
+
+
+@pytest.mark.parametrize("kind,answer", [
+    ({"order": 4}, "f^(4)(x) = 120x"),
+    ({"order": 4, "at": "x=2"}, "f^(4)(2) = 240"),
+])
+def test_derivatives_past_the_third_are_numbered_as_textbooks_number_them(kind, answer):
+    s = _solve("x^5", **kind)
+    assert s.answer == answer
+    assert s.answer_latex.startswith("f^{(4)}(")
+
+
+def test_a_sum_of_logs_is_not_combined_into_the_log_of_a_power_tower():
+    s = _solve("x^4 + 3^y + x^y", partial="y")
+    assert s.answer == "∂f/∂y = ln(3)·3^y + x^y·ln(x)"
+
+
+def test_a_value_at_a_point_takes_odd_roots_of_negatives_as_real_roots():
+    s = _solve("(x^2 - 2x - 1)^(2/3)", at="x=0")
+    assert s.answer == "f'(0) = 4/3 ≈ 1.33333"
+
+
+@pytest.mark.parametrize("function,kind,answer", [
+    ("ln(sec(x) + tan(x))", {}, "f'(x) = sec(x)"),
+    ("5ln(sec(x) + tan(x))", {"order": 2}, "f''(x) = 5sec(x)·tan(x)"),
+    ("3ln(sin(x))", {"order": 2}, "f''(x) = -3csc(x)^2"),
+    ("x/cos(x)", {}, "f'(x) = x·sec(x)·tan(x) + sec(x)"),
+    ("ln(x^4 sin(x)^2)", {}, "f'(x) = 2cot(x) + 4/x"),  # term by term
+])
+def test_reciprocal_trig_in_an_answer_is_sec_and_csc_as_textbooks_print_it(function, kind,
+                                                                          answer):
+    assert _solve(function, **kind).answer == answer
+
+
+@pytest.mark.parametrize("function,answer", [
+    ("(x^2 - 6sqrt(x))/x", "f'(x) = 1 + 3/x^(3/2)"),
+    ("(t^3 + t)/(t^4 - 4)", "f'(t) = (-t^6 - 3t^4 - 12t^2 - 4)/(t^4 - 4)^2"),
+    ("[(2x+1)^{10} + 1]^{10}", "f'(x) = 200((2x + 1)^10 + 1)^9·(2x + 1)^9"),  # not expanded
+])
+def test_a_derivative_is_the_shortest_of_its_expanded_and_combined_forms(function, answer):
+    assert _solve(function).answer == answer
