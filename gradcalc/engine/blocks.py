@@ -58,6 +58,14 @@ def pool() -> ThreadPoolExecutor:
     return _pools[pid]
 
 
+def stop_pool() -> None:
+    """The workers joined and forgotten (a next large plan makes them again), so that
+    this process may fork safely: a fork copies no thread."""
+    for workers in _pools.values():
+        workers.shutdown(wait=True)
+    _pools.clear()
+
+
 def threads() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 

@@ -28,6 +28,7 @@ from gradcalc.commands.points import Sample, check_sample
 from gradcalc.render.formats import Format, named
 from gradcalc.render.rows_writer import TextRows
 from gradcalc.run.workers import _THREADED as THREADED
+from gradcalc.run.workers import stop_idle_threads
 
 #: the modules the check needs, imported by the child (or a thread) ahead of the rows
 MODULES = ("gradcalc.backends.symbolic", "gradcalc.backends.symbolic_derivatives",
@@ -58,6 +59,7 @@ class Checker:
         """Fork the child, when that is safe here; whether it was."""
         import multiprocessing
 
+        stop_idle_threads()
         if "fork" not in multiprocessing.get_all_start_methods() or \
                 threading.active_count() != 1 or THREADED & sys.modules.keys():
             return False

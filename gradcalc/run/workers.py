@@ -66,6 +66,16 @@ def _guarded(fn: Callable[[T], R], item: T) -> tuple[bool, Any]:
 _THREADED = frozenset({"polars", "pyarrow", "dask", "distributed", "torch", "jax"})
 
 
+def stop_idle_threads() -> None:
+    """The fused kernels' idle workers stopped (when they were started), so that a fork
+    here is safe: they are made again by the next large plan."""
+    import sys
+
+    blocks = sys.modules.get("gradcalc.engine.blocks")
+    if blocks is not None:
+        blocks.stop_pool()
+
+
 def _context(fn: Callable | None, preload: tuple[str, ...], warm: tuple[str, ...] = ()
              ) -> Any:
     """How workers start: a fork of this process when safe (`preload` imported here
@@ -76,6 +86,7 @@ def _context(fn: Callable | None, preload: tuple[str, ...], warm: tuple[str, ...
     import threading
 
     methods = multiprocessing.get_all_start_methods()
+    stop_idle_threads()
     if "fork" in methods and threading.active_count() == 1 and \
             not _THREADED & sys.modules.keys():
         for name in preload:

@@ -212,3 +212,22 @@ def test_the_childs_imports_run_with_the_collector_paused():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert proc.stdout.split() == ["0", "True", "True", "True"], proc.stderr
+
+
+@needs_fork
+def test_the_fused_kernels_idle_workers_are_stopped_before_a_fork(monkeypatch):
+    """A large fused plan run earlier in the process left its worker threads: they are
+    stopped, so the child is still forked (and the next plan makes them again)."""
+    from gradcalc.engine import blocks
+
+    monkeypatch.setattr(checker, "THREADED", frozenset())
+    blocks.pool().submit(int).result()
+    assert threading.active_count() > 1
+    checker.start(Job("grad", PROGRAM, check=True), "csv")
+    try:
+        assert checker._ACTIVE is not None and checker._ACTIVE.forked
+    finally:
+        pid = checker._ACTIVE.process.pid
+        checker.stop()
+    assert reaped(pid)
+    assert blocks.pool().submit(int).result() == 0
