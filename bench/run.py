@@ -516,7 +516,7 @@ def row_table(rows: int, reps: int) -> Row:
                    f"{'met' if max(c, cc) <= 1.5 else 'NOT met'} (CPU)")
     row.notes.append("the same numbers as the script" if same else
                      f"numbers at most {apart:.1e} apart from the script's, relatively "
-                     "(numexpr's fused kernels: GRADCALC_FUSION=0 gives the same bits)")
+                     "(the fused kernels; on the tape, GRADCALC_FUSION=0, within a few ulps)")
     return row
 
 
