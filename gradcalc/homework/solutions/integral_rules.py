@@ -18,6 +18,7 @@ from gradcalc.homework.solutions.integral_search import MAX_DEPTH, sympy_steps, 
 from gradcalc.homework.solutions.integration_by_parts import parts, tabular_parts
 from gradcalc.homework.solutions.rational_integrands import completed_square, perfect_power
 from gradcalc.homework.solutions.trig_powers import (
+    IDENTITIES,
     odd_power,
     product_to_sum,
     reciprocal_trig,
@@ -146,11 +147,27 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         terms = [steps(t, x, depth) for t in f.args]
         if all(t is not None for t in terms):
             return AddRule(f, x, terms)
-    if depth >= MAX_DEPTH:
-        return None
+    by_identity = identity(f, x, depth)
+    if by_identity is not None or depth >= MAX_DEPTH:
+        return by_identity
     return (substitution(f, x, depth) or parts(f, x, depth, steps)
             or trig_substitution(f, x, depth, steps)
             or completed_square_substitution(f, x, depth, steps))
+
+
+def identity(f: Any, x: Any, depth: int) -> Any:
+    """A RewriteRule by the first identity (`trig_powers.IDENTITIES`) that applies and
+    leaves an integrand these rules take; None when none does."""
+    from sympy.integrals.manualintegrate import RewriteRule
+
+    for rewrite in IDENTITIES:
+        g = rewrite(f, x)
+        if g is None or g == f:
+            continue
+        inner = steps(g, x, depth)
+        if inner is not None:
+            return RewriteRule(f, x, g, inner)
+    return None
 
 
 def substitution_first(f: Any, x: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 import sympy as sp
 
 from gradcalc.homework.reading.student import formula, latex
+from gradcalc.homework.real_roots import as_written
 from gradcalc.homework.solutions import (
     final_form,
     integral_rules,
@@ -82,7 +83,7 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
            ) -> tuple[list[Part], Any, int]:
     """The parts of ∫ f dx (the integral, then the check), the antiderivative (without
     + C), and the steps merged."""
-    rule = steps_of(f, x, limits)
+    rule = steps_of(as_written(f), x, limits)  # x^(2/3), not |x|^(2/3): see real_roots
     maker = Integrator(x)
     state = maker.todo(rule, x, None)
     start = state
@@ -136,13 +137,15 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
         return [Part(title, tex, start_text[0], start_text[1], "", "", ())], None, 0
     back = replace(from_sympy(final, (x,)), text=said)
     todo = Todo("d", back.text, back.latex, final, x, payload=back)
+    written = as_written(f)  # checked as f itself, printed with roots as books write them
     check = Raw("differentiate-back", said,
-                f"{states.text(pending(todo))} = {formula(f)}",
-                f"{states.latex(pending(todo))} = {latex(f)}", (pending(todo),), (leaf(f),),
-                "value")
+                f"{states.text(pending(todo))} = {formula(written)}",
+                f"{states.latex(pending(todo))} = {latex(written)}", (pending(todo),),
+                (leaf(f, formula(written), latex(written)),), "value")
     checked, _ = chain([check], checker)
     parts.append(Part(f"F'({x})", f"F'({latex(x)})", states.text(pending(todo)),
-                      states.latex(pending(todo)), formula(f), latex(f), tuple(checked)))
+                      states.latex(pending(todo)), formula(written), latex(written),
+                      tuple(checked)))
     path = Path(x, value, tuple(pieces) if merged == 0 else ())
     return parts, (final, path) if complete else None, merged
 

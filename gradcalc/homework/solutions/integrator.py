@@ -21,7 +21,7 @@ from gradcalc.homework.solutions.rational_integrands import (
     perfect_power,
 )
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
-from gradcalc.homework.solutions.trig_powers import product_to_sum
+from gradcalc.homework.solutions.trig_powers import product_to_sum, split_fraction
 from gradcalc.homework.solutions.trig_substitution import d_theta, square_completed_in_root
 
 #: names a substitution's variable is given, in turn
@@ -213,6 +213,8 @@ class Integrator:
             kind = "factor"
         elif f.is_rational_function(by) and g.is_Add:
             kind = "partial-fractions"
+        elif g == split_fraction(f, by):
+            kind = "split-fraction"
         elif f.has(sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot):
             kind = "trig-identity"
         elif f.has(sp.sinh, sp.cosh, sp.tanh):

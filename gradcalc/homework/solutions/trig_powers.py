@@ -156,3 +156,58 @@ def sec_reduction(f: Any, x: Any, depth: int, steps: Callable[..., Any]) -> Any:
         return None
     rule = SecReductionRule(rest, x, int(power), arg, inner, type(base))
     return rule if coeff == 1 else ConstantTimesRule(f, x, coeff, rest, rule)
+
+
+# ------------------------------------------------- identities tried before giving up
+
+TRIG = (sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot)
+
+
+def split_fraction(f: Any, x: Any) -> Any:
+    """A sum over a product of trig functions as one fraction per term
+    ((3 − 3sin(x))/cos(x) is 3/cos(x) − 3sin(x)/cos(x)); None for any other f."""
+    numerator, denominator = sp.fraction(f)
+    terms = sp.expand(numerator)
+    if not (terms.is_Add and denominator.has(x) and all(
+            isinstance(b, TRIG) for b in (g.as_base_exp()[0]
+                                          for g in sp.Mul.make_args(denominator)
+                                          if g.has(x)))):
+        return None
+    return sp.Add(*(t / denominator for t in terms.args))
+
+
+def tan_squared(f: Any, x: Any) -> Any:
+    """c·tan^2(a)·sec^n(a), n odd, as c·sec^(n+2)(a) − c·sec^n(a) (tan² = sec² − 1),
+    ready for the reduction formula."""
+    coeff, rest = f.as_independent(x, as_Add=False)
+    powers = dict(g.as_base_exp() for g in sp.Mul.make_args(rest))
+    tans = [b for b in powers if isinstance(b, sp.tan) and powers[b] == 2]
+    if len(powers) != 2 or not tans:
+        return None
+    sec, n = sp.sec(tans[0].args[0]), powers.get(sp.sec(tans[0].args[0]))
+    if not (n is not None and n.is_Integer and n % 2 == 1 and 0 < n < MAX_POWER):
+        return None
+    return coeff * sec ** (n + 2) - coeff * sec ** n
+
+
+def cos_double_angle(f: Any, x: Any) -> Any:
+    """c·(1 − tan^2(a))/sec^2(a) as c·cos(2a) (cos² − sin², the double angle)."""
+    for t in f.atoms(sp.tan):
+        a = t.args[0]
+        coeff = sp.cancel(sp.expand(f * sp.sec(a) ** 2) / (1 - sp.tan(a) ** 2))
+        if not coeff.has(x):
+            return coeff * sp.cos(2 * a)
+    return None
+
+
+def sine_double_angle(f: Any, x: Any) -> Any:
+    """sin(2a) as 2sin(a)·cos(a) where f also holds sin(a) or cos(a)."""
+    for s in f.atoms(sp.sin):
+        a = s.args[0] / 2
+        if f.has(sp.sin(a)) or f.has(sp.cos(a)):
+            return f.xreplace({s: 2 * sp.sin(a) * sp.cos(a)})
+    return None
+
+
+#: the identities, in the order tried where every other rule failed
+IDENTITIES = (sine_double_angle, cos_double_angle, tan_squared, split_fraction)

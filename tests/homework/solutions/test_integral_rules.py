@@ -45,6 +45,15 @@ x = sp.Symbol("x", real=True)
     ("1/(x^2 + 4x + 4)", "factor", "-1/(x + 2)"),
     ("2e^(2x) sin(e^(2x))", "substitution", "-cos(e^(2x))"),
     ("y (y + 2)^(1/3)", "substitution", None),
+    # identities tried where every other rule fails: a fraction split into terms,
+    # tan² = sec² − 1, (1 − tan²)/sec² = cos² − sin² = cos(2x), sin(2x) = 2sin·cos
+    ("(3 - 3sin(x))/cos(x)", "split-fraction",
+     "3ln(|tan(x) + sec(x)|) + 3ln(|cos(x)|)"),
+    ("3tan(x)^2 sec(x)", "reduction",
+     "-3ln(|tan(x) + sec(x)|)/2 + 3sec(x)·tan(x)/2"),
+    ("3(1 - tan(x)^2)/sec(x)^2", "trig-identity", "3sin(2x)/2"),
+    ("3(cos(x) + sin(x))/sin(2x)", "split-fraction",
+     "3ln(|tan(x) + sec(x)|)/2 - 3ln(|cot(x) + csc(x)|)/2"),
 ])
 def test_a_first_year_antiderivative_has_steps(invoke, function, rule, answer):
     run = invoke("derive", function, "--antiderivative", "--json")

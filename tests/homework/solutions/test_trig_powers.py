@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from gradcalc.homework.solutions import trig_powers
+from gradcalc.homework.solutions.trig_powers import (
+    cos_double_angle,
+    sine_double_angle,
+    split_fraction,
+    tan_squared,
+)
 
 x = sp.Symbol("x", real=True)
 
@@ -45,3 +52,26 @@ def test_csc_has_a_reduction_formula_like_sec():
     assert rule.first == -sp.csc(2 * x) * sp.cot(2 * x) / 4
     gap = (sp.diff(rule.eval(), x) - sp.csc(2 * x) ** 3).subs(x, sp.Rational(3, 10))
     assert abs(sp.N(gap)) < 1e-12
+
+
+@pytest.mark.parametrize("rewrite,f,g", [
+    (split_fraction, (3 - 3 * sp.sin(x)) / sp.cos(x), 3 / sp.cos(x) - 3 * sp.tan(x)),
+    (tan_squared, 3 * sp.tan(x) ** 2 * sp.sec(x), 3 * sp.sec(x) ** 3 - 3 * sp.sec(x)),
+    (cos_double_angle, 3 * (1 - sp.tan(x) ** 2) / sp.sec(x) ** 2, 3 * sp.cos(2 * x)),
+    (sine_double_angle, (sp.cos(x) + sp.sin(x)) / sp.sin(2 * x),
+     (sp.cos(x) + sp.sin(x)) / (2 * sp.sin(x) * sp.cos(x))),
+])
+def test_an_identity_rewrites_to_an_equal_integrand(rewrite, f, g):
+    out = rewrite(f, x)
+    assert out is not None and sp.simplify(sp.expand_trig(out - g).rewrite(sp.cos)) == 0
+    assert sp.simplify(sp.expand_trig(out - f).rewrite(sp.cos)) == 0
+
+
+@pytest.mark.parametrize("rewrite,f", [
+    (split_fraction, (x + 1) / (x - 2)),  # a rational function: partial fractions' job
+    (tan_squared, sp.tan(x) ** 2 * sp.sec(x) ** 2),  # u = tan(x) does it
+    (cos_double_angle, sp.tan(x) / sp.sec(x) ** 2),
+    (sine_double_angle, 1 / sp.sin(2 * x)),
+])
+def test_an_identity_leaves_other_integrands_alone(rewrite, f):
+    assert rewrite(f, x) is None
