@@ -174,3 +174,15 @@ def test_a_small_points_table_does_not_import_the_fast_extra():
                                      "autograde"])
 def test_every_commands_help_imports_neither_sympy_nor_rich(command):
     assert not ({"sympy", "rich"} | EXTRAS) & cli(command, "--help")
+
+
+#: the other kinds' judges (and what only they import): a derivative's job loads none
+OTHER_KINDS = {"gradcalc.homework.kinds.antiderivative", "gradcalc.homework.kinds.implicit",
+               "gradcalc.homework.kinds.tangent", "gradcalc.homework.kinds.tensor_loss",
+               "gradcalc.homework.kinds.at_point", "gradcalc.homework.kinds.on_curve",
+               "gradcalc.homework.kinds.curve", "gradcalc.homework.backprop"}
+
+
+@pytest.mark.parametrize("args", [("derive", "x^2"), ("check", "x^2", "--answer", "2x")])
+def test_a_derivatives_job_imports_no_other_kinds_module(args):
+    assert not OTHER_KINDS & cli_modules(*args)

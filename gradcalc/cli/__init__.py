@@ -145,14 +145,23 @@ def main(argv: list[str] | None = None) -> int:
                                    "report it"))
 
 
+#: the script's youngest generation: collected after this many new objects, not 700
+#: (importing sympy makes some 300,000; at 700 each, some 200 collections pass over the
+#: older objects again: 25 to 35 ms of a check's start-up, docs/performance.md, W5)
+YOUNGEST_GENERATION = 50_000
+
+
 def run() -> None:
-    """The `gradcalc` script and `python -m gradcalc`: `main`, then the exit without the
+    """The `gradcalc` script and `python -m gradcalc`: `main`, with the collector's
+    youngest generation larger (YOUNGEST_GENERATION), then the exit without the
     interpreter's last garbage collections. Those pass over every object the run made
     (after a check, sympy's: 70 to 150 ms of CPU, docs/performance.md, W5) to find
     cycles that the process's end frees anyway; `gc.freeze()` hides them from the
     collector. The rest of the exit is Python's: atexit handlers, flushed streams,
     modules torn down. In-process callers (tests, CliRunner) call `main` and keep their
     collector as it was."""
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(YOUNGEST_GENERATION, middle, oldest)
     code = main()
     gc.freeze()
     sys.exit(code)

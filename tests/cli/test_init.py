@@ -4,6 +4,7 @@ the script's entry (`run`) ends with the garbage collector's objects frozen."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,20 @@ def test_the_script_exits_with_mains_code_and_the_collector_frozen(args, code):
                           timeout=120)
     assert proc.returncode == code, proc.stderr
     assert proc.stdout.splitlines()[-1] == "FROZEN True"
+
+
+def test_the_scripts_collector_passes_a_few_times_not_hundreds():
+    """At 700 new objects a collection, importing sympy alone would collect ~200 times."""
+    script = ("import atexit, gc, sys\ncollections = []\n"
+              "gc.callbacks.append(lambda phase, info: collections.append(phase))\n"
+              "atexit.register(lambda: print('COLLECTED', collections.count('start')))\n"
+              "sys.argv = ['gradcalc', 'derive', 'x^2', '--plain']\n"
+              "from gradcalc.cli import run\nrun()")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("COLLECTED ")]
+    assert int(line.split()[1]) <= 20, proc.stderr
+    assert gc.get_threshold()[0] == 700  # the test process's own collector is untouched
 
 
 def test_python_dash_m_and_the_installed_script_go_through_run():
