@@ -66,17 +66,27 @@ def test_the_script_exits_with_mains_code_and_the_collector_frozen(args, code):
     assert proc.stdout.splitlines()[-1] == "FROZEN True"
 
 
-def test_the_scripts_collector_passes_a_few_times_not_hundreds():
-    """At 700 new objects a collection, importing sympy alone would collect ~200 times."""
+def _collections(entry: str) -> int:
+    """The collections a whole `derive x^2` process starts, through `entry`: `run()`
+    or `main(args)`."""
     script = ("import atexit, gc, sys\ncollections = []\n"
               "gc.callbacks.append(lambda phase, info: collections.append(phase))\n"
               "atexit.register(lambda: print('COLLECTED', collections.count('start')))\n"
               "sys.argv = ['gradcalc', 'derive', 'x^2', '--plain']\n"
-              "from gradcalc.cli import run\nrun()")
+              f"from gradcalc.cli import {entry}\n"
+              + ("run()" if entry == "run" else "main(sys.argv[1:])"))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)
     (line,) = [x for x in proc.stdout.splitlines() if x.startswith("COLLECTED ")]
-    assert int(line.split()[1]) <= 20, proc.stderr
+    return int(line.split()[1])
+
+
+def test_the_scripts_collector_passes_a_few_times_not_hundreds():
+    """At 700 new objects a collection (`main` in-process keeps it), importing sympy
+    alone collects about 200 times; the script's entry, a few tens at most (how many
+    depends on what is compiled on the way)."""
+    few, many = _collections("run"), _collections("main")
+    assert few <= 60 and few * 3 < many, (few, many)
     assert gc.get_threshold()[0] == 700  # the test process's own collector is untouched
 
 
