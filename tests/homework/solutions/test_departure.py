@@ -132,19 +132,12 @@ def test_a_tensor_mistake_is_placed_where_the_product_passes_to_the_input():
     assert solution.departs_at["said"] == verdict.feedback
 
 
-def test_the_versions_are_counted_work_decided_at_the_same_count_in_every_run(monkeypatch):
+def test_the_versions_are_counted_work_decided_at_the_same_count_in_every_run(
+        monkeypatch, departure_counts):
     """The student's version of the step and the rule's come from counted work: found
     within exactly its count in every run, and not one call less (the step is then
     marked with the judge's feedback alone)."""
-    made = []
-    real = departure.counted.run
-
-    def recording(work, *args, calls, **given):
-        done = real(work, *args, calls=calls, **given)
-        made.append(done.made)
-        return done
-
-    monkeypatch.setattr(departure.counted, "run", recording)
+    made = departure_counts
     job = AnswerJob("x^2 sin(3x)", "2x sin(3x) + x^2 cos(3x)")
     verdict = run(job)
     assert worked(job, verdict).departs_at["student"] == "cos(3x)"

@@ -34,25 +34,17 @@ def test_an_answer_no_one_slip_explains_marks_nothing(invoke):
     assert run.code == 1 and "<-" not in run.out
 
 
-def test_the_departure_is_counted_work_decided_at_the_same_count_in_every_run(invoke,
-                                                                              monkeypatch):
+def test_the_departure_is_counted_work_decided_at_the_same_count_in_every_run(
+        invoke, monkeypatch, departure_counts):
     """Found within exactly its count in every run, and not one call less (then no step
     is marked: the verdict stands alone)."""
-    made = []
-    real = departure.counted.run
-
-    def recording(work, *args, calls, **given):
-        done = real(work, *args, calls=calls, **given)
-        made.append(done.made)
-        return done
-
+    made = departure_counts
     def departs() -> object:
         run = invoke("check", "x^2 + y^2 = 25", "--implicit", "y", "--answer", "-x/(2y)",
                      "--steps", "--json")
         assert run.code == 1
         return json.loads(run.out).get("departs_at")
 
-    monkeypatch.setattr(departure.counted, "run", recording)
     assert departs()["rule"] == "solve"
     monkeypatch.setattr(departure, "MAX_DEPARTURE_CALLS", made[-1])
     assert departs()["rule"] == "solve"
