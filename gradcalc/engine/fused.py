@@ -135,8 +135,8 @@ class Graph:
             return [(i, g) for i in live]
         if op == "neg":
             return [(x, a("neg", g))]
-        if op == "sub":
-            return [(i, g if i == x else a("neg", g)) for i in live]
+        if op == "sub":  # by position: x - x is g and -g on the same node
+            return [(x, g)] * (x in live) + [(args[1], a("neg", g))] * (args[1] in live)
         y = args[1] if len(args) > 1 else None
         if op == "mul":
             return [(x, a("mul", g, y))] * (x in live) + [(y, a("mul", g, x))] * (y in live)
