@@ -191,10 +191,10 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
 
 
 def _diagonal_matrix(d: np.ndarray, out_shape: tuple[int, ...]) -> np.ndarray:
-    """The matrix with `d` on its diagonal, shaped out_shape + d's shape."""
-    n = d.size
-    matrix = np.zeros((int(np.prod(out_shape)), n))
-    matrix.flat[:: n + 1] = d.reshape(-1)
+    """The matrix with `d` on its diagonal, shaped out_shape + d's shape: the identity
+    times `d` by columns, so the column of an inf or a nan is nan, as the tape's is."""
+    with np.errstate(invalid="ignore"):
+        matrix = np.eye(d.size) * d.reshape(-1)
     return matrix.reshape(tuple(out_shape) + d.shape)
 
 

@@ -292,3 +292,13 @@ def test_a_forked_process_runs_plans_on_threads_of_its_own() -> None:
         os.waitpid(pid, 0)
         pytest.fail("the forked process's plan did not finish")
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_fused_jacobian_has_the_tapes_nan_off_its_diagonal() -> None:
+    f, _ = as_function(parse("y = sqrt(x) + sin(x)"), ["x"], {}, of="y")
+    x = np.array([0.0, 1.0, -1.0, 2.5])  # derivatives inf, positive, nan, negative
+    found = []
+    for on in (False, True):
+        with fusion(on, min_size=0):
+            found.append(functional.jacobian(f, x))
+    assert np.array_equal(found[0], found[1], equal_nan=True)  # 0 * inf: nan, as on the tape
