@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gradcalc.engine import fused, tape
+from gradcalc.engine import fused, tape, tracing
 from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.shapes import value
 from gradcalc.engine.tensor import Tensor, as_array, lift
@@ -86,12 +86,21 @@ def identity_seed(out_shape: tuple[int, ...]) -> np.ndarray:
     return np.eye(n).reshape((n,) + tuple(out_shape))
 
 
+def _kernel(f: Callable[..., Any], x: Point) -> fused.Kernel | None:
+    """The fused kernel of `f` at `x`: an interpreter program's own, else a Python
+    function's trace (gradcalc/engine/tracing.py); None where the tape runs `f`."""
+    point = x if isinstance(x, tuple) else (x,)
+    if hasattr(f, "fused"):
+        return fused.kernel_for(f, point)
+    return tracing.kernel_for(f, point)
+
+
 def pullback(f: Callable[..., Any], x: Point) -> tuple[np.ndarray, Callable[[Any], Any]]:
     """(f(x), v ↦ vᵀ·J), the shape of JAX's `vjp`: one forward, then a sweep on demand.
 
     The sweep frees the recorded graph as it goes, so the returned function runs once.
     """
-    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    kernel = _kernel(f, x)
     if kernel is not None:
         return _fused_pullback(kernel, x)
     leaves, is_tuple = _leaves(x)
@@ -129,7 +138,7 @@ def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
 
 def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
-    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    kernel = _kernel(f, x)
     if kernel is not None and kernel.value.size == 1:
         return _fused_pullback(kernel, x)[1](np.ones(kernel.value.shape))
     leaves, is_tuple = _leaves(x)
@@ -145,7 +154,7 @@ def grad(f: Callable[..., Any], x: Point) -> Any:
 def jacobian(f: Callable[..., Any], x: Point) -> Any:
     """d f / d x, shaped output shape + input shape, from one batched reverse sweep (or,
     for an elementwise program, its diagonals from one fused pass)."""
-    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    kernel = _kernel(f, x)
     if kernel is not None:
         out_shape = kernel.value.shape
         return _shape_result([d if kernel.summed else _diagonal_matrix(d, out_shape)
@@ -169,7 +178,7 @@ def hessian(f: Callable[..., Any], x: Point) -> Any:
     batched reverse sweep, so every row of a block comes from one sweep. An elementwise
     program's blocks are diagonal: one fused pass gives them all.
     """
-    kernel = fused.kernel_for(f, x if isinstance(x, tuple) else (x,))
+    kernel = _kernel(f, x)
     if kernel is not None and (kernel.summed or kernel.size == 1):
         blocks = [[_diagonal_matrix(h, h.shape) for h in row] for row in kernel.second()]
         return tuple(map(tuple, blocks)) if isinstance(x, tuple) else blocks[0][0]

@@ -25,6 +25,11 @@ from gradcalc.engine.tape import Node, created, lean_saved, state
 #: the params of a node that has none: one shared dict, never written, not one per node
 NO_PARAMS: dict[str, Any] = {}
 
+#: set while a Python function is traced (gradcalc/engine/tracing.py): `apply` hands it
+#: every operation on tensors, and it records one that has a traced operand (None: not
+#: one of its own, so the operation runs as always)
+tracer: Callable[[Prim, tuple, dict], Any] | None = None
+
 
 class Traced:
     """A value that can carry a tape node: the base of Tensor, so that `apply` (which
@@ -183,6 +188,10 @@ def apply(prim: Prim, *args: Any, **params: Any) -> Any:
         else:
             values.append(a)
             parents.append(None)
+    if tracer is not None and kind is not None:
+        traced = tracer(prim, args, params)
+        if traced is not None:
+            return traced
     try:
         if state.quiet:
             out = prim.forward(*values, **params)
