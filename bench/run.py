@@ -175,6 +175,44 @@ def row_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
     return row
 
 
+LIBRARY_TAPE = "gradcalc.grad(f, x) on the tape"
+LIBRARY_FUSED = "gradcalc.grad(f, x) traced and fused"
+
+
+def w1_library(x: Any) -> Any:
+    """W1 as a user writes it for the library: a Python function of gradcalc tensors."""
+    return gradcalc.sum(gradcalc.sin(x) * gradcalc.exp(-x**2) + gradcalc.log(1 + x**2))
+
+
+def row_library_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
+    row = Row(f"W1 through the library: gradcalc.grad(f, x) over a Python function, x of "
+              f"{n:,} float64", "traced and fused ≤ PyTorch's ratio")
+    x = np.random.default_rng(0).standard_normal(n)
+    contenders = {
+        "NumPy forward (floor)": lambda: np.sum(np.sin(x) * np.exp(-x**2) + np.log(1 + x**2)),
+        LIBRARY_TAPE: lambda: unfused(lambda: gradcalc.grad(w1_library, x)),
+        LIBRARY_FUSED: lambda: gradcalc.grad(w1_library, x),
+    }
+    if peers["torch"]:
+        torch = peers["torch"]
+
+        def torch_grad():
+            xt = torch.from_numpy(x).requires_grad_()
+            torch.sum(torch.sin(xt) * torch.exp(-xt**2) + torch.log(1 + xt**2)).backward()
+            return xt.grad
+
+        contenders["PyTorch eager"] = torch_grad
+    times = interleaved(contenders, reps)
+    ratio_rows(row, times, "NumPy forward (floor)")
+    floor = times["NumPy forward (floor)"]
+    fr, tr = times[LIBRARY_FUSED] / floor, times[LIBRARY_TAPE] / floor
+    torch_r = times.get("PyTorch eager", float("nan")) / floor
+    row.verdict = (f"fused {fr:.2f} × (tape {tr:.2f} ×) vs PyTorch {torch_r:.2f} × — "
+                   f"{'met' if fr <= torch_r else 'NOT met'}")
+    row.notes += missing({"torch": peers["torch"]})
+    return row
+
+
 def row_jacobian(n: int, reps: int, peers: dict[str, Any]) -> Row:
     row = Row(f"W2: dense Jacobian of x**2*sum(x) + sin(x), n = {n:,}",
               "faster than torch.func.jacrev and jax.jacrev (jit)")
@@ -609,6 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     load_at_start = load_average()
     rows = [
         row_gradient(10**4 if quick else 10**6, reps, peers),
+        row_library_gradient(10**4 if quick else 10**6, reps, peers),
         row_jacobian(100 if quick else 1000, reps, peers),
         row_points(10**4 if quick else 10**6, reps, peers),
         row_scalar(10**3 if quick else 10**5, 10**4 if quick else 10**6, 3 if quick else 5,
