@@ -339,18 +339,32 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
 def _fused_pass(program: Program, values: dict[str, np.ndarray], names: list[str], of: str,
                 seed: Seed | None) -> tuple[np.ndarray, dict[str, np.ndarray]] | None:
     """`one_pass` by a fused kernel (gradcalc/engine/fused.py) where the program takes one
-    and each point's output is a scalar weighted by `seed`; else None."""
-    if seed is None or seed is hessian_seed or not fused.wanted(max(map(np.size, values.values()))):
+    and each point's output is a scalar, weighted by `seed` (or its Hessian: `seed` is
+    `hessian_seed`); else None."""
+    if seed is None or not fused.wanted(max(map(np.size, values.values()))):
         return None
     constants = {k: v for k, v in values.items() if k not in names}
     try:
         kernel = fusing.kernel(program, names, constants, of, tuple(values[n] for n in names))
-        if kernel.summed or kernel.value.shape != kernel.shape:
-            return None  # a per-point output that is not a scalar of every point
+        if kernel.summed or len(kernel.shape) != 1:
+            return None  # not one number at every point (a vector there: the tape says so)
+        if seed is hessian_seed:
+            return _fused_hessians(kernel, names)
         grads = kernel.pull(np.asarray(seed(()), dtype=np.float64))
     except fused.Unfusable:
         return None
     return kernel.value, dict(zip(names, grads))
+
+
+def _fused_hessians(kernel: fused.Kernel, names: list[str]
+                    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Every point's value and Hessian blocks, as `_hessians` names them: each point's
+    inputs are numbers, so a block is one second derivative per point; all in one pass."""
+    value, second = kernel.value_and_second()
+    if len(names) == 1:
+        return value, {names[0]: second[0][0]}
+    return value, {f"{a},{b}": second[i][j] for i, a in enumerate(names)
+                   for j, b in enumerate(names)}
 
 
 def hessian_seed(shape: tuple[int, ...]) -> np.ndarray:

@@ -227,12 +227,22 @@ class Kernel:
 
     def second(self) -> list[list[np.ndarray]]:
         """d² output / d input_i d input_j element by element (for a summed or a
-        one-element output), in one pass."""
+        one-element output, or each element's own), in one pass."""
+        return self._second(with_value=False)[1]
+
+    def value_and_second(self) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+        """The value and `second()`, both from one pass."""
+        return self._second(with_value=True)
+
+    def _second(self, with_value: bool) -> tuple[Any, list[list[np.ndarray]]]:
         one = self.graph.num(1.0)
         rows = [self.graph.adjoints(g, one, self.inputs) if g is not None
                 else [None] * len(self.inputs) for g in self.unit]
-        made = iter(self._run([h for row in rows for h in row if h is not None], []))
-        return [self._shaped(row, made) for row in rows]
+        wanted = [h for row in rows for h in row if h is not None]
+        found = self._run([self.out] * with_value + wanted, [self.summed] * with_value)
+        value = _reshaped(found[0], () if self.summed else self.shape) if with_value else None
+        made = iter(found[1:] if with_value else found)
+        return value, [self._shaped(row, made) for row in rows]
 
     def _value_and_diagonal(self) -> tuple[np.ndarray, list[np.ndarray]]:
         if self._first is None:

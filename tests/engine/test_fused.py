@@ -302,3 +302,57 @@ def test_a_fused_jacobian_has_the_tapes_nan_off_its_diagonal() -> None:
         with fusion(on, min_size=0):
             found.append(functional.jacobian(f, x))
     assert np.array_equal(found[0], found[1], equal_nan=True)  # 0 * inf: nan, as on the tape
+
+
+def _points_hessians(on: bool, program: str, names: list[str]) -> tuple:
+    with fusion(on, min_size=0):
+        out, blocks_, _, _ = batched.evaluate(parse(program), {n: VALUES[n] for n in names},
+                                              names, "y", Limits(), seed=batched.hessian_seed)
+    return out, blocks_
+
+
+def test_points_hessians_fused_match_the_tape_and_sympy() -> None:
+    import sympy as sp
+
+    program, names = JACOBIAN[0].replace("y = ", "y = log(1+a**2)*tanh(b) + "), JACOBIAN[1]
+    (tape_out, tape), (out, fast) = (_points_hessians(on, program, names) for on in (0, 1))
+    assert np.max(np.abs(out - tape_out)) <= RTOL * np.max(np.abs(tape_out))
+    assert list(fast) == list(tape) == [f"{a},{b}" for a in names for b in names]
+    expr, symbols = _sympy_parts(program[4:], names)
+    for (a, sa), (b, sb) in ((p, q) for p in zip(names, symbols) for q in zip(names, symbols)):
+        t, f = tape[f"{a},{b}"], fast[f"{a},{b}"]
+        assert f.shape == t.shape == (N,)
+        assert np.max(np.abs(f - t)) <= RTOL * max(np.max(np.abs(t)), 1.0)
+        exact = sp.lambdify(symbols, sp.diff(expr, sa, sb), "numpy")(A, B, C)
+        assert np.max(np.abs(f - exact)) <= 1e-12 * max(np.max(np.abs(exact)), 1.0)
+
+
+def test_points_hessians_are_one_kernel_and_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[fused.Kernel] = []
+    original = fused.Kernel.__init__
+
+    def kept(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(fused.Kernel, "__init__", kept)
+    _, found = _points_hessians(True, "y = a*sin(c) + exp(a*c)", ["a", "c"])
+    assert len(made) == 1 and made[0].passes == 1  # the value and every second derivative
+    assert set(found) == {"a,a", "a,c", "c,a", "c,c"}
+
+
+def test_points_with_a_vector_at_each_point_are_left_to_the_tape() -> None:
+    from functools import partial
+
+    from gradcalc.commands.jobs import grad_seed
+
+    x = np.stack([A, B], axis=1)  # x[0], x[1] at every point: y is a vector there
+    unweighted = partial(grad_seed, of="y", weights=None, where=" at each point")
+    for seed in (unweighted, batched.hessian_seed):  # both refuse a vector's shape
+        errors = []
+        for on in (False, True):
+            with fusion(on, min_size=0), pytest.raises(Exception) as caught:
+                batched.evaluate(parse("y = sin(x)*2"), {"x": x}, ["x"], "y", Limits(),
+                                 seed=seed)
+            errors.append((type(caught.value), str(caught.value)))
+        assert errors[0] == errors[1]
