@@ -139,7 +139,7 @@ def vjp(f: Callable[..., Any], x: Point, v: Any) -> tuple[np.ndarray, Any]:
 def grad(f: Callable[..., Any], x: Point) -> Any:
     """The gradient of a scalar-valued `f` at `x`."""
     kernel = _kernel(f, x)
-    if kernel is not None and kernel.value.size == 1:
+    if kernel is not None and (kernel.summed or kernel.size == 1):  # decided before a pass
         return _fused_pullback(kernel, x)[1](np.ones(kernel.value.shape))
     leaves, is_tuple = _leaves(x)
     out, t = record(f, leaves, lean=True)

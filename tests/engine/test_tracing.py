@@ -223,3 +223,12 @@ def test_a_traced_gradient_agrees_with_sympy_and_finite_differences() -> None:
         up = f(gradcalc.tensor(A + h * B), gradcalc.tensor(B), gradcalc.tensor(C)).item()
         down = f(gradcalc.tensor(A - h * B), gradcalc.tensor(B), gradcalc.tensor(C)).item()
     assert abs((up - down) / (2 * h) - np.dot(grads[0], B)) <= 1e-6 * abs(np.dot(grads[0], B))
+
+
+def test_grad_of_a_vector_output_says_so_before_any_pass(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    runs = []
+    monkeypatch.setattr(fused.Kernel, "_run", lambda self, *a: runs.append(a) or [])
+    with fusion(min_size=0), pytest.raises(ValueError, match="scalar output"):
+        functional.grad(lambda x: x.sin(), A)
+    assert runs == []  # no fused pass spent on a gradient that cannot be
