@@ -207,13 +207,25 @@ def _diagonal_matrix(d: np.ndarray, out_shape: tuple[int, ...]) -> np.ndarray:
     return matrix.reshape(tuple(out_shape) + d.shape)
 
 
-def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarray]:
-    """(f(x), J·v), as the transpose of a recorded VJP: no forward-mode rules needed."""
-    leaves, is_tuple = _leaves(x)
+def _tangents(v: Point, is_tuple: bool, shapes: list[tuple[int, ...]]) -> tuple[np.ndarray, ...]:
+    """`v` as one array per input, each of its input's shape."""
     vs = tuple(as_array(vi) for vi in (v if is_tuple else (v,)))
-    if [vi.shape for vi in vs] != [leaf.shape for leaf in leaves]:
+    if [vi.shape for vi in vs] != shapes:
         raise ValueError(f"v has shapes {[vi.shape for vi in vs]}; the point has shapes "
-                         f"{[leaf.shape for leaf in leaves]}")
+                         f"{shapes}")
+    return vs
+
+
+def jvp(f: Callable[..., Any], x: Point, v: Point) -> tuple[np.ndarray, np.ndarray]:
+    """(f(x), J·v), as the transpose of a recorded VJP: no forward-mode rules needed (or,
+    for an elementwise program, the diagonals of one fused pass times v)."""
+    kernel = _kernel(f, x)
+    if kernel is not None:
+        vs = _tangents(v, isinstance(x, tuple), [kernel.shape] * len(kernel.inputs))
+        along = sum(d * vi for d, vi in zip(kernel.diagonal(), vs, strict=True))
+        return kernel.value, np.asarray(np.sum(along) if kernel.summed else along)
+    leaves, is_tuple = _leaves(x)
+    vs = _tangents(v, is_tuple, [leaf.shape for leaf in leaves])
     out = f(*leaves)
     out_value = _apart(_value(out), leaves)
     u = Tensor(np.zeros(np.shape(out_value)), requires_grad=True)

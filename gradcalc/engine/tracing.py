@@ -1,6 +1,6 @@
 """A Python function traced into a fused kernel (gradcalc/engine/fused.py), so that the
-library's `grad(f, x)`, `vjp`, `jacobian` and `hessian` run an elementwise function's
-value and derivatives in one blocked pass, as the interpreter's programs do.
+library's `grad(f, x)`, `vjp`, `jvp`, `jacobian` and `hessian` run an elementwise
+function's value and derivatives in one blocked pass, as the interpreter's programs do.
 
 f is called once on stand-ins (`Tracer`s): tensors of the inputs' shapes whose numbers
 are not there (`Shapes`). `apply` hands each operation on them to `record`, which adds it

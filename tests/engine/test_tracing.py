@@ -232,3 +232,24 @@ def test_grad_of_a_vector_output_says_so_before_any_pass(monkeypatch: pytest.Mon
     with fusion(min_size=0), pytest.raises(ValueError, match="scalar output"):
         functional.grad(lambda x: x.sin(), A)
     assert runs == []  # no fused pass spent on a gradient that cannot be
+
+
+@pytest.mark.parametrize(("f", "point"), [SCALAR[0], SCALAR[3], *ELEMENTWISE])
+def test_a_traced_jvp_is_the_tapes_from_one_pass(f, point, monkeypatch: pytest.MonkeyPatch
+                                                 ) -> None:
+    v = tuple(np.cos(np.arange(N) * (k + 1)) for k in range(len(point)))
+    tape, fast = _both(functional.jvp, f, point, v)
+    _close(tape, fast)
+    made: list[fused.Kernel] = []
+    original = fused.Kernel.__init__
+
+    def kept(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(fused.Kernel, "__init__", kept)
+    with fusion(min_size=0):
+        functional.jvp(f, point, v)
+        with pytest.raises(ValueError, match="v has shapes"):
+            functional.jvp(f, point, tuple(vi[:-1] for vi in v))
+    assert made[0].passes == 1
