@@ -7,6 +7,11 @@ write into it instead of making a new array: the same ufunc on the same operands
 same bits, and the array flows down a chain of elementwise nodes as a hand-written
 backward reuses its buffers. Anything else (tensors of a recorded sweep, a broadcast
 result, a Diagonal seed) takes the ordinary operator.
+
+A large result that cannot go into `g` goes into a buffer of the engine's pool
+(`pool.fresh`), as do the forward results of the elementwise
+primitives (`primitive.apply_one`, `apply_two`): the same ufunc on the same operands,
+written into memory that is already the process's.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import pool
 from gradcalc.engine.tape import state
 
 _SCALARS = (float, np.float64)
@@ -35,14 +41,42 @@ def _into(g: Any, v: Any) -> bool:
 
 def times(g: Any, v: Any) -> Any:
     """g * v."""
-    return np.multiply(g, v, out=g) if g is state.spare and _into(g, v) else g * v
+    if type(g) is np.ndarray:
+        if g is state.spare and _into(g, v):
+            return np.multiply(g, v, out=g)
+        made = pool.fresh(np.multiply, g, v)
+        if made is not None:
+            return made
+    return g * v
 
 
 def over(g: Any, v: Any) -> Any:
     """g / v."""
-    return np.true_divide(g, v, out=g) if g is state.spare and _into(g, v) else g / v
+    if type(g) is np.ndarray:
+        if g is state.spare and _into(g, v):
+            return np.true_divide(g, v, out=g)
+        made = pool.fresh(np.true_divide, g, v)
+        if made is not None:
+            return made
+    return g / v
 
 
 def negated(g: Any) -> Any:
     """-g."""
-    return np.negative(g, out=g) if g is state.spare and _into(g, 0.0) else -g
+    if type(g) is np.ndarray:
+        if g is state.spare and _into(g, 0.0):
+            return np.negative(g, out=g)
+        made = pool.fresh(np.negative, g)
+        if made is not None:
+            return made
+    return -g
+
+
+def scaled(c: Any, x: Any) -> Any:
+    """c * x (a rule's own product of a plain array by a number), into a pool buffer
+    when it is large."""
+    if type(x) is np.ndarray:
+        made = pool.fresh(np.multiply, c, x)
+        if made is not None:
+            return made
+    return c * x

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import pool
+
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -441,6 +443,15 @@ def _own(g: Any) -> bool:
             and g.flags.writeable)
 
 
+def _sum(before: Any, gi: Any) -> Any:
+    """before + gi, into a pool buffer when it is a large float64 array."""
+    if type(before) is np.ndarray and type(gi) is np.ndarray:
+        made = pool.fresh(np.add, before, gi)
+        if made is not None:
+            return made
+    return before + gi
+
+
 class _Sweep:
     """The reverse sweep's state: cotangents waiting for their node, and the results."""
 
@@ -533,7 +544,8 @@ class _Sweep:
                 args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
                 ans, g = lift(ans, node), lift(g, None)
                 last = -1
-            elif type(g) is np.ndarray and sys.getrefcount(g) == _ALONE and _own(g):
+            elif type(g) is np.ndarray and sys.getrefcount(g) == _ALONE + pool.holds(g) \
+                    and _own(g):
                 last = _last_parent(node.parents)  # its rule may write into g (scratch.py)
                 args = values
             else:
@@ -576,11 +588,12 @@ class _Sweep:
             before = pending[parent]
             if type(before) is Zero:
                 pending[parent] = gi
-            elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
+            elif type(before) is np.ndarray and \
+                    sys.getrefcount(before) == _ALONE + 1 + pool.holds(before) \
                     and _addable(before, gi):
                 np.add(before, gi, out=before)  # the sweep's own sum: in place
             else:
-                pending[parent] = before + gi
+                pending[parent] = _sum(before, gi)
 
     def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
         """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""

@@ -1,15 +1,19 @@
 """The eager engine's work, counted (never timed): the point is not copied, a result
 never aliases the caller's array, the sweep writes its results into the cotangents it
-alone holds, and never into an array anyone else holds (docs/performance.md)."""
+alone holds, and never into an array anyone else holds, and a gradient of large arrays
+takes its buffers from the engine's pool, allocating none once they exist
+(docs/performance.md)."""
 
 from __future__ import annotations
+
+import tracemalloc
 
 import numpy as np
 import pytest
 
 import gradcalc
 from gradcalc.backends.numeric import as_function
-from gradcalc.engine import functional, scratch, tape
+from gradcalc.engine import functional, pool, scratch, tape
 from gradcalc.engine.fused import fusion
 from gradcalc.language.parse import parse
 
@@ -90,3 +94,47 @@ def test_a_callers_seed_is_never_overwritten(counted: dict[str, int]) -> None:
     assert np.array_equal(seed, kept)
     assert np.array_equal(found[x.node], kept * y.value * -1.0 * np.cos(X))
     assert counted["into g"] == 2  # the rules after exp's: into exp's fresh result
+
+
+#: W1's point at a size whose arrays come from the pool
+BIG = np.linspace(-3.0, 3.0, pool.POOLED)
+
+
+def _w1_gradient() -> np.ndarray:
+    with fusion(False):
+        return functional.grad(_f(W1), BIG)
+
+
+def test_w1_takes_six_buffers_and_then_allocates_none() -> None:
+    pool.clear()
+    before = pool.made()
+    first = _w1_gradient()
+    assert pool.made() - before == 6  # its most arrays alive at once: forward and sweep
+    del first
+    tracemalloc.start()  # NumPy reports every array's memory to tracemalloc
+    try:
+        again = _w1_gradient()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pool.made() - before == 6
+    assert peak < BIG.nbytes / 4  # no array of W1's size made (six at once before)
+    assert np.allclose(again, _plain_w1_gradient(), rtol=1e-14, atol=0.0)
+
+
+def _plain_w1_gradient() -> np.ndarray:
+    """W1's gradient by hand (its bits are tests/engine/test_tape_bits.py's)."""
+    x = BIG
+    s, e, q = np.sin(x), np.exp(-(x ** 2.0)), 1.0 + x ** 2.0
+    from_log = (1.0 / q) * (2.0 * x)
+    from_exp = -(s * e) * (2.0 * x)
+    return from_log + from_exp + e * np.cos(x)
+
+
+def test_a_result_the_caller_holds_is_never_reused() -> None:
+    first = _w1_gradient()
+    kept = first.copy()
+    with fusion(False):
+        functional.grad(_f("y = sum(x*x*x)"), BIG)
+        functional.grad(_f(W1), -BIG)
+    assert np.array_equal(first, kept)
