@@ -40,10 +40,12 @@ def _into(g: Any, v: Any) -> bool:
 
 
 def times(g: Any, v: Any) -> Any:
-    """g * v."""
+    """g * v; v itself (a read-only view of it) when g is sum's cotangent of a seed of 1."""
     if type(g) is np.ndarray:
         if g is state.spare and _into(g, v):
             return np.multiply(g, v, out=g)
+        if state.aliases is not None and _ones(g, v):
+            return _alias(v)
         made = pool.fresh(np.multiply, g, v)
         if made is not None:
             return made
@@ -59,6 +61,34 @@ def over(g: Any, v: Any) -> Any:
         if made is not None:
             return made
     return g / v
+
+
+def times_own(g: Any, v: Any) -> Any:
+    """g * v, where v is the rule's own new array (`fn.cos(x)` in sin's rule): written
+    into g when the sweep lends it, else into v (no third array)."""
+    if type(g) is not np.ndarray:
+        return g * v  # a scalar program's node, or a recorded sweep's tensor
+    if g is not state.spare and type(v) is np.ndarray and v.base is None and \
+            v.shape == g.shape and v.dtype == np.float64 and g.dtype == np.float64:
+        return np.multiply(g, v, out=v)
+    return times(g, v)
+
+
+def _ones(g: np.ndarray, v: Any) -> bool:
+    """Whether g is a broadcast of 1.0 (what `sum` sends back from a seed of 1) and v a
+    float64 array of its shape: then g·v is v, bit for bit (1·v is v for every float64;
+    a NaN keeps its payload, only a signalling one would come out quiet)."""
+    return g.base is not None and type(v) is np.ndarray and v.shape == g.shape and \
+        v.dtype == np.float64 and g.size > 0 and not any(g.strides) and g.flat[0] == 1.0
+
+
+def _alias(v: np.ndarray) -> np.ndarray:
+    """A read-only view of v as a cotangent: no rule writes into it (it is no one's
+    buffer to lend) and a caller gets a copy of it (`tape._handed`)."""
+    view = v.view()
+    view.flags.writeable = False
+    state.aliases.add(id(view))  # type: ignore[union-attr]
+    return view
 
 
 def negated(g: Any) -> Any:

@@ -94,10 +94,12 @@ class State:
     `quiet`: NumPy's floating-point warnings are already off (inside `hot()`);
     `span`: the source span stamped on new nodes; `tape`: the recording, or None;
     `spare`: the cotangent a sweep owns, lent to the rule it is calling (gradcalc/engine/
-    scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`).
+    scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`);
+    `aliases`: inside a plain sweep, the ids of the cotangents that are read-only views of
+    another array (`scratch.times`' 1·v), which a caller gets as arrays of their own.
     """
 
-    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean")
+    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean", "aliases")
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -106,6 +108,7 @@ class State:
         self.tape: Tape | None = None
         self.spare: np.ndarray | None = None
         self.lean = False
+        self.aliases: set[int] | None = None
 
 
 state = State()
@@ -383,7 +386,8 @@ def backward(
     result: dict[Node, Any] = {}
     sweep = _Sweep(pending, result, retain_graph, lift if create_graph else None,
                    stop_at, trace, needed)
-    with hot():
+    outer, state.aliases = state.aliases, None if create_graph else set()
+    with hot(), _aliasing(outer):
         last = _on_tape(tape, list(pending))
         if last >= 0:
             nodes = tape.nodes  # type: ignore[union-attr]
@@ -395,11 +399,30 @@ def backward(
                 order.sort(key=_creation)  # leaves are finished if a freed node raises)
             sweep.run(order)
         for node, g in pending.items():  # leaves
-            result[node] = g = _real(g)
+            result[node] = g = _handed(_real(g))
             if trace is not None:
                 trace[node] = g
         remember(sweep.seen)
     return result
+
+
+@contextmanager
+def _aliasing(outer: set[int] | None):
+    """Inside: `state.aliases` as `backward` set it; after: the outer sweep's (if any)."""
+    try:
+        yield
+    finally:
+        state.aliases = outer
+
+
+def _handed(g: Any) -> Any:
+    """A cotangent as a caller gets it: an alias of another array (`scratch.times`' 1·v,
+    a view of a forward value) becomes an array of its own, 1·v as the rule would have
+    made it (the same bits)."""
+    aliases = state.aliases
+    if aliases and id(g) in aliases:
+        return np.multiply(1.0, g)
+    return g
 
 
 def _last_parent(parents: tuple) -> int:
@@ -526,7 +549,7 @@ class _Sweep:
             if trace is not None:
                 trace[node] = _real(g)
             if stop_at is not None and node in stop_at:
-                self.result[node] = _real(g)
+                self.result[node] = _handed(_real(g))
             if needed is not None and not any(p in needed for p in node.parents):
                 continue
             saved = node.saved

@@ -68,9 +68,28 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 def test_w1s_sweep_reuses_its_buffers(counted: dict[str, int]) -> None:
     with fusion(False):  # the tape's sweep, not a fused kernel
         functional.grad(_f(W1), X)
-    # pow (the second x**2), sin, exp, neg, pow write into g (log and mul get the sum's
-    # broadcast, which is no one's buffer); x's three parts are summed into the first
-    assert counted == {"into g": 5, "sums in place": 2}
+    # neg and both x**2 write into g; x's three parts are summed into the first. mul's
+    # rule, given sum's broadcast of 1, passes sin(x) and exp(-x²) on as they are (1·v
+    # is v), so exp's rule makes s·e and sin's writes g·cos(x) into its own cos(x)
+    assert counted == {"into g": 3, "sums in place": 2}
+
+
+def test_w1s_sweep_makes_five_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays W1's sweep makes (every one from the pool): 1/q, 2x twice, s·e and
+    cos x. The code before made 7 (1·sin x and 1·exp(-x²) too)."""
+    taken: list[tuple[int, ...]] = []
+    take = pool.take
+
+    def spy(shape):
+        taken.append(shape)
+        return take(shape)
+
+    leaves = functional._leaves(BIG)[0]
+    with fusion(False):
+        out, t = functional.record(_f(W1), leaves, lean=True)
+        monkeypatch.setattr(pool, "take", spy)
+        functional.sweep(out, np.ones(()), leaves, retain_graph=False, on=t)
+    assert taken == [BIG.shape] * 5
 
 
 def test_a_traced_cotangent_is_never_overwritten(counted: dict[str, int]) -> None:
@@ -129,6 +148,19 @@ def _plain_w1_gradient() -> np.ndarray:
     from_log = (1.0 / q) * (2.0 * x)
     from_exp = -(s * e) * (2.0 * x)
     return from_log + from_exp + e * np.cos(x)
+
+
+def test_a_cotangent_passed_on_as_it_is_reaches_no_caller() -> None:
+    """sum(t·c)'s gradient is c, passed on by mul's rule as a read-only view of c: the
+    caller gets an array of its own, for a leaf and for an intermediate value alike."""
+    c = np.cos(BIG)
+    t = gradcalc.tensor(BIG, requires_grad=True)
+    with tape.recording() as recorded:
+        u = t * 1.0
+        y = gradcalc.sum(u * c)
+    found = tape.backward([(y.node, np.ones(()))], tape=recorded, stop_at={u.node})
+    for g in (found[u.node], functional.grad(lambda v: gradcalc.sum(v * c), BIG)):
+        assert np.array_equal(g, c) and not np.shares_memory(g, c) and g.flags.writeable
 
 
 def test_a_result_the_caller_holds_is_never_reused() -> None:
