@@ -258,7 +258,7 @@ def apply_one(prim: Prim, x: Any) -> Any:
     went wrong when the forward fails."""
     if not isinstance(x, Traced):  # a plain value (a rule of a plain sweep): no wrapping
         if state.quiet:
-            return prim.forward(x) if type(x) is not np.ndarray else computed(prim, x)
+            return prim.forward(x) if type(x) is not _ARRAY else computed(prim, x)
         with np.errstate(all="ignore"):
             return computed(prim, x)
     node = x.node
@@ -267,7 +267,7 @@ def apply_one(prim: Prim, x: Any) -> Any:
     v = x.value
     try:
         if state.quiet:
-            out = prim.forward(v) if type(v) is not np.ndarray else computed(prim, v)
+            out = prim.forward(v) if type(v) is not _ARRAY else computed(prim, v)
         else:
             with np.errstate(all="ignore"):
                 out = computed(prim, v)
@@ -295,7 +295,9 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
     vx = x.value if tx else x
     vy = y.value if ty else y
     try:
-        if type(vx) is np.ndarray or type(vy) is np.ndarray:  # arrays: maybe pooled
+        if type(vx) is _F64 is type(vy) and state.quiet and prim.scalar is not None:
+            out = prim.scalar(vx, vy)  # two scalars (a scalar program's every step)
+        elif type(vx) is np.ndarray or type(vy) is np.ndarray:  # arrays: maybe pooled
             if state.quiet:
                 out = computed(prim, vx, vy)
             else:
@@ -304,7 +306,7 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
         elif state.quiet:
             scalar = prim.scalar
             out = scalar(vx, vy) if scalar is not None and (
-                type(vx) is np.float64 or type(vy) is np.float64) else prim.forward(vx, vy)
+                type(vx) is _F64 or type(vy) is _F64) else prim.forward(vx, vy)
         else:
             with np.errstate(all="ignore"):
                 out = prim.forward(vx, vy)
@@ -317,6 +319,7 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
 
 
 _new = object.__new__
+_F64, _ARRAY = np.float64, np.ndarray
 
 #: the Traced class that `recorded` makes inline (Tensor, which registers itself by
 #: `make_plainly`)
@@ -443,7 +446,7 @@ def public_function(prim: Prim) -> Callable[..., Any]:
     if custom is None and operands == 1:
         def function(x: Any) -> Any:
             if state.quiet and not isinstance(x, Traced):  # a rule of a plain sweep
-                return prim.forward(x) if type(x) is not np.ndarray else computed(prim, x)
+                return prim.forward(x) if type(x) is not _ARRAY else computed(prim, x)
             return apply_one(prim, x)
     elif custom is None and operands == 2:
         def function(x: Any, y: Any) -> Any:

@@ -24,6 +24,7 @@ from gradcalc.engine import pool
 from gradcalc.engine.tape import state
 
 _SCALARS = (float, np.float64)
+_ARRAY = np.ndarray
 
 
 def _into(g: Any, v: Any) -> bool:
@@ -41,32 +42,30 @@ def _into(g: Any, v: Any) -> bool:
 
 def times(g: Any, v: Any) -> Any:
     """g * v; v itself (a read-only view of it) when g is sum's cotangent of a seed of 1."""
-    if type(g) is np.ndarray:
-        if g is state.spare and _into(g, v):
-            return np.multiply(g, v, out=g)
-        if state.aliases is not None and _ones(g, v):
-            return _alias(v)
-        made = pool.fresh(np.multiply, g, v)
-        if made is not None:
-            return made
-    return g * v
+    if type(g) is not _ARRAY:
+        return g * v  # a scalar program's node, or a recorded sweep's tensor
+    if g is state.spare and _into(g, v):
+        return np.multiply(g, v, out=g)
+    if state.aliases is not None and _ones(g, v):
+        return _alias(v)
+    made = pool.fresh(np.multiply, g, v)
+    return g * v if made is None else made
 
 
 def over(g: Any, v: Any) -> Any:
     """g / v."""
-    if type(g) is np.ndarray:
-        if g is state.spare and _into(g, v):
-            return np.true_divide(g, v, out=g)
-        made = pool.fresh(np.true_divide, g, v)
-        if made is not None:
-            return made
-    return g / v
+    if type(g) is not _ARRAY:
+        return g / v
+    if g is state.spare and _into(g, v):
+        return np.true_divide(g, v, out=g)
+    made = pool.fresh(np.true_divide, g, v)
+    return g / v if made is None else made
 
 
 def times_own(g: Any, v: Any) -> Any:
     """g * v, where v is the rule's own new array (`fn.cos(x)` in sin's rule): written
     into g when the sweep lends it, else into v (no third array)."""
-    if type(g) is not np.ndarray:
+    if type(g) is not _ARRAY:
         return g * v  # a scalar program's node, or a recorded sweep's tensor
     if g is not state.spare and type(v) is np.ndarray and v.base is None and \
             v.shape == g.shape and v.dtype == np.float64 and g.dtype == np.float64:
@@ -93,13 +92,12 @@ def _alias(v: np.ndarray) -> np.ndarray:
 
 def negated(g: Any) -> Any:
     """-g."""
-    if type(g) is np.ndarray:
-        if g is state.spare and _into(g, 0.0):
-            return np.negative(g, out=g)
-        made = pool.fresh(np.negative, g)
-        if made is not None:
-            return made
-    return -g
+    if type(g) is not _ARRAY:
+        return -g
+    if g is state.spare and _into(g, 0.0):
+        return np.negative(g, out=g)
+    made = pool.fresh(np.negative, g)
+    return -g if made is None else made
 
 
 def scaled(c: Any, x: Any) -> Any:
