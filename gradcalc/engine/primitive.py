@@ -190,14 +190,38 @@ def computed(prim: Prim, *values: Any) -> Any:
 
 
 def _power(x: Any, y: Any) -> Any:
-    """x ** y for a number y into a pool buffer, by the ufunc NumPy's `**` takes in every
-    version: `square` for 2 (NumPy 2's `power` loop squares too); None for the
-    exponents NumPy before 2.0 sends to other ufuncs (0.5, -1, 1, 0: the forward runs)."""
-    if y == 2:
-        return pool.fresh(np.square, x)
-    if y in (0.5, -1, 1, 0):
+    """x ** y for a number y into a pool buffer by `power`, which the forward calls too;
+    None where the forward's `**` may take another ufunc: a NumPy float64 exponent in
+    0.5, -1, 1, 0 or 2, which NumPy before 2.0 sends to sqrt, reciprocal, ... (the forward
+    runs then, as before)."""
+    if type(y) is _F64 and y in _SHORTCUTS and not _power_only():
         return None
     return pool.fresh(np.power, x, y)
+
+
+#: the exponents NumPy before 2.0 takes a shortcut for in `array ** number`
+_SHORTCUTS = (0.5, -1.0, 1.0, 0.0, 2.0)
+_seen_power: list[bool] = []
+
+
+def _power_only() -> bool:
+    """Whether this NumPy's `array ** float64` calls `power` for every exponent (seen
+    once, through a subclass that reports the ufunc it is given)."""
+    if not _seen_power:
+        called: list[str] = []
+
+        class Spy(np.ndarray):
+            def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kw: Any) -> Any:
+                called.append(ufunc.__name__)
+                plain = [np.asarray(i) if isinstance(i, Spy) else i for i in inputs]
+                return getattr(ufunc, method)(*plain, **kw)
+
+        probe = np.ones(1).view(Spy)
+        with np.errstate(all="ignore"):
+            for e in _SHORTCUTS:
+                probe ** np.float64(e)  # noqa: B018 - the call is the probe
+        _seen_power.append(called == ["power"] * len(_SHORTCUTS))
+    return _seen_power[0]
 
 
 def apply(prim: Prim, *args: Any, **params: Any) -> Any:
