@@ -51,16 +51,27 @@ UNBOUNDED = Limits(max_iterations=10**7, max_operations=10**8, max_work=10**9)
 
 def interleaved(contenders: dict[str, Callable[[], Any]], reps: int) -> dict[str, float]:
     """Least seconds of each contender; one warm-up call each, then `reps` rounds in turn."""
+    return interleaved_clocks(contenders, reps)[0]
+
+
+def interleaved_clocks(contenders: dict[str, Callable[[], Any]], reps: int
+                       ) -> tuple[dict[str, float], dict[str, float]]:
+    """`interleaved`'s least wall seconds, and each contender's least CPU seconds of the
+    process (`time.process_time`: every thread's; for a single-threaded contender its own
+    work, which other processes' load changes least)."""
     for fn in contenders.values():
         fn()
-    times: dict[str, list[float]] = {name: [] for name in contenders}
+    wall: dict[str, list[float]] = {name: [] for name in contenders}
+    cpu: dict[str, list[float]] = {name: [] for name in contenders}
     names = list(contenders)
     for r in range(reps):
         for name in names[r % len(names):] + names[: r % len(names)]:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             contenders[name]()
-            times[name].append(time.perf_counter() - start)
-    return {name: min(ts) for name, ts in times.items()}
+            cpu[name].append(time.process_time() - start_cpu)
+            wall[name].append(time.perf_counter() - start)
+    return ({name: min(ts) for name, ts in wall.items()},
+            {name: min(ts) for name, ts in cpu.items()})
 
 
 @dataclass
@@ -162,15 +173,22 @@ def row_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
                                                 + jnp.log(1 + x**2))))
         xj = jnp.asarray(x)
         contenders["JAX grad (jit)"] = lambda: jg(xj).block_until_ready()
-    times = interleaved(contenders, reps)
+    times, cpu = interleaved_clocks(contenders, reps)
     ratio_rows(row, times, "NumPy forward (floor)")
     floor = times["NumPy forward (floor)"]
-    r = times[TAPE] / floor
-    row.verdict = f"tape {r:.2f} × — {'met' if r <= 2.3 else 'NOT met'}"
+    r, by_cpu = times[TAPE] / floor, cpu[TAPE] / cpu["NumPy forward (floor)"]
+    hand = cpu["hand-written NumPy value and gradient"] / cpu["NumPy forward (floor)"]
+    # the tape and its floor run on one thread: CPU time is their own work, which other
+    # processes' load changes least (wall time shown beside it)
+    row.verdict = (f"tape {by_cpu:.2f} × by CPU time (hand-written NumPy {hand:.2f} ×), "
+                   f"{r:.2f} × by wall time — {'met' if by_cpu <= 2.3 else 'NOT met'}")
     fr = times[FUSED] / floor
     torch_r = times.get("PyTorch eager", float("nan")) / floor
     row.verdict += (f"; fused {fr:.2f} × vs PyTorch {torch_r:.2f} × — "
                     f"{'met' if fr <= torch_r else 'NOT met'}")
+    row.notes.append("CPU time, least of the repeats: " + ", ".join(
+        f"{name.split(' (')[0]} {ms(cpu[name])}" for name in
+        ("NumPy forward (floor)", TAPE, "hand-written NumPy value and gradient")))
     row.notes += missing(peers)
     return row
 
@@ -646,7 +664,7 @@ def main(argv: list[str] | None = None) -> int:
     peers = {name: None if args.no_peers else peer(name) for name in PEER_NAMES}
     load_at_start = load_average()
     rows = [
-        row_gradient(10**4 if quick else 10**6, reps, peers),
+        row_gradient(10**4 if quick else 10**6, reps if quick else 15, peers),
         row_library_gradient(10**4 if quick else 10**6, reps, peers),
         row_jacobian(100 if quick else 1000, reps, peers),
         row_points(10**4 if quick else 10**6, reps, peers),

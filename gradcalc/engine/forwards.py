@@ -23,11 +23,15 @@ def scalar_fast(op: Callable[[Any, Any], Any], ufunc: Any) -> Callable[[Any, Any
         return ufunc(x, y)
 
     forward.__name__ = ufunc.__name__
+    forward.ufunc = ufunc  # type: ignore[attr-defined]  # what its arrays go through
     return forward
 
 
 def neg(x):
     return -x if type(x) is np.float64 else np.negative(x)
+
+
+neg.ufunc = np.negative  # type: ignore[attr-defined]  # what its arrays go through
 
 
 def relu(x):

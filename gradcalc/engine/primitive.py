@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import pool
 from gradcalc.engine.tape import Node, created, lean_saved, state
 
 #: the params of a node that has none: one shared dict, never written, not one per node
@@ -119,7 +120,8 @@ class Prim:
     them; an entry that saves nothing reads none. A lean recording (`tape.lean`) keeps
     only those, so the forward pass frees the rest as it goes. `scalar`: an operator's
     forward when an operand is a NumPy float64 scalar (its `forwards.scalar_fast`), called
-    straight by `apply_two`.
+    straight by `apply_two`. `ufunc`: the NumPy ufunc an elementwise forward is (read from
+    the forward), whose large float64 results go into the engine's pool (`pool.fresh`).
     """
 
     name: str
@@ -146,8 +148,11 @@ class Prim:
     facts: Facts = field(default_factory=Facts, repr=False)
     reads: tuple[tuple[int, ...], ...] | None = None
     scalar: Callable[[Any, Any], Any] | None = field(default=None, repr=False)
+    ufunc: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if self.ufunc is None and self.elementwise:
+            self.ufunc = _float_ufunc(self.forward)
         if not self.grad_fn:
             self.grad_fn = self.name.title().replace("_", "") + "Backward0"
         if self.reads is None and self.saves is False:
@@ -165,6 +170,63 @@ class Prim:
 
     def __call__(self, *args: Any, **params: Any) -> Any:
         return apply(self, *args, **params)
+
+
+def _float_ufunc(forward: Any) -> Any:
+    """The ufunc `forward` is (or names as its `ufunc`) when it has a float64 loop of
+    its arity, else None."""
+    u = forward if isinstance(forward, np.ufunc) else getattr(forward, "ufunc", None)
+    if not isinstance(u, np.ufunc) or u.nout != 1:
+        return None
+    return u if "d" * u.nin + "->d" in u.types else None
+
+
+def computed(prim: Prim, *values: Any) -> Any:
+    """`prim.forward(*values)`, into a pool buffer when the result is a large float64
+    array (`pool.fresh`): the same ufunc on the same operands."""
+    u = prim.ufunc
+    if u is None:
+        return prim.forward(*values)
+    if u is np.power and type(values[1]) is not np.ndarray:
+        made = _power(*values)
+    else:
+        made = pool.fresh(u, *values)
+    return prim.forward(*values) if made is None else made
+
+
+def _power(x: Any, y: Any) -> Any:
+    """x ** y for a number y into a pool buffer by `power`, which the forward calls too;
+    None where the forward's `**` may take another ufunc: a NumPy float64 exponent in
+    0.5, -1, 1, 0 or 2, which NumPy before 2.0 sends to sqrt, reciprocal, ... (the forward
+    runs then, as before)."""
+    if type(y) is _F64 and y in _SHORTCUTS and not _power_only():
+        return None
+    return pool.fresh(np.power, x, y)
+
+
+#: the exponents NumPy before 2.0 takes a shortcut for in `array ** number`
+_SHORTCUTS = (0.5, -1.0, 1.0, 0.0, 2.0)
+_seen_power: list[bool] = []
+
+
+def _power_only() -> bool:
+    """Whether this NumPy's `array ** float64` calls `power` for every exponent (seen
+    once, through a subclass that reports the ufunc it is given)."""
+    if not _seen_power:
+        called: list[str] = []
+
+        class Spy(np.ndarray):
+            def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kw: Any) -> Any:
+                called.append(ufunc.__name__)
+                plain = [np.asarray(i) if isinstance(i, Spy) else i for i in inputs]
+                return getattr(ufunc, method)(*plain, **kw)
+
+        probe = np.ones(1).view(Spy)
+        with np.errstate(all="ignore"):
+            for e in _SHORTCUTS:
+                probe ** np.float64(e)  # noqa: B018 - the call is the probe
+        _seen_power.append(called == ["power"] * len(_SHORTCUTS))
+    return _seen_power[0]
 
 
 def apply(prim: Prim, *args: Any, **params: Any) -> Any:
@@ -229,19 +291,19 @@ def apply_one(prim: Prim, x: Any) -> Any:
     went wrong when the forward fails."""
     if not isinstance(x, Traced):  # a plain value (a rule of a plain sweep): no wrapping
         if state.quiet:
-            return prim.forward(x)
+            return prim.forward(x) if type(x) is not _ARRAY else computed(prim, x)
         with np.errstate(all="ignore"):
-            return prim.forward(x)
+            return computed(prim, x)
     node = x.node
     if node is None or not state.grad_enabled:
         return apply(prim, x)
     v = x.value
     try:
         if state.quiet:
-            out = prim.forward(v)
+            out = prim.forward(v) if type(v) is not _ARRAY else computed(prim, v)
         else:
             with np.errstate(all="ignore"):
-                out = prim.forward(v)
+                out = computed(prim, v)
     except (ValueError, TypeError):
         return apply(prim, x)
     saved = ((v,), out)
@@ -266,10 +328,18 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
     vx = x.value if tx else x
     vy = y.value if ty else y
     try:
-        if state.quiet:
+        if type(vx) is _F64 is type(vy) and state.quiet and prim.scalar is not None:
+            out = prim.scalar(vx, vy)  # two scalars (a scalar program's every step)
+        elif type(vx) is np.ndarray or type(vy) is np.ndarray:  # arrays: maybe pooled
+            if state.quiet:
+                out = computed(prim, vx, vy)
+            else:
+                with np.errstate(all="ignore"):
+                    out = computed(prim, vx, vy)
+        elif state.quiet:
             scalar = prim.scalar
             out = scalar(vx, vy) if scalar is not None and (
-                type(vx) is np.float64 or type(vy) is np.float64) else prim.forward(vx, vy)
+                type(vx) is _F64 or type(vy) is _F64) else prim.forward(vx, vy)
         else:
             with np.errstate(all="ignore"):
                 out = prim.forward(vx, vy)
@@ -282,6 +352,7 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
 
 
 _new = object.__new__
+_F64, _ARRAY = np.float64, np.ndarray
 
 #: the Traced class that `recorded` makes inline (Tensor, which registers itself by
 #: `make_plainly`)
@@ -408,7 +479,7 @@ def public_function(prim: Prim) -> Callable[..., Any]:
     if custom is None and operands == 1:
         def function(x: Any) -> Any:
             if state.quiet and not isinstance(x, Traced):  # a rule of a plain sweep
-                return prim.forward(x)
+                return prim.forward(x) if type(x) is not _ARRAY else computed(prim, x)
             return apply_one(prim, x)
     elif custom is None and operands == 2:
         def function(x: Any, y: Any) -> Any:

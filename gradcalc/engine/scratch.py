@@ -7,6 +7,11 @@ write into it instead of making a new array: the same ufunc on the same operands
 same bits, and the array flows down a chain of elementwise nodes as a hand-written
 backward reuses its buffers. Anything else (tensors of a recorded sweep, a broadcast
 result, a Diagonal seed) takes the ordinary operator.
+
+A large result that cannot go into `g` goes into a buffer of the engine's pool
+(`pool.fresh`), as do the forward results of the elementwise
+primitives (`primitive.apply_one`, `apply_two`): the same ufunc on the same operands,
+written into memory that is already the process's.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import pool
 from gradcalc.engine.tape import state
 
 _SCALARS = (float, np.float64)
+_ARRAY = np.ndarray
 
 
 def _into(g: Any, v: Any) -> bool:
@@ -34,15 +41,70 @@ def _into(g: Any, v: Any) -> bool:
 
 
 def times(g: Any, v: Any) -> Any:
-    """g * v."""
-    return np.multiply(g, v, out=g) if g is state.spare and _into(g, v) else g * v
+    """g * v; v itself (a read-only view of it) when g is sum's cotangent of a seed of 1."""
+    if type(g) is not _ARRAY:
+        return g * v  # a scalar program's node, or a recorded sweep's tensor
+    if g is state.spare and _into(g, v):
+        return np.multiply(g, v, out=g)
+    if state.aliases is not None and _ones(g, v):
+        return _alias(v)
+    made = pool.fresh(np.multiply, g, v)
+    return g * v if made is None else made
 
 
 def over(g: Any, v: Any) -> Any:
     """g / v."""
-    return np.true_divide(g, v, out=g) if g is state.spare and _into(g, v) else g / v
+    if type(g) is not _ARRAY:
+        return g / v
+    if g is state.spare and _into(g, v):
+        return np.true_divide(g, v, out=g)
+    made = pool.fresh(np.true_divide, g, v)
+    return g / v if made is None else made
+
+
+def times_own(g: Any, v: Any) -> Any:
+    """g * v, where v is the rule's own new array (`fn.cos(x)` in sin's rule): written
+    into g when the sweep lends it, else into v (no third array)."""
+    if type(g) is not _ARRAY:
+        return g * v  # a scalar program's node, or a recorded sweep's tensor
+    if g is not state.spare and type(v) is np.ndarray and v.base is None and \
+            v.shape == g.shape and v.dtype == np.float64 and g.dtype == np.float64:
+        return np.multiply(g, v, out=v)
+    return times(g, v)
+
+
+def _ones(g: np.ndarray, v: Any) -> bool:
+    """Whether g is a broadcast of 1.0 (what `sum` sends back from a seed of 1) and v a
+    float64 array of its shape: then g·v is v, bit for bit (1·v is v for every float64;
+    a NaN keeps its payload, only a signalling one would come out quiet)."""
+    return g.base is not None and type(v) is np.ndarray and v.shape == g.shape and \
+        v.dtype == np.float64 and g.size > 0 and not any(g.strides) and g.flat[0] == 1.0
+
+
+def _alias(v: np.ndarray) -> np.ndarray:
+    """A read-only view of v as a cotangent: no rule writes into it (it is no one's
+    buffer to lend) and a caller gets a copy of it (`tape._handed`)."""
+    view = v.view()
+    view.flags.writeable = False
+    state.aliases.add(id(view))  # type: ignore[union-attr]
+    return view
 
 
 def negated(g: Any) -> Any:
     """-g."""
-    return np.negative(g, out=g) if g is state.spare and _into(g, 0.0) else -g
+    if type(g) is not _ARRAY:
+        return -g
+    if g is state.spare and _into(g, 0.0):
+        return np.negative(g, out=g)
+    made = pool.fresh(np.negative, g)
+    return -g if made is None else made
+
+
+def scaled(c: Any, x: Any) -> Any:
+    """c * x (a rule's own product of a plain array by a number), into a pool buffer
+    when it is large."""
+    if type(x) is np.ndarray:
+        made = pool.fresh(np.multiply, c, x)
+        if made is not None:
+            return made
+    return c * x

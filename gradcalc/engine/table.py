@@ -34,7 +34,7 @@ from gradcalc.engine.primitive import (
     forget_derived,
     public_function,
 )
-from gradcalc.engine.scratch import negated, over, times
+from gradcalc.engine.scratch import negated, over, times, times_own
 from gradcalc.engine.shapes import (
     dims,
     ndim,
@@ -167,7 +167,8 @@ def _entries() -> list[Prim]:
         P("matmul", fw.matmul, (rules.matmul_da, rules.matmul_db),
           lambda a, b: np.matmul(a, b), "MmBackward0", methods=("matmul", "mm", "mv"),
           rule=("g·Bᵀ", "Aᵀ·g"), reads=((1,), (0,))),
-        U("sin", np.sin, lambda g, ans, x: times(g, fn.cos(x)), el("sin"), rule="g·cos(x)", reads=X,
+        U("sin", np.sin, lambda g, ans, x: times_own(g, fn.cos(x)), el("sin"), rule="g·cos(x)",
+          reads=X,
           facts=F("everywhere", "trig", lambda s, u: s.cos(u), "sin' = cos", ("sin",),
                   glued=True, applied=True, misapplied=("trig-sign",), inverse="asin")),
         U("cos", np.cos, lambda g, ans, x: -g * fn.sin(x), el("cos"), rule="−g·sin(x)", reads=X,

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine import pool
+
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -92,10 +94,12 @@ class State:
     `quiet`: NumPy's floating-point warnings are already off (inside `hot()`);
     `span`: the source span stamped on new nodes; `tape`: the recording, or None;
     `spare`: the cotangent a sweep owns, lent to the rule it is calling (gradcalc/engine/
-    scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`).
+    scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`);
+    `aliases`: inside a plain sweep, the ids of the cotangents that are read-only views of
+    another array (`scratch.times`' 1·v), which a caller gets as arrays of their own.
     """
 
-    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean")
+    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean", "aliases")
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -104,6 +108,7 @@ class State:
         self.tape: Tape | None = None
         self.spare: np.ndarray | None = None
         self.lean = False
+        self.aliases: set[int] | None = None
 
 
 state = State()
@@ -381,7 +386,8 @@ def backward(
     result: dict[Node, Any] = {}
     sweep = _Sweep(pending, result, retain_graph, lift if create_graph else None,
                    stop_at, trace, needed)
-    with hot():
+    outer, state.aliases = state.aliases, None if create_graph else set()
+    with hot(), _aliasing(outer):
         last = _on_tape(tape, list(pending))
         if last >= 0:
             nodes = tape.nodes  # type: ignore[union-attr]
@@ -393,11 +399,30 @@ def backward(
                 order.sort(key=_creation)  # leaves are finished if a freed node raises)
             sweep.run(order)
         for node, g in pending.items():  # leaves
-            result[node] = g = _real(g)
+            result[node] = g = _handed(_real(g))
             if trace is not None:
                 trace[node] = g
         remember(sweep.seen)
     return result
+
+
+@contextmanager
+def _aliasing(outer: set[int] | None):
+    """Inside: `state.aliases` as `backward` set it; after: the outer sweep's (if any)."""
+    try:
+        yield
+    finally:
+        state.aliases = outer
+
+
+def _handed(g: Any) -> Any:
+    """A cotangent as a caller gets it: an alias of another array (`scratch.times`' 1·v,
+    a view of a forward value) becomes an array of its own, 1·v as the rule would have
+    made it (the same bits)."""
+    aliases = state.aliases
+    if aliases and id(g) in aliases:
+        return np.multiply(1.0, g)
+    return g
 
 
 def _last_parent(parents: tuple) -> int:
@@ -439,6 +464,15 @@ def _own(g: Any) -> bool:
     """Whether `g` owns its writable float64 memory (not a view, a broadcast or a Zero)."""
     return (type(g) is np.ndarray and g.base is None and g.dtype == np.float64
             and g.flags.writeable)
+
+
+def _sum(before: Any, gi: Any) -> Any:
+    """before + gi, into a pool buffer when it is a large float64 array."""
+    if type(before) is np.ndarray and type(gi) is np.ndarray:
+        made = pool.fresh(np.add, before, gi)
+        if made is not None:
+            return made
+    return before + gi
 
 
 class _Sweep:
@@ -515,7 +549,7 @@ class _Sweep:
             if trace is not None:
                 trace[node] = _real(g)
             if stop_at is not None and node in stop_at:
-                self.result[node] = _real(g)
+                self.result[node] = _handed(_real(g))
             if needed is not None and not any(p in needed for p in node.parents):
                 continue
             saved = node.saved
@@ -533,7 +567,8 @@ class _Sweep:
                 args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
                 ans, g = lift(ans, node), lift(g, None)
                 last = -1
-            elif type(g) is np.ndarray and sys.getrefcount(g) == _ALONE and _own(g):
+            elif type(g) is np.ndarray and sys.getrefcount(g) == _ALONE + pool.holds(g) \
+                    and _own(g):
                 last = _last_parent(node.parents)  # its rule may write into g (scratch.py)
                 args = values
             else:
@@ -576,11 +611,12 @@ class _Sweep:
             before = pending[parent]
             if type(before) is Zero:
                 pending[parent] = gi
-            elif type(before) is np.ndarray and sys.getrefcount(before) == _ALONE + 1 \
+            elif type(before) is np.ndarray and \
+                    sys.getrefcount(before) == _ALONE + 1 + pool.holds(before) \
                     and _addable(before, gi):
                 np.add(before, gi, out=before)  # the sweep's own sum: in place
             else:
-                pending[parent] = before + gi
+                pending[parent] = _sum(before, gi)
 
     def pass_zero(self, node: Node, g: Zero, values: Any, ans: Any) -> None:
         """Send a Zero on to every parent, shaped as the parent (plus g's batch axes)."""

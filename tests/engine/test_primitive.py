@@ -11,8 +11,8 @@ from engine import test_ops
 
 import gradcalc as gc
 from gradcalc.cli import main
-from gradcalc.engine import ops, table, twins
-from gradcalc.engine.primitive import Prim
+from gradcalc.engine import ops, pool, primitive, table, twins
+from gradcalc.engine.primitive import PRIMITIVES, Prim
 from gradcalc.engine.tensor import Tensor
 from gradcalc.language.parse import parse
 
@@ -184,3 +184,41 @@ def test_an_operation_on_a_parameter_makes_a_plain_tensor():
     w = Parameter(np.float64(3.0))
     for y in (w * 2.0, 2.0 * w, gc.sin(w)):
         assert type(y) is Tensor and y.grad is None and y.node.prim.name in ("mul", "sin")
+
+
+# --------------------------------------------------------------------------- the pool
+
+#: special values and a spread of magnitudes, at a size whose results are pooled
+_SPECIAL = np.resize(np.array([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, np.inf, -np.inf, np.nan,
+                               1e-310, -1e-310, 1e154, -1e154, 3.7, -2.2]), pool.POOLED)
+
+
+@pytest.mark.parametrize("name", ["sin", "exp", "log", "neg", "sqrt", "tanh", "atan"])
+def test_an_elementwise_forward_into_the_pool_is_the_forward(name: str) -> None:
+    prim = PRIMITIVES[name]
+    with np.errstate(all="ignore"):
+        made, plain = primitive.computed(prim, _SPECIAL), prim.forward(_SPECIAL)
+    assert pool.holds(made) == 1 and made.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("exponent", [np.float64(e) for e in (2.0, 0.5, -1.0, 1.0, 0.0, 3.0)]
+                         + [2, 0.5, -1, 3])
+def test_a_power_into_the_pool_is_the_forwards(exponent) -> None:
+    """`x ** y` into a pool buffer by `power` only where the forward calls `power`."""
+    prim = PRIMITIVES["pow"]
+    with np.errstate(all="ignore"):
+        made, plain = primitive.computed(prim, _SPECIAL, exponent), prim.forward(_SPECIAL,
+                                                                                 exponent)
+    assert made.tobytes() == plain.tobytes()
+    pooled = primitive._power_only() or type(exponent) is not np.float64 or \
+        exponent not in primitive._SHORTCUTS
+    assert pool.holds(made) == pooled
+
+
+def test_before_numpy_2_a_shortcut_exponent_runs_the_forward(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(primitive, "_seen_power", [False])  # as NumPy 1.x's `**` behaves
+    with np.errstate(all="ignore"):
+        assert primitive._power(_SPECIAL, np.float64(2.0)) is None
+        assert primitive._power(_SPECIAL, 2) is not None  # a Python number: `power` anyway
+        assert primitive._power(_SPECIAL, np.float64(3.0)) is not None

@@ -1,15 +1,19 @@
 """The eager engine's work, counted (never timed): the point is not copied, a result
 never aliases the caller's array, the sweep writes its results into the cotangents it
-alone holds, and never into an array anyone else holds (docs/performance.md)."""
+alone holds, and never into an array anyone else holds, and a gradient of large arrays
+takes its buffers from the engine's pool, allocating none once they exist
+(docs/performance.md)."""
 
 from __future__ import annotations
+
+import tracemalloc
 
 import numpy as np
 import pytest
 
 import gradcalc
 from gradcalc.backends.numeric import as_function
-from gradcalc.engine import functional, scratch, tape
+from gradcalc.engine import functional, pool, scratch, tape
 from gradcalc.engine.fused import fusion
 from gradcalc.language.parse import parse
 
@@ -64,9 +68,28 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 def test_w1s_sweep_reuses_its_buffers(counted: dict[str, int]) -> None:
     with fusion(False):  # the tape's sweep, not a fused kernel
         functional.grad(_f(W1), X)
-    # pow (the second x**2), sin, exp, neg, pow write into g (log and mul get the sum's
-    # broadcast, which is no one's buffer); x's three parts are summed into the first
-    assert counted == {"into g": 5, "sums in place": 2}
+    # neg and both x**2 write into g; x's three parts are summed into the first. mul's
+    # rule, given sum's broadcast of 1, passes sin(x) and exp(-x²) on as they are (1·v
+    # is v), so exp's rule makes s·e and sin's writes g·cos(x) into its own cos(x)
+    assert counted == {"into g": 3, "sums in place": 2}
+
+
+def test_w1s_sweep_makes_five_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays W1's sweep makes (every one from the pool): 1/q, 2x twice, s·e and
+    cos x. The code before made 7 (1·sin x and 1·exp(-x²) too)."""
+    taken: list[tuple[int, ...]] = []
+    take = pool.take
+
+    def spy(shape):
+        taken.append(shape)
+        return take(shape)
+
+    leaves = functional._leaves(BIG)[0]
+    with fusion(False):
+        out, t = functional.record(_f(W1), leaves, lean=True)
+        monkeypatch.setattr(pool, "take", spy)
+        functional.sweep(out, np.ones(()), leaves, retain_graph=False, on=t)
+    assert taken == [BIG.shape] * 5
 
 
 def test_a_traced_cotangent_is_never_overwritten(counted: dict[str, int]) -> None:
@@ -90,3 +113,60 @@ def test_a_callers_seed_is_never_overwritten(counted: dict[str, int]) -> None:
     assert np.array_equal(seed, kept)
     assert np.array_equal(found[x.node], kept * y.value * -1.0 * np.cos(X))
     assert counted["into g"] == 2  # the rules after exp's: into exp's fresh result
+
+
+#: W1's point at a size whose arrays come from the pool
+BIG = np.linspace(-3.0, 3.0, pool.POOLED)
+
+
+def _w1_gradient() -> np.ndarray:
+    with fusion(False):
+        return functional.grad(_f(W1), BIG)
+
+
+def test_w1_takes_six_buffers_and_then_allocates_none() -> None:
+    pool.clear()
+    before = pool.made()
+    first = _w1_gradient()
+    assert pool.made() - before == 6  # its most arrays alive at once: forward and sweep
+    del first
+    tracemalloc.start()  # NumPy reports every array's memory to tracemalloc
+    try:
+        again = _w1_gradient()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pool.made() - before == 6
+    assert peak < BIG.nbytes / 4  # no array of W1's size made (six at once before)
+    assert np.allclose(again, _plain_w1_gradient(), rtol=1e-14, atol=0.0)
+
+
+def _plain_w1_gradient() -> np.ndarray:
+    """W1's gradient by hand (its bits are tests/engine/test_tape_bits.py's)."""
+    x = BIG
+    s, e, q = np.sin(x), np.exp(-(x ** 2.0)), 1.0 + x ** 2.0
+    from_log = (1.0 / q) * (2.0 * x)
+    from_exp = -(s * e) * (2.0 * x)
+    return from_log + from_exp + e * np.cos(x)
+
+
+def test_a_cotangent_passed_on_as_it_is_reaches_no_caller() -> None:
+    """sum(t·c)'s gradient is c, passed on by mul's rule as a read-only view of c: the
+    caller gets an array of its own, for a leaf and for an intermediate value alike."""
+    c = np.cos(BIG)
+    t = gradcalc.tensor(BIG, requires_grad=True)
+    with tape.recording() as recorded:
+        u = t * 1.0
+        y = gradcalc.sum(u * c)
+    found = tape.backward([(y.node, np.ones(()))], tape=recorded, stop_at={u.node})
+    for g in (found[u.node], functional.grad(lambda v: gradcalc.sum(v * c), BIG)):
+        assert np.array_equal(g, c) and not np.shares_memory(g, c) and g.flags.writeable
+
+
+def test_a_result_the_caller_holds_is_never_reused() -> None:
+    first = _w1_gradient()
+    kept = first.copy()
+    with fusion(False):
+        functional.grad(_f("y = sum(x*x*x)"), BIG)
+        functional.grad(_f(W1), -BIG)
+    assert np.array_equal(first, kept)

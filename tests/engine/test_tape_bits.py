@@ -1,7 +1,8 @@
 """The engine's numbers stay bit for bit what they were before its speed work
 (tests/engine_cases.py pinned them): gradients, Hessians, Jacobians, --points and the
-library's backward, nan, inf and signed zeros included; and a lean recording (nodes
-keeping only what their rules read) gives the bits a full one gives."""
+library's backward, nan, inf and signed zeros included; the same through the engine's
+pool of buffers; and a lean recording (nodes keeping only what their rules read) gives
+the bits a full one gives."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from engine_pinned import PINNED
 
 import gradcalc
 from gradcalc.backends.numeric import as_function
-from gradcalc.engine import functional
+from gradcalc.engine import functional, pool
 from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.fused import fusion
 from gradcalc.engine.tensor import Tensor
@@ -46,6 +47,18 @@ def _gradients(program: str, lean: bool) -> list[str]:
         seed = np.ones(shape) if shape == () else Diagonal.identity(shape[0])
         grads = functional.sweep(out, seed, leaves, retain_graph=False, on=t)
     return [engine_cases._hex(out.value), *(engine_cases._hex(g) for g in grads)]
+
+
+def test_the_same_bits_through_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every array of every pinned case from the engine's pool (gradcalc/engine/pool.py),
+    written by `out=`: the same bits."""
+    monkeypatch.setattr(pool, "POOLED", 1)
+    made = pool.made()
+    try:
+        assert observe() == PINNED
+        assert pool.made() > made
+    finally:
+        pool.clear()  # the small buffers this made
 
 
 @pytest.mark.parametrize("program", [*engine_cases.PROGRAMS.values(),
