@@ -186,3 +186,27 @@ OTHER_KINDS = {"gradcalc.homework.kinds.antiderivative", "gradcalc.homework.kind
 @pytest.mark.parametrize("args", [("derive", "x^2"), ("check", "x^2", "--answer", "2x")])
 def test_a_derivatives_job_imports_no_other_kinds_module(args):
     assert not OTHER_KINDS & cli_modules(*args)
+
+
+def script_modules(*args: str) -> set[str]:
+    """Every module loaded from a file by the script's whole process (`gradcalc.cli.run`,
+    what `gradcalc` and `python -m gradcalc` run), listed as the process exits."""
+    code = ("import atexit, sys\natexit.register(lambda: print('\\nMODULES', *[m for m, v in "
+            "list(sys.modules.items()) if getattr(v, '__file__', None)], file=sys.stderr))\n"
+            f"sys.argv = ['gradcalc', *{list(args)!r}]\nfrom gradcalc.cli import run\nrun()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    return set(line[-1].split()[1:])
+
+
+@pytest.mark.parametrize("args", [args for args, _, checked in SMALLEST if checked],
+                         ids=" ".join)
+def test_the_checks_of_the_script_load_no_tensor_module_of_sympy(files, args):
+    """sympy's first sum would import sympy.tensor.tensor and sympy.combinatorics (about
+    20 ms); the script loads them only for a tensor (gradcalc.cli.deferred)."""
+    every = script_modules(*(a.replace("FILES", str(files)) for a in args))
+    assert "sympy" in every
+    assert not {m for m in every if m.startswith(("sympy.tensor.tensor",
+                                                  "sympy.combinatorics"))}

@@ -158,8 +158,12 @@ def run() -> None:
     (after a check, sympy's: 70 to 150 ms of CPU, docs/performance.md, W5) to find
     cycles that the process's end frees anyway; `gc.freeze()` hides them from the
     collector. The rest of the exit is Python's: atexit handlers, flushed streams,
-    modules torn down. In-process callers (tests, CliRunner) call `main` and keep their
-    collector as it was."""
+    modules torn down. sympy's tensor module is loaded when a tensor is used, not on
+    sympy's first sum (`cli.deferred`). In-process callers (tests, CliRunner) call
+    `main` and keep their collector and imports as they were."""
+    from gradcalc.cli.deferred import defer_sympy_tensors
+
+    defer_sympy_tensors()
     _, middle, oldest = gc.get_threshold()
     gc.set_threshold(YOUNGEST_GENERATION, middle, oldest)
     code = main()
