@@ -416,6 +416,8 @@ SMALLEST_JOBS = {
     "replay (one verdict)": ["replay", "verdicts.jsonl"],
     "sheets (one student) --plain": ["sheets", "--key", "key.csv", "--roster", "roster.csv",
                                      "--plain"],
+    "autograder (a one-problem key)": ["autograder", "--key", "key.csv", "--out", "ag.zip"],
+    "autograde (one submission)": ["autograde", "--root", "ag"],
 }
 
 
@@ -432,6 +434,20 @@ def startup_files(folder: str) -> None:
                              capture_output=True, text=True, check=False)
     with open(os.path.join(folder, "verdicts.jsonl"), "w") as fh:
         fh.write(verdict.stdout)
+    autograder_root(os.path.join(folder, "ag"), texts["key.csv"])
+
+
+def autograder_root(root: str, key: str) -> None:
+    """The smallest tree `gradcalc autograde` judges (docs/teaching-with-gradcalc.md): the
+    key and settings of the autograder's zip, one user's metadata, one answer."""
+    texts = {"source/key.csv": key, "source/settings.json": '{"answers": "never"}\n',
+             "submission_metadata.json": '{"users": [{"email": "ana@uni.edu"}]}\n',
+             "submission/answers.txt": "1: 2x\n"}
+    for name, text in texts.items():
+        path = os.path.join(root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
 
 
 def row_startup(reps: int, peers: dict[str, Any]) -> list[Row]:
@@ -443,8 +459,8 @@ def row_startup(reps: int, peers: dict[str, Any]) -> list[Row]:
     startup_files(folder)
 
     def job(args: list[str]) -> list[str]:
-        return [*cmd, *(os.path.join(folder, a) if a.endswith((".csv", ".jsonl")) else a
-                        for a in args)]
+        return [*cmd, *(os.path.join(folder, a) if a.endswith((".csv", ".jsonl", ".zip"))
+                        or a == "ag" else a for a in args)]
 
     contenders = {floor_name: imports, **{name: job(args) for name, args in SMALLEST_JOBS.items()}}
     if peers["torch"]:
