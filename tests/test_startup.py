@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +38,20 @@ def cli(*args: str, stdin: str | None = None) -> set[str]:
 def cli_modules(*args: str, stdin: str | None = None) -> set[str]:
     """Every module (`gradcalc.render.terminal`, `sympy.tensor.tensor`) a CLI job imports."""
     return all_modules_after(cli_code(*args), stdin)
+
+
+def script_modules(*args: str) -> set[str]:
+    """Every module loaded from a file by the script's whole process (`gradcalc.cli.run`,
+    what `gradcalc` and `python -m gradcalc` run, as the benchmark times it), listed as
+    the process exits; the job must succeed."""
+    code = ("import atexit, sys\natexit.register(lambda: print('\\nMODULES', *[m for m, v in "
+            "list(sys.modules.items()) if getattr(v, '__file__', None)], file=sys.stderr))\n"
+            f"sys.argv = ['gradcalc', *{list(args)!r}]\nfrom gradcalc.cli import run\nrun()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line and proc.returncode == 0, proc.stderr
+    return set(line[-1].split()[1:])
 
 
 @pytest.mark.parametrize("args", [
@@ -122,7 +137,19 @@ def files(tmp_path):
     verdict = subprocess.run([sys.executable, "-m", "gradcalc", "check", "x^2", "--answer",
                               "2x", "--json"], capture_output=True, text=True, timeout=120)
     (tmp_path / "verdicts.jsonl").write_text(verdict.stdout)
+    autograder_root(tmp_path / "ag", tmp_path / "key.csv")
     return tmp_path
+
+
+def autograder_root(root: Path, key: Path) -> None:
+    """The smallest tree `gradcalc autograde` judges: the key and settings of the
+    autograder's zip, one user's metadata, a one-line answers file."""
+    (root / "source").mkdir(parents=True)
+    (root / "submission").mkdir()
+    (root / "source" / "key.csv").write_text(key.read_text())
+    (root / "source" / "settings.json").write_text('{"answers": "never"}\n')
+    (root / "submission_metadata.json").write_text('{"users": [{"email": "ana@uni.edu"}]}\n')
+    (root / "submission" / "answers.txt").write_text("1: 2x\n")
 
 
 #: each command's smallest job (FILES: the fixture's folder), and whether it shows its
@@ -144,6 +171,8 @@ SMALLEST = [
     (("replay", "FILES/verdicts.jsonl"), False, True),
     (("sheets", "--key", "FILES/key.csv", "--roster", "FILES/roster.csv", "--plain"),
      False, True),
+    (("autograder", "--key", "FILES/key.csv", "--out", "FILES/ag.zip"), False, False),
+    (("autograde", "--root", "FILES/ag"), False, True),
 ]
 #: imported by no command's smallest job: numpy.ma (np.unique imports it), the library
 UNUSED = {"numpy.ma", "gradcalc.api", "gradcalc.autograd"}
@@ -155,7 +184,7 @@ EXTRAS = {"polars", "pyarrow", "numexpr", "plotext", "matplotlib", "dask", "dist
                          if isinstance(a, tuple) else None)
 def test_every_commands_smallest_job_imports_only_what_it_uses(files, args, readable,
                                                                  checked):
-    every = cli_modules(*(a.replace("FILES", str(files)) for a in args))
+    every = script_modules(*(a.replace("FILES", str(files)) for a in args))
     mods = {m.split(".")[0] for m in every}
     assert ("rich" in mods) is readable
     assert ("sympy" in mods) is checked
@@ -186,3 +215,14 @@ OTHER_KINDS = {"gradcalc.homework.kinds.antiderivative", "gradcalc.homework.kind
 @pytest.mark.parametrize("args", [("derive", "x^2"), ("check", "x^2", "--answer", "2x")])
 def test_a_derivatives_job_imports_no_other_kinds_module(args):
     assert not OTHER_KINDS & cli_modules(*args)
+
+
+@pytest.mark.parametrize("args", [args for args, _, checked in SMALLEST if checked],
+                         ids=" ".join)
+def test_the_checks_of_the_script_load_no_tensor_module_of_sympy(files, args):
+    """sympy's first sum would import sympy.tensor.tensor and sympy.combinatorics (about
+    20 ms); the script loads them only for a tensor (gradcalc.cli.deferred)."""
+    every = script_modules(*(a.replace("FILES", str(files)) for a in args))
+    assert "sympy" in every
+    assert not {m for m in every if m.startswith(("sympy.tensor.tensor",
+                                                  "sympy.combinatorics"))}

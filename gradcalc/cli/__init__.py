@@ -147,8 +147,11 @@ def main(argv: list[str] | None = None) -> int:
 
 #: the script's youngest generation: collected after this many new objects, not 700
 #: (importing sympy makes some 300,000; at 700 each, some 200 collections pass over the
-#: older objects again: 25 to 35 ms of a check's start-up, docs/performance.md, W5)
-YOUNGEST_GENERATION = 50_000
+#: older objects again: 25 to 35 ms of a check's start-up). Every command's smallest job
+#: keeps about 140,000 tracked objects, sympy's mostly: below this it collects none (at
+#: 50,000 two collections took 27 ms); a larger job walks each young object once either
+#: way (docs/performance.md, W5)
+YOUNGEST_GENERATION = 200_000
 
 
 def run() -> None:
@@ -158,8 +161,12 @@ def run() -> None:
     (after a check, sympy's: 70 to 150 ms of CPU, docs/performance.md, W5) to find
     cycles that the process's end frees anyway; `gc.freeze()` hides them from the
     collector. The rest of the exit is Python's: atexit handlers, flushed streams,
-    modules torn down. In-process callers (tests, CliRunner) call `main` and keep their
-    collector as it was."""
+    modules torn down. sympy's tensor module is loaded when a tensor is used, not on
+    sympy's first sum (`cli.deferred`). In-process callers (tests, CliRunner) call
+    `main` and keep their collector and imports as they were."""
+    from gradcalc.cli.deferred import defer_sympy_tensors
+
+    defer_sympy_tensors()
     _, middle, oldest = gc.get_threshold()
     gc.set_threshold(YOUNGEST_GENERATION, middle, oldest)
     code = main()

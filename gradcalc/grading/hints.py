@@ -21,13 +21,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradcalc.errors import GradcalcError
 from gradcalc.grading.params import Values, text_of
-from gradcalc.homework.judge import Settings, Verdict
 from gradcalc.homework.kinds.registry import Kind
 from gradcalc.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:  # the judge (and sympy) only where a hint is fired
+    from gradcalc.homework.judge import Settings, Verdict
 
 #: the most hints of one problem
 MAX_HINTS = 50

@@ -90,6 +90,21 @@ def test_the_scripts_collector_passes_a_few_times_not_hundreds():
     assert gc.get_threshold()[0] == 700  # the test process's own collector is untouched
 
 
+@pytest.mark.parametrize("args", [["derive", "x^2"], ["check", "x^2", "--answer", "2x"]])
+def test_a_small_checks_script_collects_nothing_once_started(args):
+    """A smallest job keeps about 140,000 objects (sympy's import most): under
+    YOUNGEST_GENERATION, so no collection walks them (at 50,000, two took 27 ms). Only
+    the few while `gradcalc.cli` itself is imported, at Python's 700, remain."""
+    script = ("import atexit, gc, sys\nstarted = []\n"
+              "gc.callbacks.append(lambda phase, info: phase == 'start' and "
+              "started.append(gc.get_threshold()[0]))\n"
+              "atexit.register(lambda: print('AFTER', sum(t != 700 for t in started)))\n"
+              f"sys.argv = ['gradcalc', *{args!r}]\nfrom gradcalc.cli import run\nrun()")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.splitlines()[-1] == "AFTER 0", proc.stderr
+
+
 def test_python_dash_m_and_the_installed_script_go_through_run():
     script = (AT_EXIT + "sys.argv = ['gradcalc', 'derive', 'x^2', '--plain']\n"
               "import runpy\nrunpy.run_module('gradcalc', run_name='__main__')")
