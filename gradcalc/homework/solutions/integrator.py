@@ -211,6 +211,8 @@ class Integrator:
             kind = "product-to-sum"
         elif g == perfect_power(f, by):
             kind = "factor"
+        elif f.is_polynomial(by) and g == sp.expand(f):
+            kind = "expand"
         elif f.is_rational_function(by) and g.is_Add:
             kind = "partial-fractions"
         elif g == split_fraction(f, by):

@@ -63,6 +63,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("cyclic-parts", "integration by parts, twice, then solved for the integral",
          "I = ... − k·I, so I = .../(1 + k)"),
     Rule("partial-fractions", "partial fractions", "p(x)/q(x) as a sum of simple fractions"),
+    Rule("expand", "expand", "u·(v + w) = u·v + u·w, multiplied out"),
     Rule("split-fraction", "split the fraction", "(a + b)/c = a/c + b/c"),
     Rule("trig-identity", "a trig identity", "sin^2 = (1 − cos(2x))/2, tan = sin/cos, ..."),
     Rule("complete-square", "completing the square",

@@ -21,3 +21,28 @@ def test_a_formulas_log_takes_bars():
     e = sp.log(2 * x + 2 * sp.sqrt(x**2 + 6 * x) + 6)
     assert barred_logs(e) == sp.log(sp.Abs(e.args[0]))
     assert barred_logs(sp.log(x**2 + 1)) == sp.log(x**2 + 1)
+
+
+def derived(invoke, function: str) -> tuple[str, dict, str]:
+    """`derive FUNCTION --antiderivative` in plain, JSON and LaTeX."""
+    import json
+
+    runs = [invoke("derive", function, "--antiderivative", *fmt)
+            for fmt in (("--plain",), ("--json",), ("--latex",))]
+    assert all(run.code == 0 for run in runs), [run.err for run in runs]
+    return runs[0].out, json.loads(runs[1].out), runs[2].out
+
+
+def test_a_polynomial_multiplied_out_is_expanding_not_partial_fractions(invoke):
+    plain, out, latex = derived(invoke, "x sqrt(x+1)")
+    (step,) = [s for s in out["steps"] if s["note"] == "u^2·(u^2 - 1) = u^4 - u^2"]
+    assert (step["rule"], step["name"]) == ("expand", "expand")
+    assert "3. expand (u^2·(u^2 - 1) = u^4 - u^2)" in plain
+    assert "\\text{expand}" in latex
+    assert "partial" not in plain + json_text(out) + latex
+
+
+def json_text(out: dict) -> str:
+    import json
+
+    return json.dumps(out, ensure_ascii=False)
