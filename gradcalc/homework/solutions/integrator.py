@@ -21,7 +21,12 @@ from gradcalc.homework.solutions.rational_integrands import (
     perfect_power,
 )
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
-from gradcalc.homework.solutions.trig_powers import product_to_sum, split_fraction
+from gradcalc.homework.solutions.trig_powers import (
+    cos_double_angle,
+    cos_squares,
+    product_to_sum,
+    split_fraction,
+)
 from gradcalc.homework.solutions.trig_substitution import d_theta, square_completed_in_root
 
 #: names a substitution's variable is given, in turn
@@ -222,10 +227,19 @@ class Integrator:
         elif f.has(sp.sinh, sp.cosh, sp.tanh):
             kind = "hyperbolic-identity"
         note = f"{formula(f)} = {formula(g)}"
+        if g == cos_double_angle(f, by):  # (1 − tan²)/sec² = cos² − sin² = cos(2x)
+            note = f"{formula(f)} = {_squares(*cos_squares(f, by))} = {formula(g)}"
         if kind == "partial-fractions":
             note = cover_up(f, by) or note
         return kind, self.todo(rule.substep, by, to_x), note
 
+
+
+def _squares(c: Any, squares: Any) -> str:
+    """c·(cos^2(a) − sin^2(a)) with its terms in that order."""
+    cos2, minus_sin2 = squares.args
+    text = f"{formula(cos2)} - {formula(-minus_sin2)}"
+    return text if c == 1 else f"{formula(c)}·({text})"
 
 
 def _coefficient(c: Any) -> str:

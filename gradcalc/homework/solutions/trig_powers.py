@@ -190,14 +190,30 @@ def tan_squared(f: Any, x: Any) -> Any:
     return coeff * sec ** (n + 2) - coeff * sec ** n
 
 
-def cos_double_angle(f: Any, x: Any) -> Any:
-    """c·(1 − tan^2(a))/sec^2(a) as c·cos(2a) (cos² − sin², the double angle)."""
+def _one_minus_tan_squared(f: Any, x: Any) -> tuple[Any, Any] | None:
+    """(c, a) when f is c·(1 − tan^2(a))/sec^2(a); else None."""
     for t in f.atoms(sp.tan):
         a = t.args[0]
         coeff = sp.cancel(sp.expand(f * sp.sec(a) ** 2) / (1 - sp.tan(a) ** 2))
         if not coeff.has(x):
-            return coeff * sp.cos(2 * a)
+            return coeff, a
     return None
+
+
+def cos_squares(f: Any, x: Any) -> tuple[Any, Any] | None:
+    """(c, cos^2(a) − sin^2(a)) when f is c·(1 − tan^2(a))/sec^2(a) (1/sec² = cos²,
+    tan²/sec² = sin²), the identity's middle, its terms in that order; else None."""
+    found = _one_minus_tan_squared(f, x)
+    if found is None:
+        return None
+    c, a = found
+    return c, sp.Add(sp.cos(a) ** 2, -sp.sin(a) ** 2, evaluate=False)
+
+
+def cos_double_angle(f: Any, x: Any) -> Any:
+    """c·(1 − tan^2(a))/sec^2(a) as c·cos(2a) (cos² − sin², the double angle)."""
+    found = _one_minus_tan_squared(f, x)
+    return None if found is None else found[0] * sp.cos(2 * found[1])
 
 
 def sine_double_angle(f: Any, x: Any) -> Any:

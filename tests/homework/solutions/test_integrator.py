@@ -46,3 +46,10 @@ def json_text(out: dict) -> str:
     import json
 
     return json.dumps(out, ensure_ascii=False)
+
+
+def test_one_minus_tan_squared_over_sec_squared_is_shown_as_cos2_minus_sin2(invoke):
+    plain, out, _ = derived(invoke, "(1 - tan(x)^2)/sec(x)^2")
+    said = "(1 - tan(x)^2)/sec(x)^2 = cos(x)^2 - sin(x)^2 = cos(2x)"
+    assert out["steps"][0]["rule"] == "trig-identity" and out["steps"][0]["note"] == said
+    assert f"1. a trig identity ({said})" in plain

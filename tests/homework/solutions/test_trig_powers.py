@@ -75,3 +75,9 @@ def test_an_identity_rewrites_to_an_equal_integrand(rewrite, f, g):
 ])
 def test_an_identity_leaves_other_integrands_alone(rewrite, f):
     assert rewrite(f, x) is None
+
+
+def test_one_minus_tan_squared_over_sec_squared_has_cos2_minus_sin2_between():
+    c, squares = trig_powers.cos_squares(3 * (1 - sp.tan(x) ** 2) / sp.sec(x) ** 2, x)
+    assert c == 3 and squares.args == (sp.cos(x) ** 2, -sp.sin(x) ** 2)
+    assert trig_powers.cos_squares(sp.tan(x), x) is None
