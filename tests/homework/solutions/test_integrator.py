@@ -53,3 +53,10 @@ def test_one_minus_tan_squared_over_sec_squared_is_shown_as_cos2_minus_sin2(invo
     said = "(1 - tan(x)^2)/sec(x)^2 = cos(x)^2 - sin(x)^2 = cos(2x)"
     assert out["steps"][0]["rule"] == "trig-identity" and out["steps"][0]["note"] == said
     assert f"1. a trig identity ({said})" in plain
+
+
+def test_a_power_of_an_absolute_value_prints_without_brackets(invoke):
+    plain, out, _ = derived(invoke, "|x|^3")
+    assert plain.splitlines()[0] == out["problem"] == "f(x) = |x|^3"
+    run = invoke("derive", "|x|^3", "--plain")
+    assert "d/dx(|x|^3)" in run.out and "(|x|)^" not in run.out
