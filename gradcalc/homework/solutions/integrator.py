@@ -14,6 +14,7 @@ import sympy as sp
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex
 from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions.final_form import grouped_arguments
 from gradcalc.homework.solutions.integral_search import budget, chosen, sympy_steps
 from gradcalc.homework.solutions.rational_integrands import (
     completed_square,
@@ -123,7 +124,7 @@ class Integrator:
             assert inner.todo is not None
             kind, result, note = self.rewrite(inner.todo)
             if result.kind == "leaf":
-                return kind, leaf(result.value.xreplace({u: g})), note
+                return kind, leaf(grouped_arguments(result.value.xreplace({u: g}))), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
 

@@ -60,3 +60,12 @@ def test_a_power_of_an_absolute_value_prints_without_brackets(invoke):
     assert plain.splitlines()[0] == out["problem"] == "f(x) = |x|^3"
     run = invoke("derive", "|x|^3", "--plain")
     assert "d/dx(|x|^3)" in run.out and "(|x|)^" not in run.out
+
+
+def test_an_arctangent_of_a_completed_square_is_over_its_denominator(invoke):
+    plain, out, latex = derived(invoke, "1/(x^2+4x+29)")
+    assert out["answer"] == "∫ f(x) dx = atan((x + 2)/5)/5 + C"
+    assert "= atan((x + 2)/5)/5\n" in plain and "x/5" not in plain
+    assert "\\frac{x + 2}{5}" in latex and "\\frac{x}{5}" not in latex
+    assert [s["rule"] for s in out["steps"]] == [
+        "complete-square", "integral-table", "constant-of-integration", "differentiate-back"]
