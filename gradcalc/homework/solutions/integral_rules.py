@@ -15,7 +15,11 @@ from typing import Any
 import sympy as sp
 
 from gradcalc.homework.solutions.integral_search import MAX_DEPTH, sympy_steps, unknown
-from gradcalc.homework.solutions.integration_by_parts import parts, tabular_parts
+from gradcalc.homework.solutions.integration_by_parts import (
+    parts,
+    parts_by_rational_factor,
+    tabular_parts,
+)
 from gradcalc.homework.solutions.rational_integrands import completed_square, perfect_power
 from gradcalc.homework.solutions.trig_powers import (
     IDENTITIES,
@@ -151,6 +155,7 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
     if by_identity is not None or depth >= MAX_DEPTH:
         return by_identity
     return (substitution(f, x, depth) or parts(f, x, depth, steps)
+            or parts_by_rational_factor(f, x, depth, steps)
             or trig_substitution(f, x, depth, steps)
             or completed_square_substitution(f, x, depth, steps))
 

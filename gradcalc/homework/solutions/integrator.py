@@ -203,6 +203,7 @@ class Integrator:
             with budget():
                 second = sympy_steps(v * du, by)
         rest = self.todo(second, by, to_x)
+        du = min((du, sp.factor(du)), key=sp.count_ops)  # (x + 1)·e^x, not x·e^x + e^x
         return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
                 f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
                 f"v = {formula(v)}")

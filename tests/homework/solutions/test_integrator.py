@@ -69,3 +69,13 @@ def test_an_arctangent_of_a_completed_square_is_over_its_denominator(invoke):
     assert "\\frac{x + 2}{5}" in latex and "\\frac{x}{5}" not in latex
     assert [s["rule"] for s in out["steps"]] == [
         "complete-square", "integral-table", "constant-of-integration", "differentiate-back"]
+
+
+def test_x_e_x_over_a_square_is_parts_with_dv_the_square(invoke):
+    plain, out, latex = derived(invoke, "x e^x/(x+1)^2")
+    first = out["steps"][0]
+    assert first["rule"] == "parts" and first["note"] == (
+        "u = x·e^x, dv = 1/(x + 1)^2 dx: du = (x + 1)·e^x dx, v = -1/(x + 1)")
+    assert out["answer"] == "∫ f(x) dx = e^x/(x + 1) + C" and out["note"] is None
+    assert f"1. integration by parts ({first['note']})" in plain
+    assert "du = \\left(x + 1\\right) e^{x}\\, dx" in latex
