@@ -40,17 +40,18 @@ from gradcalc.homework.solutions.worked import Part, Solution
 MAX_INTEGRAND_OPS = 40
 
 
-def steps_of(f: Any, x: Any, limits: Any) -> Any:
+def steps_of(f: Any, x: Any, limits: Any, arguments: tuple[Any, ...] = ()) -> Any:
     """The rule tree for ∫ f dx (`integral_rules.steps`: the textbook's rewritings,
     sympy's rules within a counted budget, a substitution search); past the budget, a
     substitution (or parts) tried before sympy's rules, within a budget of its own;
     Unsupported when none is found (or f is too large). A rational function is first
-    written as partial fractions (sympy's `apart`), the way it is taught."""
+    written as partial fractions (sympy's `apart`), the way it is taught; a linear
+    argument as the student wrote it (`arguments`: 4 − x) is u = 4 − x first."""
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         raise Unsupported("an integrand this large")
     try:
         with integral_search.budget():
-            rule = _rule_tree(f, x)
+            rule = integral_rules.as_written(f, x, arguments) or _rule_tree(f, x)
     except integral_search.OverBudget:
         rule = _substitution_first(f, x)
     if rule is None or unknown(rule):
@@ -79,11 +80,12 @@ def _substitution_first(f: Any, x: Any) -> Any:
                           "searches") from None
 
 
-def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
-           ) -> tuple[list[Part], Any, int]:
+def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any,
+           arguments: tuple[Any, ...] = ()) -> tuple[list[Part], Any, int]:
     """The parts of ∫ f dx (the integral, then the check), the antiderivative (without
     + C), and the steps merged."""
-    rule = steps_of(as_written(f), x, limits)  # x^(2/3), not |x|^(2/3): see real_roots
+    # x^(2/3), not |x|^(2/3): see real_roots
+    rule = steps_of(as_written(f), x, limits, arguments)
     maker = Integrator(x)
     state = maker.todo(rule, x, None)
     start = state
@@ -185,12 +187,13 @@ def _piece(index: int, state: Term, todo: Todo, result: Term) -> Piece:
 
 
 def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
-             constant: Any, limits: Any) -> Solution:
-    """The worked solution of ∫ f dx; where the rules give no steps, sympy's verified
+             constant: Any, limits: Any, arguments: tuple[Any, ...] = ()) -> Solution:
+    """The worked solution of ∫ f dx (`arguments`: linear arguments as the student wrote
+    them, for a substitution's u); where the rules give no steps, sympy's verified
     antiderivative, said plainly to have none."""
     out = Solution("antiderivative", problem, problem_latex)
     try:
-        parts, final, merged = worked(f, x, checker, constant, limits)
+        parts, final, merged = worked(f, x, checker, constant, limits, arguments)
     except integral_search.OverBudget:
         return unworked(out, f"sympy's rules took more than {integral_search.MAX_RULE_CALLS} "
                         "searches", f, x, checker, constant)

@@ -79,3 +79,13 @@ def test_x_e_x_over_a_square_is_parts_with_dv_the_square(invoke):
     assert out["answer"] == "∫ f(x) dx = e^x/(x + 1) + C" and out["note"] is None
     assert f"1. integration by parts ({first['note']})" in plain
     assert "du = \\left(x + 1\\right) e^{x}\\, dx" in latex
+
+
+def test_sec_squared_of_four_minus_x_names_u_and_the_sign_of_du(invoke):
+    plain, out, latex = derived(invoke, "sec(4-x)^2")
+    first = out["steps"][0]
+    assert first["rule"] == "substitution" and first["note"] == "u = 4 - x, du = -dx"
+    assert first["text"] == "∫ sec(x - 4)^2 dx = ∫ -sec(u)^2 du"
+    assert "4. substitute back (u = 4 - x): -tan(u) = tan(x - 4)" in plain
+    assert out["answer"] == "∫ f(x) dx = tan(x - 4) + C"
+    assert "$u = 4 - x$, $du = -dx$" in latex
