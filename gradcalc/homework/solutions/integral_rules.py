@@ -24,6 +24,7 @@ from gradcalc.homework.solutions.rational_integrands import completed_square, pe
 from gradcalc.homework.solutions.trig_powers import (
     IDENTITIES,
     odd_power,
+    power_reduction,
     product_to_sum,
     reciprocal_trig,
     sec_reduction,
@@ -155,7 +156,8 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         if inner is not None:
             return RewriteRule(f, x, g, inner)
         break
-    reduced = sec_reduction(f, x, depth, steps) or tabular_parts(f, x)
+    reduced = (sec_reduction(f, x, depth, steps) or power_reduction(f, x, depth, steps)
+               or tabular_parts(f, x))
     if reduced is not None:
         return reduced
     rule = sympy_steps(f, x)

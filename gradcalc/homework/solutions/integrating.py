@@ -87,34 +87,8 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any,
     # x^(2/3), not |x|^(2/3): see real_roots
     rule = steps_of(as_written(f), x, limits, arguments)
     maker = Integrator(x)
-    state = maker.todo(rule, x, None)
-    start = state
-    raws: list[Raw] = []
-    pieces: list[Piece] = []
-    while True:
-        todo = states.first_todo(state)
-        if todo is not None:
-            kind, result, note = maker.rewrite(todo)
-            if states.done(result):
-                pieces.append(_piece(len(raws), state, todo, result))
-            here = pending(todo)
-            raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
-                            f"{states.latex(here)} = {states.latex(result)}", (state,),
-                            (states.replaced(state, todo, result),), "derivative", note))
-        else:
-            node = next(states.substitutions(state), None)
-            if node is None:
-                break
-            value, said = maker.back_substituted(node)
-            back = leaf(value)
-            raws.append(Raw("back-substitution", said,
-                            f"{states.text(node.args[0])} = {states.text(back)}",
-                            f"{states.latex(node.args[0])} = {states.latex(back)}",
-                            (state,), (states.replaced_node(state, node, back),),
-                            "derivative", said))
-        state = raws[-1].after[0]
-        if len(raws) > MAX_STEPS:
-            raise Unsupported("too many steps")
+    start = maker.todo(rule, x, None)
+    raws, pieces, state = _walked(maker, start)
     value = states.to_sympy(state, no_todo_left)
     final = final_form.final(value)
     said = final_form.shown(final)
@@ -150,6 +124,49 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any,
                       tuple(checked)))
     path = Path(x, value, tuple(pieces) if merged == 0 else ())
     return parts, (final, path) if complete else None, merged
+
+
+def _walked(maker: Integrator, start: Term) -> tuple[list[Raw], list[Piece], Term]:
+    """The steps from ∫ f dx to its antiderivative: each substitution whose integral is
+    done written back at once (so a row holds one substitution's variable at a time),
+    else the first integral still to do worked out by its rule."""
+    state, raws, pieces = start, [], []
+    while True:
+        node = next(states.substitutions(state), None)
+        if node is not None:
+            raws.append(_back_substituted(maker, state, node))
+        else:
+            todo = states.first_todo(state)
+            if todo is None:
+                return raws, pieces, state
+            kind, result, note = maker.rewrite(todo, _alone(state))
+            if states.done(result):
+                pieces.append(_piece(len(raws), state, todo, result))
+            here = pending(todo)
+            raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
+                            f"{states.latex(here)} = {states.latex(result)}", (state,),
+                            (states.replaced(state, todo, result),), "derivative", note))
+        state = raws[-1].after[0]
+        if len(raws) > MAX_STEPS:
+            raise Unsupported("too many steps")
+
+
+def _alone(state: Term) -> bool:
+    """Whether the state is one integral still to do (times constants, in a
+    substitution), no sum beside it."""
+    return state.kind != "sum" and len(state.args) <= 1 and (
+        not state.args or _alone(state.args[0])) or (
+        state.kind == "product" and sum(a.kind != "leaf" for a in state.args) == 1
+        and all(_alone(a) for a in state.args if a.kind != "leaf"))
+
+
+def _back_substituted(maker: Integrator, state: Term, node: Term) -> Raw:
+    """The step writing a finished substitution back in the variable it stands for."""
+    value, said = maker.back_substituted(node)
+    back = leaf(value)
+    return Raw("back-substitution", said, f"{states.text(node.args[0])} = {states.text(back)}",
+               f"{states.latex(node.args[0])} = {states.latex(back)}", (state,),
+               (states.replaced_node(state, node, back),), "derivative", said)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 x = sp.Symbol("x", real=True)
@@ -89,3 +90,49 @@ def test_sec_squared_of_four_minus_x_names_u_and_the_sign_of_du(invoke):
     assert "4. substitute back (u = 4 - x): -tan(u) = tan(x - 4)" in plain
     assert out["answer"] == "∫ f(x) dx = tan(x - 4) + C"
     assert "$u = 4 - x$, $du = -dx$" in latex
+
+
+def _variables_in(text: str) -> set[str]:
+    """The substitution variables a row holds (u, w, t, θ)."""
+    import re
+
+    return set(re.findall(r"(?<![A-Za-z])[uwtθ](?![A-Za-z(])", text))
+
+
+@pytest.mark.parametrize("function,most,said", [
+    ("3cos(x)^6", 13, "3cos(x)^6 = 3·((1 + cos(2x))/2)^3 = (3/8)·(cos(2x)^3 + 3cos(2x)^2 "
+                      "+ 3cos(2x) + 1)"),
+    ("3sin(x)^4 cos(x)^2", 13, "3cos(x)^2·sin(x)^4 = 3·((1 - cos(2x))/2)^2·((1 + cos(2x))/2)"
+                               " = (3/8)·(cos(2x)^3 - cos(2x)^2 - cos(2x) + 1)"),
+])
+def test_an_even_power_is_power_reduction_each_substitution_undone_in_turn(
+        invoke, function, most, said):
+    """Power reduction in one step; a routine integral beside others in one step
+    (∫ cos(4x) dx = sin(4x)/4); each substitution written back before the next
+    integral, so no row holds two substitution variables, nor one of a substitution
+    already finished (was: 28-30 steps, rows holding u, w and t at once)."""
+    plain, out, latex = derived(invoke, function)
+    steps = out["steps"]
+    assert len(steps) <= most and out["verified"]["merged"] == 0
+    assert steps[0]["rule"] == "trig-identity" and steps[0]["note"] == said
+    for step in steps:
+        assert len(_variables_in(step["after"])) <= 1, step["after"]
+    substitutions = [s["note"] for s in steps if s["rule"] == "substitution"]
+    assert substitutions == ["u = sin(2x), du = 2cos(2x) dx"]
+    backs = [k for k, s in enumerate(steps) if s["rule"] == "back-substitution"]
+    assert [steps[k - 1]["rule"] for k in backs] == ["integral-sum"]  # u undone at once
+    assert not _variables_in(steps[backs[0]]["after"])
+    assert "∫ cos(4x) dx" not in plain and "(cos(4x) + 1) dx = x + sin(4x)/4" in plain
+    assert latex.count("\\text{substitute back}") == 1
+
+
+def test_a_root_of_a_shifted_quadratic_is_a_trig_substitution_in_x(invoke):
+    plain, out, latex = derived(invoke, "3sqrt(5+4x-x^2)")
+    rules = [s["rule"] for s in out["steps"]]
+    assert "substitution" not in rules and len(rules) <= 10
+    (trig,) = [s for s in out["steps"] if s["rule"] == "trig-substitution"]
+    assert trig["note"] == "x = 3sin(θ) + 2, dx = 3cos(θ) dθ, √(9 - (x - 2)^2) = 3cos(θ)"
+    assert all(not _variables_in(s["after"]) - {"θ"} for s in out["steps"])
+    assert out["answer"] == ("∫ f(x) dx = 3√(9 - (x - 2)^2)·(x - 2)/2 + 27asin((x - 2)/3)/2"
+                             " + C")
+    assert "$x = 3 \\sin{\\left(\\theta \\right)} + 2$" in latex
