@@ -46,7 +46,7 @@ from gradcalc.homework.reading.student import expression, formula
 from gradcalc.homework.sample import evaluate
 from gradcalc.language.ir import walk
 from gradcalc.language.parse import quote
-from gradcalc.language.program import EULER, Binary, Num, Unary
+from gradcalc.language.program import EULER, Binary, Call, Name, Num, Unary
 from gradcalc.limits import DEFAULT_LIMITS, Limits
 from gradcalc.verify.budget import Timeout, time_budget
 
@@ -138,7 +138,31 @@ def solve(function: str, wrt: list[str] | None, kind: Kind, settings: Settings,
     from gradcalc.homework.reading.student import latex
 
     return solution(f"f({x}) = {text}", f"f({x}) = {latex(f)}", f, symbols[x], checker,
-                    constant, limits)
+                    constant, limits, written_arguments(f_side.program, symbols[x]))
+
+
+def written_arguments(program: Any, x: Any) -> tuple[Any, ...]:
+    """The arguments c − a·x of the function's calls, as the student wrote them (sympy
+    writes sec(4 − x) as sec(x − 4)): a substitution names its u so, u = 4 − x."""
+    from gradcalc.homework.exact import exact_number
+
+    def linear(node: Any) -> Any:
+        if isinstance(node, Name) and node.id == x.name:
+            return x
+        if isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num):
+            inner = linear(node.right)
+            return None if inner is None else exact_number(node.left.value) * inner
+        return None
+
+    out = []
+    for node in walk(program):
+        if isinstance(node, Call) and len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, Binary) and arg.op == "-" and isinstance(arg.left, Num):
+                slope = linear(arg.right)
+                if slope is not None:
+                    out.append(exact_number(arg.left.value) - slope)
+    return tuple(dict.fromkeys(out))
 
 
 def _undefined(verdict: Verdict) -> bool:

@@ -375,7 +375,7 @@ def _wrap(e: Any, at_least: int) -> str:
 def _binary(e: Binary) -> str:
     if e.op == "**":
         base = expression(e.left) if _atomic(e.left) and not (
-            isinstance(e.left, Call) and e.left.func in ("sqrt", "abs")) else \
+            isinstance(e.left, Call) and e.left.func == "sqrt") else \
             f"({expression(e.left)})"
         right = e.right
         exp = expression(right)

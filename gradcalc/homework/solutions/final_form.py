@@ -68,10 +68,36 @@ def candidates(e: Any) -> list[Any]:
     if not isinstance(e, sp.Basic) or e.is_Atom or sp.count_ops(e) > MAX_OPS:
         return out
     short = simplest(e)
-    out += [short, *_tidied(short)]
+    out += [short, *_tidied(short), grouped_arguments(short)]
     if e.has(sp.log):
         out += [split_logs(short), split_logs(e)]
     return out
+
+
+def grouped_arguments(e: Any) -> Any:
+    """Each function's argument (and each factor of a product) whose terms all have one
+    denominator q > 1 written over it, as books write it: atan((x + 2)/5), not
+    atan(x/5 + 2/5) (kept unevaluated: sympy would spread 1/5 over the sum again)."""
+    if not isinstance(e, sp.Basic):
+        return e
+    grouped = e.replace(lambda n: isinstance(n, sp.Function) and len(n.args) == 1
+                        and not isinstance(n, (sp.Abs, sp.log))  # ln|x/2 + 1/2|, kept
+                        and _over_one_denominator(n.args[0]) is not None,
+                        lambda n: n.func(_over_one_denominator(n.args[0])))
+    return grouped.replace(  # a factor too: 9·(x/3 - 2/3)/2 is 3(x - 2)/2
+        lambda n: n.is_Mul and any(_over_one_denominator(a) is not None for a in n.args),
+        lambda n: sp.Mul(*(_over_one_denominator(a) or a for a in n.args)))
+
+
+def _over_one_denominator(arg: Any) -> Any:
+    """a/q·x + b/q as (a·x + b)/q, unevaluated; None for a sum of other terms."""
+    if not arg.is_Add:
+        return None
+    denominators = {t.as_coeff_Mul()[0].q for t in arg.args}
+    if len(denominators) != 1 or 1 in denominators:
+        return None
+    q = denominators.pop()
+    return sp.Mul(sp.Rational(1, q), sp.Add(*(q * t for t in arg.args)), evaluate=False)
 
 
 def split_logs(e: Any) -> Any:

@@ -15,11 +15,16 @@ from typing import Any
 import sympy as sp
 
 from gradcalc.homework.solutions.integral_search import MAX_DEPTH, sympy_steps, unknown
-from gradcalc.homework.solutions.integration_by_parts import parts, tabular_parts
+from gradcalc.homework.solutions.integration_by_parts import (
+    parts,
+    parts_by_rational_factor,
+    tabular_parts,
+)
 from gradcalc.homework.solutions.rational_integrands import completed_square, perfect_power
 from gradcalc.homework.solutions.trig_powers import (
     IDENTITIES,
     odd_power,
+    power_reduction,
     product_to_sum,
     reciprocal_trig,
     sec_reduction,
@@ -86,21 +91,42 @@ def _in_u(h: Any, g: Any, x: Any, u: Any) -> Any:
 def substitution(f: Any, x: Any, depth: int = 0) -> Any:
     """A URule for ∫ f dx by the first candidate u = g(x) with f/g' a function of u
     alone, whose integral is found; None when there is none."""
+    for g in candidates(f, x):
+        rule = substitution_by(f, x, g, depth)
+        if rule is not None:
+            return rule
+    return None
+
+
+def substitution_by(f: Any, x: Any, g: Any, depth: int = 0) -> Any:
+    """A URule for ∫ f dx by u = g(x) when f/g' is a function of u alone whose integral
+    is found; None otherwise."""
     from sympy.integrals.manualintegrate import URule
 
-    for g in candidates(f, x):
-        dg = sp.diff(g, x)
-        if dg == 0:
-            continue
-        # where x is g's inverse in u, u is taken positive (a root of u^L is u, an odd
-        # root read as sign·|u|^(1/3) is u^(1/3)): every step is then checked on the tape
-        u = sp.Dummy("u", positive=_inverse(g, x, x) is not None)
-        h = _in_u(sp.cancel(sp.together(f / dg)), g, x, u)
-        if h.has(x):
-            continue
-        inner = steps(sp.expand(h) if h.is_polynomial(u) else h, u, depth + 1)
-        if inner is not None:
-            return URule(f, x, u, g, inner)
+    dg = sp.diff(g, x)
+    if dg == 0:
+        return None
+    # where x is g's inverse in u, u is taken positive (a root of u^L is u, an odd
+    # root read as sign·|u|^(1/3) is u^(1/3)): every step is then checked on the tape
+    u = sp.Dummy("u", positive=_inverse(g, x, x) is not None)
+    h = _in_u(sp.cancel(sp.together(f / dg)), g, x, u)
+    if h.has(x):
+        return None
+    inner = steps(sp.expand(h) if h.is_polynomial(u) else h, u, depth + 1)
+    return None if inner is None else URule(f, x, u, g, inner)
+
+
+def as_written(f: Any, x: Any, arguments: tuple[Any, ...]) -> Any:
+    """A URule by u = c − a·x, an argument as the student wrote it (sec(4 − x), which
+    sympy writes sec(x − 4): u = 4 − x, du = −dx), when f holds it (or its negative) as
+    a function's argument; None otherwise."""
+    inside = {a for n in sp.preorder_traversal(f) if isinstance(n, sp.Function)
+              for a in n.args}
+    for g in arguments:
+        if g in inside or sp.expand(-g) in inside:
+            rule = substitution_by(f, x, g)
+            if rule is not None:
+                return rule
     return None
 
 
@@ -130,7 +156,8 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
         if inner is not None:
             return RewriteRule(f, x, g, inner)
         break
-    reduced = sec_reduction(f, x, depth, steps) or tabular_parts(f, x)
+    reduced = (sec_reduction(f, x, depth, steps) or power_reduction(f, x, depth, steps)
+               or tabular_parts(f, x))
     if reduced is not None:
         return reduced
     rule = sympy_steps(f, x)
@@ -151,6 +178,7 @@ def steps(f: Any, x: Any, depth: int = 0) -> Any:
     if by_identity is not None or depth >= MAX_DEPTH:
         return by_identity
     return (substitution(f, x, depth) or parts(f, x, depth, steps)
+            or parts_by_rational_factor(f, x, depth, steps)
             or trig_substitution(f, x, depth, steps)
             or completed_square_substitution(f, x, depth, steps))
 

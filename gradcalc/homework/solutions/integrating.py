@@ -40,17 +40,18 @@ from gradcalc.homework.solutions.worked import Part, Solution
 MAX_INTEGRAND_OPS = 40
 
 
-def steps_of(f: Any, x: Any, limits: Any) -> Any:
+def steps_of(f: Any, x: Any, limits: Any, arguments: tuple[Any, ...] = ()) -> Any:
     """The rule tree for ∫ f dx (`integral_rules.steps`: the textbook's rewritings,
     sympy's rules within a counted budget, a substitution search); past the budget, a
     substitution (or parts) tried before sympy's rules, within a budget of its own;
     Unsupported when none is found (or f is too large). A rational function is first
-    written as partial fractions (sympy's `apart`), the way it is taught."""
+    written as partial fractions (sympy's `apart`), the way it is taught; a linear
+    argument as the student wrote it (`arguments`: 4 − x) is u = 4 − x first."""
     if sp.count_ops(f) > MAX_INTEGRAND_OPS:
         raise Unsupported("an integrand this large")
     try:
         with integral_search.budget():
-            rule = _rule_tree(f, x)
+            rule = integral_rules.as_written(f, x, arguments) or _rule_tree(f, x)
     except integral_search.OverBudget:
         rule = _substitution_first(f, x)
     if rule is None or unknown(rule):
@@ -79,40 +80,15 @@ def _substitution_first(f: Any, x: Any) -> Any:
                           "searches") from None
 
 
-def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
-           ) -> tuple[list[Part], Any, int]:
+def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any,
+           arguments: tuple[Any, ...] = ()) -> tuple[list[Part], Any, int]:
     """The parts of ∫ f dx (the integral, then the check), the antiderivative (without
     + C), and the steps merged."""
-    rule = steps_of(as_written(f), x, limits)  # x^(2/3), not |x|^(2/3): see real_roots
+    # x^(2/3), not |x|^(2/3): see real_roots
+    rule = steps_of(as_written(f), x, limits, arguments)
     maker = Integrator(x)
-    state = maker.todo(rule, x, None)
-    start = state
-    raws: list[Raw] = []
-    pieces: list[Piece] = []
-    while True:
-        todo = states.first_todo(state)
-        if todo is not None:
-            kind, result, note = maker.rewrite(todo)
-            if states.done(result):
-                pieces.append(_piece(len(raws), state, todo, result))
-            here = pending(todo)
-            raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
-                            f"{states.latex(here)} = {states.latex(result)}", (state,),
-                            (states.replaced(state, todo, result),), "derivative", note))
-        else:
-            node = next(states.substitutions(state), None)
-            if node is None:
-                break
-            value, said = maker.back_substituted(node)
-            back = leaf(value)
-            raws.append(Raw("back-substitution", said,
-                            f"{states.text(node.args[0])} = {states.text(back)}",
-                            f"{states.latex(node.args[0])} = {states.latex(back)}",
-                            (state,), (states.replaced_node(state, node, back),),
-                            "derivative", said))
-        state = raws[-1].after[0]
-        if len(raws) > MAX_STEPS:
-            raise Unsupported("too many steps")
+    start = maker.todo(rule, x, None)
+    raws, pieces, state = _walked(maker, start)
     value = states.to_sympy(state, no_todo_left)
     final = final_form.final(value)
     said = final_form.shown(final)
@@ -150,6 +126,49 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any
     return parts, (final, path) if complete else None, merged
 
 
+def _walked(maker: Integrator, start: Term) -> tuple[list[Raw], list[Piece], Term]:
+    """The steps from ∫ f dx to its antiderivative: each substitution whose integral is
+    done written back at once (so a row holds one substitution's variable at a time),
+    else the first integral still to do worked out by its rule."""
+    state, raws, pieces = start, [], []
+    while True:
+        node = next(states.substitutions(state), None)
+        if node is not None:
+            raws.append(_back_substituted(maker, state, node))
+        else:
+            todo = states.first_todo(state)
+            if todo is None:
+                return raws, pieces, state
+            kind, result, note = maker.rewrite(todo, _alone(state))
+            if states.done(result):
+                pieces.append(_piece(len(raws), state, todo, result))
+            here = pending(todo)
+            raws.append(Raw(kind, todo.text, f"{states.text(here)} = {states.text(result)}",
+                            f"{states.latex(here)} = {states.latex(result)}", (state,),
+                            (states.replaced(state, todo, result),), "derivative", note))
+        state = raws[-1].after[0]
+        if len(raws) > MAX_STEPS:
+            raise Unsupported("too many steps")
+
+
+def _alone(state: Term) -> bool:
+    """Whether the state is one integral still to do (times constants, in a
+    substitution), no sum beside it."""
+    return state.kind != "sum" and len(state.args) <= 1 and (
+        not state.args or _alone(state.args[0])) or (
+        state.kind == "product" and sum(a.kind != "leaf" for a in state.args) == 1
+        and all(_alone(a) for a in state.args if a.kind != "leaf"))
+
+
+def _back_substituted(maker: Integrator, state: Term, node: Term) -> Raw:
+    """The step writing a finished substitution back in the variable it stands for."""
+    value, said = maker.back_substituted(node)
+    back = leaf(value)
+    return Raw("back-substitution", said, f"{states.text(node.args[0])} = {states.text(back)}",
+               f"{states.latex(node.args[0])} = {states.latex(back)}", (state,),
+               (states.replaced_node(state, node, back),), "derivative", said)
+
+
 @dataclass(frozen=True)
 class Piece:
     """One integral the steps worked out: step `step` (from 1) gave `value` (in `by`,
@@ -185,12 +204,13 @@ def _piece(index: int, state: Term, todo: Todo, result: Term) -> Piece:
 
 
 def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
-             constant: Any, limits: Any) -> Solution:
-    """The worked solution of ∫ f dx; where the rules give no steps, sympy's verified
+             constant: Any, limits: Any, arguments: tuple[Any, ...] = ()) -> Solution:
+    """The worked solution of ∫ f dx (`arguments`: linear arguments as the student wrote
+    them, for a substitution's u); where the rules give no steps, sympy's verified
     antiderivative, said plainly to have none."""
     out = Solution("antiderivative", problem, problem_latex)
     try:
-        parts, final, merged = worked(f, x, checker, constant, limits)
+        parts, final, merged = worked(f, x, checker, constant, limits, arguments)
     except integral_search.OverBudget:
         return unworked(out, f"sympy's rules took more than {integral_search.MAX_RULE_CALLS} "
                         "searches", f, x, checker, constant)

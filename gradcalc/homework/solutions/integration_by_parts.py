@@ -33,6 +33,31 @@ def parts(f: Any, x: Any, depth: int, steps: Callable[..., Any]) -> Any:
 
 
 
+def parts_by_rational_factor(f: Any, x: Any, depth: int, steps: Callable[..., Any]) -> Any:
+    """A PartsRule with dv = dx/(ax + b)^k (k ≥ 2) and u the rest, when v·du cancels to
+    an integrand no larger than f that the rules take: x·e^x/(x + 1)^2 is u = x·e^x,
+    dv = dx/(x + 1)^2, du = (x + 1)·e^x dx, v = −1/(x + 1), leaving ∫ e^x dx."""
+    from sympy.integrals.manualintegrate import PartsRule
+
+    factors = sp.Mul.make_args(f)
+    powers = [a for a in factors if a.is_Pow and a.exp.is_Integer and a.exp <= -2
+              and a.base.is_polynomial(x) and sp.degree(a.base, x) == 1]
+    if len(powers) != 1:
+        return None
+    dv = powers[0]
+    u = sp.Mul(*[a for a in factors if a is not dv])
+    if not u.has(x) or u.is_polynomial(x):
+        return None
+    v_step = steps(dv, x, depth + 1)
+    if v_step is None:
+        return None
+    rest = sp.cancel(v_step.eval() * sp.diff(u, x))
+    if sp.count_ops(rest) > sp.count_ops(f):
+        return None
+    second = steps(rest, x, depth + 1)
+    return None if second is None else PartsRule(f, x, u, dv, v_step, second)
+
+
 #: the functions whose repeated antiderivatives a table of parts takes (and a^(bx + c))
 TABULAR = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh)
 

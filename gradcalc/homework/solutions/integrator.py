@@ -14,6 +14,7 @@ import sympy as sp
 from gradcalc.backends.symbolic import as_expr
 from gradcalc.homework.reading.student import formula, latex
 from gradcalc.homework.solutions import states
+from gradcalc.homework.solutions.final_form import grouped_arguments
 from gradcalc.homework.solutions.integral_search import budget, chosen, sympy_steps
 from gradcalc.homework.solutions.rational_integrands import (
     completed_square,
@@ -21,7 +22,12 @@ from gradcalc.homework.solutions.rational_integrands import (
     perfect_power,
 )
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
-from gradcalc.homework.solutions.trig_powers import product_to_sum, split_fraction
+from gradcalc.homework.solutions.trig_powers import (
+    cos_double_angle,
+    cos_squares,
+    product_to_sum,
+    split_fraction,
+)
 from gradcalc.homework.solutions.trig_substitution import d_theta, square_completed_in_root
 
 #: names a substitution's variable is given, in turn
@@ -67,10 +73,13 @@ class Integrator:
         f = self.shown(rule.integrand if integrand is None else integrand)
         return pending(Todo("int", formula(f), latex(f), f, by, payload=rule, to_x=to_x))
 
-    def rewrite(self, todo: Todo) -> tuple[str, Term, str]:
-        """(the rule's id, what ∫ becomes, a note)."""
+    def rewrite(self, todo: Todo, alone: bool = True) -> tuple[str, Term, str]:
+        """(the rule's id, what ∫ becomes, a note). An integral beside others (not
+        `alone`) that is routine, term by term, is done in one step (`at_once`)."""
         rule, by, to_x = todo.payload, todo.by, todo.to_x
         name = type(rule).__name__
+        if not alone and name in ROUTINE_WRAPPERS and routine(rule):
+            return self.at_once(rule, by)
         if name == "ConstantRule":
             return "integral-constant", leaf(self.shown(rule.integrand) * by), ""
         if name == "PowerRule":
@@ -102,11 +111,34 @@ class Integrator:
                 (1, leaf(self.shown(rule.first))),
                 (1, product(leaf(rule.factor), self.todo(rule.substep, by, to_x)))]),
                 rule.formula)
+        if name == "PowerReductionRule":
+            return ("trig-identity", product(leaf(rule.coefficient),
+                                              self.todo(rule.substep, by, to_x)),
+                    self._power_reduction(rule))
         if name == "CyclicPartsRule":
             return "cyclic-parts", leaf(self.shown(rule.eval())), self._cyclic(rule, by)
         if name in TABLE:
             return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
         return "integral", leaf(barred_logs(self.shown(rule.eval()))), ""
+
+    def at_once(self, rule: Any, by: Any) -> tuple[str, Term, str]:
+        """A routine integral (`routine`) in one step, as a textbook does it beside
+        others: ∫ (cos(4x) + 1) dx = sin(4x)/4 + x, term by term; ∫ cos(4x) dx =
+        sin(4x)/4 (u = 4x, du = 4 dx); ∫ -u^2/2 du = -u^3/6."""
+        value = leaf(grouped_arguments(self.shown(rule.eval())))
+        rule = _unwrapped(rule)
+        name = type(rule).__name__
+        if name == "AddRule":
+            return "integral-sum", value, "term by term"
+        said = []
+        while name in ROUTINE_WRAPPERS:
+            if name == "URule":  # the table's own u
+                g = self.shown(rule.u_func)
+                said.append(f"u = {formula(g)}, du = {_times_d(sp.diff(g, by), by)}")
+            rule = _unwrapped(rule.substep)
+            name = type(rule).__name__
+        kind, _, note = self.rewrite(Todo("int", "", "", rule.integrand, by, payload=rule))
+        return kind, value, ", ".join(([note] if note else []) + said)
 
     def _substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         u = self.name(rule.u_var)
@@ -118,7 +150,7 @@ class Integrator:
             assert inner.todo is not None
             kind, result, note = self.rewrite(inner.todo)
             if result.kind == "leaf":
-                return kind, leaf(result.value.xreplace({u: g})), note
+                return kind, leaf(grouped_arguments(result.value.xreplace({u: g}))), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
 
@@ -172,6 +204,20 @@ class Integrator:
                       f"opposite side {formula(opposite)}, adjacent side {formula(adjacent)}"
                       f" and hypotenuse {formula(hypotenuse)} gives {said}")
 
+    def _power_reduction(self, rule: Any) -> str:
+        """sin² = (1 − cos(2a))/2 and cos² = (1 + cos(2a))/2 put in, multiplied out."""
+        f, a = self.shown(rule.integrand), self.shown(rule.arg)
+        c = formula(sp.cos(2 * a))
+        halves = [(f"((1 {sign} {c})/2)^{k}" if k > 1 else f"((1 {sign} {c})/2)")
+                  for sign, k in (("-", rule.powers[0] // 2), ("+", rule.powers[1] // 2))
+                  if k]
+        if len(halves) == 1 and halves[0].endswith(")/2)"):
+            halves = [halves[0][1:-1]]  # (1 + cos(2x))/2 alone
+        own = f.as_independent(self.shown(rule.variable), as_Add=False)[0]
+        said = {1: "", -1: "-"}.get(own, f"{formula(own)}·") + "·".join(halves)
+        multiplied = formula(self.shown(rule.substep.integrand))
+        return (f"{formula(f)} = {said} = {_coefficient(rule.coefficient)}({multiplied})")
+
     def _cyclic(self, rule: Any, by: Any) -> str:
         """Parts, again and again, until ∫ f comes back as c·I: the equation for I and
         its solution, I = ∫ f d(by)."""
@@ -197,6 +243,7 @@ class Integrator:
             with budget():
                 second = sympy_steps(v * du, by)
         rest = self.todo(second, by, to_x)
+        du = min((du, sp.factor(du)), key=sp.count_ops)  # (x + 1)·e^x, not x·e^x + e^x
         return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
                 f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
                 f"v = {formula(v)}")
@@ -211,6 +258,8 @@ class Integrator:
             kind = "product-to-sum"
         elif g == perfect_power(f, by):
             kind = "factor"
+        elif f.is_polynomial(by) and g == sp.expand(f):
+            kind = "expand"
         elif f.is_rational_function(by) and g.is_Add:
             kind = "partial-fractions"
         elif g == split_fraction(f, by):
@@ -220,10 +269,48 @@ class Integrator:
         elif f.has(sp.sinh, sp.cosh, sp.tanh):
             kind = "hyperbolic-identity"
         note = f"{formula(f)} = {formula(g)}"
+        if g == cos_double_angle(f, by):  # (1 − tan²)/sec² = cos² − sin² = cos(2x)
+            note = f"{formula(f)} = {_squares(*cos_squares(f, by))} = {formula(g)}"
         if kind == "partial-fractions":
             note = cover_up(f, by) or note
         return kind, self.todo(rule.substep, by, to_x), note
 
+
+
+#: the rules a routine integral's leaf may be wrapped in
+ROUTINE_WRAPPERS = frozenset({"ConstantTimesRule", "URule", "AddRule"})
+#: the rules that finish a routine integral (∫ 1/u du = ln|u| has a step of its own)
+ROUTINE_LEAVES = frozenset({"ConstantRule", "PowerRule", "ExpRule", *TABLE})
+
+
+def _unwrapped(rule: Any) -> Any:
+    while type(rule).__name__ == "AlternativeRule":
+        rule = chosen(rule)
+    return rule
+
+
+def routine(rule: Any) -> bool:
+    """Whether an integral is routine: a power, a constant, an exponential or a table
+    integral, times a constant, of a linear u = a·x + b, or a sum of such (no
+    substitution that is not linear, no logarithm)."""
+    rule = _unwrapped(rule)
+    name = type(rule).__name__
+    if name in ROUTINE_LEAVES:
+        return True
+    if name == "ConstantTimesRule":
+        return routine(rule.substep)
+    if name == "URule":
+        g = rule.u_func
+        return g.is_polynomial(rule.variable) and sp.degree(g, rule.variable) == 1 and \
+            routine(rule.substep)
+    return name == "AddRule" and all(routine(r) for r in rule.substeps)
+
+
+def _squares(c: Any, squares: Any) -> str:
+    """c·(cos^2(a) − sin^2(a)) with its terms in that order."""
+    cos2, minus_sin2 = squares.args
+    text = f"{formula(cos2)} - {formula(-minus_sin2)}"
+    return text if c == 1 else f"{formula(c)}·({text})"
 
 
 def _coefficient(c: Any) -> str:

@@ -324,6 +324,8 @@ def text(t: Term) -> str:
             shown = f"({shown})"
         if k == 0:
             out = ("-" if sign < 0 else "") + shown
+        elif sign > 0 and shown.startswith("-"):  # a sum led by a minus: x - a + b
+            out += " - " + shown[1:]
         else:
             out += (" - " if sign < 0 else " + ") + shown
     return out
@@ -392,6 +394,8 @@ def latex(t: Term) -> str:
             arg = leaf(-arg.value) if arg.kind == "leaf" else arg.args[0]
         shown = latex(arg) if sign > 0 and precedence(arg) == SUM else \
             _latex_wrapped(arg, PRODUCT if sign < 0 else NEG)
+        if k > 0 and sign > 0 and shown.startswith("- "):  # a sum led by a minus: x - a + b
+            shown, sign = shown[2:], -1
         out += (("-" if sign < 0 else "") if k == 0 else (" - " if sign < 0 else " + ")) + shown
     return out
 

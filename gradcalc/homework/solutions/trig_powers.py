@@ -99,6 +99,47 @@ def reciprocal_trig(f: Any, x: Any) -> Any:
 
 
 
+@dataclass(frozen=True)
+class PowerReductionRule:
+    """∫ c·sin^n(a)·cos^m(a) dx, n and m even: sin² = (1 − cos(2a))/2 and
+    cos² = (1 + cos(2a))/2 put in and the product multiplied out, c·sin^n·cos^m =
+    k·(a sum of powers of cos(2a)), whose terms are integrated in turn (`substep`)."""
+
+    integrand: Any
+    variable: Any
+    arg: Any
+    powers: tuple[int, int]  # (n, m)
+    coefficient: Any  # k
+    substep: Any
+
+    def eval(self) -> Any:
+        return self.coefficient * self.substep.eval()
+
+
+def power_reduction(f: Any, x: Any, depth: int, steps: Callable[..., Any]) -> Any:
+    """The PowerReductionRule for c·sin^n(a)·cos^m(a), n and m even (see there), when
+    each term's integral is found; None for any other f."""
+    from sympy.integrals.manualintegrate import AddRule
+
+    factors = _trig_of(f, x)
+    if not factors or len({a for _, a, _ in factors}) != 1:
+        return None
+    powers = {kind: p for kind, _, p in factors}
+    n, m = powers.get(sp.sin, sp.Integer(0)), powers.get(sp.cos, sp.Integer(0))
+    if not (set(powers) <= {sp.sin, sp.cos} and n.is_even and m.is_even
+            and n + m <= MAX_POWER):
+        return None
+    arg = factors[0][1]
+    c = sp.cos(2 * arg)
+    terms = sp.expand((1 - c) ** (n // 2) * (1 + c) ** (m // 2))
+    inner = [steps(t, x, depth) for t in sp.Add.make_args(terms)]
+    if any(rule is None for rule in inner):
+        return None
+    coefficient = f.as_independent(x, as_Add=False)[0] / 2 ** ((n + m) // 2)
+    return PowerReductionRule(f, x, arg, (int(n), int(m)), coefficient,
+                              AddRule(terms, x, inner) if terms.is_Add else inner[0])
+
+
 #: the reduction formulas: the function -> (its partner in the first term, the sign)
 REDUCED = {sp.sec: (sp.tan, 1), sp.csc: (sp.cot, -1)}
 #: how a step states each reduction formula
@@ -190,14 +231,30 @@ def tan_squared(f: Any, x: Any) -> Any:
     return coeff * sec ** (n + 2) - coeff * sec ** n
 
 
-def cos_double_angle(f: Any, x: Any) -> Any:
-    """c·(1 − tan^2(a))/sec^2(a) as c·cos(2a) (cos² − sin², the double angle)."""
+def _one_minus_tan_squared(f: Any, x: Any) -> tuple[Any, Any] | None:
+    """(c, a) when f is c·(1 − tan^2(a))/sec^2(a); else None."""
     for t in f.atoms(sp.tan):
         a = t.args[0]
         coeff = sp.cancel(sp.expand(f * sp.sec(a) ** 2) / (1 - sp.tan(a) ** 2))
         if not coeff.has(x):
-            return coeff * sp.cos(2 * a)
+            return coeff, a
     return None
+
+
+def cos_squares(f: Any, x: Any) -> tuple[Any, Any] | None:
+    """(c, cos^2(a) − sin^2(a)) when f is c·(1 − tan^2(a))/sec^2(a) (1/sec² = cos²,
+    tan²/sec² = sin²), the identity's middle, its terms in that order; else None."""
+    found = _one_minus_tan_squared(f, x)
+    if found is None:
+        return None
+    c, a = found
+    return c, sp.Add(sp.cos(a) ** 2, -sp.sin(a) ** 2, evaluate=False)
+
+
+def cos_double_angle(f: Any, x: Any) -> Any:
+    """c·(1 − tan^2(a))/sec^2(a) as c·cos(2a) (cos² − sin², the double angle)."""
+    found = _one_minus_tan_squared(f, x)
+    return None if found is None else found[0] * sp.cos(2 * found[1])
 
 
 def sine_double_angle(f: Any, x: Any) -> Any:

@@ -143,7 +143,7 @@ def _reciprocals(g: Any, theta: Any) -> Any:
 def d_theta(func: Any, theta: Any) -> Any:
     """dx/dθ as a table writes it: (k·sin θ)' = k·cos θ, (k·tan θ)' = k·sec² θ,
     (k·sec θ)' = k·sec θ·tan θ."""
-    k, trig = func.as_independent(theta, as_Add=False)
+    k, trig = func.as_independent(theta, as_Add=True)[1].as_independent(theta, as_Add=False)
     return k * {sp.sin: sp.cos(theta), sp.tan: sp.sec(theta) ** 2,
                 sp.sec: sp.sec(theta) * sp.tan(theta)}[type(trig)]
 
@@ -206,4 +206,17 @@ def completed_square_substitution(f: Any, x: Any, depth: int,
     inner = steps(g.xreplace({x: u - h}), u, depth + 1)
     if inner is None:
         return None
+    if isinstance(inner, TrigSubRule) and not isinstance(
+            inner.func.as_independent(inner.theta, as_Add=False)[1], sp.sec):
+        return RewriteRule(f, x, g, _shifted(inner, u, x, h, g))
     return RewriteRule(f, x, g, URule(g, x, u, x + h, inner))
+
+
+def _shifted(rule: TrigSubRule, u: Any, x: Any, h: Any, g: Any) -> TrigSubRule:
+    """The trig substitution in u = x + h written in x at once (x + h = 3sin θ, not u
+    first), as a course does it."""
+    back = {u: x + h}
+    return TrigSubRule(g, x, rule.theta, rule.func - h,
+                       tuple(r.xreplace(back) for r in rule.root),  # type: ignore[arg-type]
+                       tuple(s.xreplace(back) for s in rule.sides),  # type: ignore[arg-type]
+                       rule.inverse.xreplace(back), rule.substep)

@@ -82,3 +82,14 @@ def test_a_constant_glued_to_the_variable_reads_as_a_product(function, wrt, answ
     got = check(function, answer, wrt, Kind(antiderivative=True))
     assert got.verdict == "correct", got.feedback
     assert "·" in got.read["function"]  # the reading said: f(x) = x·y
+
+
+def test_the_linear_arguments_are_read_as_the_student_wrote_them():
+    import sympy as sp
+
+    from gradcalc.homework.kinds.antiderivative import written_arguments
+    from gradcalc.language.parse import parse
+
+    x = sp.Symbol("x", real=True)
+    program = parse("sec(4 - x)^2 + 3sin(2 - 3x) + cos(x - 1) + sec(4 - x)")
+    assert written_arguments(program, x) == (4 - x, 2 - 3 * x)

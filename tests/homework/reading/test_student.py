@@ -75,6 +75,7 @@ def test_latex_uses_ln():
     ("x^2 sin(x)", "x^2·sin(x)"), ("e^(2x)", "e^(2x)"), ("ln(x)", "ln(x)"),
     ("sqrt(x + 1)", "√(x + 1)"), ("abs(x)", "|x|"), ("-3x^4", "-3x^4"),
     ("2pi x", "2π·x"), ("(x+1)(x-1)", "(x + 1)·(x - 1)"), ("x^(1/2)", "x^(1/2)"),
+    ("|x|^3", "|x|^3"), ("abs(x - 1)^2", "|x - 1|^2"), ("sqrt(x)^3", "(√x)^3"),
 ])
 def test_the_ir_is_printed_with_the_grouping_it_was_read_with(text, shown):
     program = parse(text)

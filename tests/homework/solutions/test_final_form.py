@@ -63,3 +63,14 @@ def test_splitting_logs_keeps_their_bars():
     assert final_form.final(e) == e
     assert final_form.split_logs(sp.log((x + 3) ** 2 / (x - 3) ** 2)) == e
     assert final_form.split_logs(sp.log(x * (x + 1))) == sp.log(x * (x + 1))
+
+
+def test_a_functions_argument_over_one_denominator_is_written_over_it():
+    from gradcalc.homework.reading.student import formula
+    from gradcalc.homework.solutions.final_form import final, grouped_arguments
+
+    x = sp.Symbol("x", real=True)
+    split = sp.atan(x / 5 + sp.Rational(2, 5)) / 5
+    assert formula(grouped_arguments(split)) == "atan((x + 2)/5)/5"
+    assert formula(final(split)) == "atan((x + 2)/5)/5"
+    assert grouped_arguments(sp.sin(x / 2 + 1)) == sp.sin(x / 2 + 1)  # x/2 + 1: two denominators

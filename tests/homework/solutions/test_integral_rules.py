@@ -94,3 +94,12 @@ def test_u_before_theta_where_both_would_do():
     with integral_search.budget():
         rule = integral_rules.steps(x * sp.sqrt(4 - x**2), x)
     assert type(rule).__name__ == "URule"
+
+
+def test_a_linear_argument_as_written_is_the_substitutions_u():
+    f = sp.sec(x - 4) ** 2  # sec(4 - x) as sympy writes it
+    with integral_search.budget():
+        rule = integral_rules.as_written(f, x, (4 - x,))
+        assert rule.u_func == 4 - x and rule.substep.integrand.has(sp.sec)
+        assert integral_rules.as_written(f, x, ()) is None
+        assert integral_rules.as_written(sp.sec(x) ** 2, x, (4 - x,)) is None

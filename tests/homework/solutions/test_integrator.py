@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 x = sp.Symbol("x", real=True)
@@ -21,3 +22,117 @@ def test_a_formulas_log_takes_bars():
     e = sp.log(2 * x + 2 * sp.sqrt(x**2 + 6 * x) + 6)
     assert barred_logs(e) == sp.log(sp.Abs(e.args[0]))
     assert barred_logs(sp.log(x**2 + 1)) == sp.log(x**2 + 1)
+
+
+def derived(invoke, function: str) -> tuple[str, dict, str]:
+    """`derive FUNCTION --antiderivative` in plain, JSON and LaTeX."""
+    import json
+
+    runs = [invoke("derive", function, "--antiderivative", *fmt)
+            for fmt in (("--plain",), ("--json",), ("--latex",))]
+    assert all(run.code == 0 for run in runs), [run.err for run in runs]
+    return runs[0].out, json.loads(runs[1].out), runs[2].out
+
+
+def test_a_polynomial_multiplied_out_is_expanding_not_partial_fractions(invoke):
+    plain, out, latex = derived(invoke, "x sqrt(x+1)")
+    (step,) = [s for s in out["steps"] if s["note"] == "u^2·(u^2 - 1) = u^4 - u^2"]
+    assert (step["rule"], step["name"]) == ("expand", "expand")
+    assert "3. expand (u^2·(u^2 - 1) = u^4 - u^2)" in plain
+    assert "\\text{expand}" in latex
+    assert "partial" not in plain + json_text(out) + latex
+
+
+def json_text(out: dict) -> str:
+    import json
+
+    return json.dumps(out, ensure_ascii=False)
+
+
+def test_one_minus_tan_squared_over_sec_squared_is_shown_as_cos2_minus_sin2(invoke):
+    plain, out, _ = derived(invoke, "(1 - tan(x)^2)/sec(x)^2")
+    said = "(1 - tan(x)^2)/sec(x)^2 = cos(x)^2 - sin(x)^2 = cos(2x)"
+    assert out["steps"][0]["rule"] == "trig-identity" and out["steps"][0]["note"] == said
+    assert f"1. a trig identity ({said})" in plain
+
+
+def test_a_power_of_an_absolute_value_prints_without_brackets(invoke):
+    plain, out, _ = derived(invoke, "|x|^3")
+    assert plain.splitlines()[0] == out["problem"] == "f(x) = |x|^3"
+    run = invoke("derive", "|x|^3", "--plain")
+    assert "d/dx(|x|^3)" in run.out and "(|x|)^" not in run.out
+
+
+def test_an_arctangent_of_a_completed_square_is_over_its_denominator(invoke):
+    plain, out, latex = derived(invoke, "1/(x^2+4x+29)")
+    assert out["answer"] == "∫ f(x) dx = atan((x + 2)/5)/5 + C"
+    assert "= atan((x + 2)/5)/5\n" in plain and "x/5" not in plain
+    assert "\\frac{x + 2}{5}" in latex and "\\frac{x}{5}" not in latex
+    assert [s["rule"] for s in out["steps"]] == [
+        "complete-square", "integral-table", "constant-of-integration", "differentiate-back"]
+
+
+def test_x_e_x_over_a_square_is_parts_with_dv_the_square(invoke):
+    plain, out, latex = derived(invoke, "x e^x/(x+1)^2")
+    first = out["steps"][0]
+    assert first["rule"] == "parts" and first["note"] == (
+        "u = x·e^x, dv = 1/(x + 1)^2 dx: du = (x + 1)·e^x dx, v = -1/(x + 1)")
+    assert out["answer"] == "∫ f(x) dx = e^x/(x + 1) + C" and out["note"] is None
+    assert f"1. integration by parts ({first['note']})" in plain
+    assert "du = \\left(x + 1\\right) e^{x}\\, dx" in latex
+
+
+def test_sec_squared_of_four_minus_x_names_u_and_the_sign_of_du(invoke):
+    plain, out, latex = derived(invoke, "sec(4-x)^2")
+    first = out["steps"][0]
+    assert first["rule"] == "substitution" and first["note"] == "u = 4 - x, du = -dx"
+    assert first["text"] == "∫ sec(x - 4)^2 dx = ∫ -sec(u)^2 du"
+    assert "4. substitute back (u = 4 - x): -tan(u) = tan(x - 4)" in plain
+    assert out["answer"] == "∫ f(x) dx = tan(x - 4) + C"
+    assert "$u = 4 - x$, $du = -dx$" in latex
+
+
+def _variables_in(text: str) -> set[str]:
+    """The substitution variables a row holds (u, w, t, θ)."""
+    import re
+
+    return set(re.findall(r"(?<![A-Za-z])[uwtθ](?![A-Za-z(])", text))
+
+
+@pytest.mark.parametrize("function,most,said", [
+    ("3cos(x)^6", 13, "3cos(x)^6 = 3·((1 + cos(2x))/2)^3 = (3/8)·(cos(2x)^3 + 3cos(2x)^2 "
+                      "+ 3cos(2x) + 1)"),
+    ("3sin(x)^4 cos(x)^2", 13, "3cos(x)^2·sin(x)^4 = 3·((1 - cos(2x))/2)^2·((1 + cos(2x))/2)"
+                               " = (3/8)·(cos(2x)^3 - cos(2x)^2 - cos(2x) + 1)"),
+])
+def test_an_even_power_is_power_reduction_each_substitution_undone_in_turn(
+        invoke, function, most, said):
+    """Power reduction in one step; a routine integral beside others in one step
+    (∫ cos(4x) dx = sin(4x)/4); each substitution written back before the next
+    integral, so no row holds two substitution variables, nor one of a substitution
+    already finished (was: 28-30 steps, rows holding u, w and t at once)."""
+    plain, out, latex = derived(invoke, function)
+    steps = out["steps"]
+    assert len(steps) <= most and out["verified"]["merged"] == 0
+    assert steps[0]["rule"] == "trig-identity" and steps[0]["note"] == said
+    for step in steps:
+        assert len(_variables_in(step["after"])) <= 1, step["after"]
+    substitutions = [s["note"] for s in steps if s["rule"] == "substitution"]
+    assert substitutions == ["u = sin(2x), du = 2cos(2x) dx"]
+    backs = [k for k, s in enumerate(steps) if s["rule"] == "back-substitution"]
+    assert [steps[k - 1]["rule"] for k in backs] == ["integral-sum"]  # u undone at once
+    assert not _variables_in(steps[backs[0]]["after"])
+    assert "∫ cos(4x) dx" not in plain and "(cos(4x) + 1) dx = x + sin(4x)/4" in plain
+    assert latex.count("\\text{substitute back}") == 1
+
+
+def test_a_root_of_a_shifted_quadratic_is_a_trig_substitution_in_x(invoke):
+    plain, out, latex = derived(invoke, "3sqrt(5+4x-x^2)")
+    rules = [s["rule"] for s in out["steps"]]
+    assert "substitution" not in rules and len(rules) <= 10
+    (trig,) = [s for s in out["steps"] if s["rule"] == "trig-substitution"]
+    assert trig["note"] == "x = 3sin(θ) + 2, dx = 3cos(θ) dθ, √(9 - (x - 2)^2) = 3cos(θ)"
+    assert all(not _variables_in(s["after"]) - {"θ"} for s in out["steps"])
+    assert out["answer"] == ("∫ f(x) dx = 3√(9 - (x - 2)^2)·(x - 2)/2 + 27asin((x - 2)/3)/2"
+                             " + C")
+    assert "$x = 3 \\sin{\\left(\\theta \\right)} + 2$" in latex

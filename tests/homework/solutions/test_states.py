@@ -56,3 +56,14 @@ def test_a_part_replaced_is_folded_on_the_way_up():
     after = replaced(state, todo, leaf(3))
     assert after.kind == "leaf" and text(after) == "3cos(3x)"
     assert to_sympy(quotient(leaf(x), leaf(2)), lambda t: 0) == x / 2
+
+
+def test_a_known_sum_led_by_a_minus_joins_a_sum_with_its_minus():
+    import sympy as sp
+
+    from gradcalc.homework.solutions.states import latex, leaf, text, total
+
+    x = sp.Symbol("x")
+    t = total([(1, leaf(x)), (1, leaf(-sp.sin(x) / 6 + sp.cos(x)))])
+    assert text(t) == "x - sin(x)/6 + cos(x)"
+    assert latex(t) == "x - \\frac{\\sin{\\left(x \\right)}}{6} + \\cos{\\left(x \\right)}"

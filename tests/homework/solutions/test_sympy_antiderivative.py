@@ -15,7 +15,7 @@ x = sp.Symbol("x", real=True)
 
 
 @pytest.mark.parametrize("function,answer,checked", [
-    ("x e^x/(x + 1)^2", "e^x/(x + 1)",
+    ("(1 - ln(x))/(x - ln(x))^2", "x/(x - ln(x))",
      "no worked steps found (no antiderivative by the rules); sympy's antiderivative, "
      "verified by differentiating it back (by sympy, and at 8 points on the tape)"),
     ("sin(x)/x", "Si(x)",

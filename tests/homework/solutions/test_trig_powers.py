@@ -75,3 +75,22 @@ def test_an_identity_rewrites_to_an_equal_integrand(rewrite, f, g):
 ])
 def test_an_identity_leaves_other_integrands_alone(rewrite, f):
     assert rewrite(f, x) is None
+
+
+def test_one_minus_tan_squared_over_sec_squared_has_cos2_minus_sin2_between():
+    c, squares = trig_powers.cos_squares(3 * (1 - sp.tan(x) ** 2) / sp.sec(x) ** 2, x)
+    assert c == 3 and squares.args == (sp.cos(x) ** 2, -sp.sin(x) ** 2)
+    assert trig_powers.cos_squares(sp.tan(x), x) is None
+
+
+def test_an_even_power_is_reduced_to_powers_of_cos_of_the_double_angle():
+    from gradcalc.homework.solutions import integral_rules, integral_search
+
+    with integral_search.budget():
+        rule = trig_powers.power_reduction(3 * sp.cos(x) ** 6, x, 0, integral_rules.steps)
+        assert trig_powers.power_reduction(sp.sin(x) ** 3, x, 0, integral_rules.steps) is None
+    c = sp.cos(2 * x)
+    assert rule.coefficient == sp.Rational(3, 8) and rule.powers == (0, 6)
+    assert rule.substep.integrand == c**3 + 3 * c**2 + 3 * c + 1
+    gap = sp.diff(rule.eval(), x) - 3 * sp.cos(x) ** 6
+    assert all(abs(gap.subs(x, v).evalf()) < 1e-12 for v in (0.3, 1.1, -2.0))
