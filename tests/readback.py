@@ -141,8 +141,9 @@ class Reader:
             return label
         text = self._constructs(text)
         text = self._primes(text)
-        if self.latex:
+        if self.latex:  # a list; π times a bracket, not a function π
             text = text.replace("\\left[", "[").replace("\\right]", "]")
+            text = text.replace("\\pi \\left(", "\\pi \\cdot \\left(")
         return self._formula(text)
 
     def _stand_in(self, value: sp.Expr) -> str:
@@ -225,7 +226,7 @@ class Reader:
         return total_derivative(self._inner(inner), proof.symbol(by), self.ctx)
 
     def _partial(self, inner: str, by: str) -> sp.Expr:
-        return sp.diff(self._inner(inner), proof.symbol(by))
+        return diff(self._inner(inner), proof.symbol(by))
 
     def _integral(self, inner: str, by: str) -> sp.Expr:
         body = self._inner(inner) if inner.strip() else sp.Integer(1)
@@ -290,7 +291,7 @@ def _function_label(text: str, ctx: Context) -> sp.Expr | None:
     m = re.fullmatch(r"f('*|\^\((\d+)\))\(([^()]*)\)", text)
     if m:
         order = int(m[2]) if m[2] else len(m[1])
-        value = sp.diff(f, ctx.x, order) if order else f
+        value = diff(f, ctx.x, order) if order else f
         args = [a.strip() for a in m[3].split(",")]
         if args == list(names):
             return value
@@ -300,27 +301,35 @@ def _function_label(text: str, ctx: Context) -> sp.Expr | None:
         return None
     m = re.fullmatch(r"∂f/∂(\w)", text)
     if m:
-        return sp.diff(f, proof.symbol(m[1]))
+        return diff(f, proof.symbol(m[1]))
     m = re.fullmatch(r"∂\^?2f/∂(\w)\^?2", text)
     if m:
-        return sp.diff(f, proof.symbol(m[1]), 2)
+        return diff(f, proof.symbol(m[1]), 2)
     m = re.fullmatch(r"f_(\w+)", text)
     if m and all(c in names for c in m[1]):
         value = f
         for c in m[1]:
-            value = sp.diff(value, proof.symbol(c))
+            value = diff(value, proof.symbol(c))
         return value
     if text == "∇f":
-        return sp.Matrix([sp.diff(f, proof.symbol(n)) for n in names])
+        return sp.Matrix([diff(f, proof.symbol(n)) for n in names])
     return None
+
+
+def diff(e: sp.Expr, by: sp.Symbol, order: int = 1) -> sp.Expr:
+    """sympy's derivative, that of sign(u) 0 (where it is defined: the real roots'
+    sign(u)·|u|^(1/5))."""
+    out = sp.diff(e, by, order)
+    return out.replace(lambda d: isinstance(d, sp.Derivative) and isinstance(d.expr, sp.sign),
+                       lambda d: sp.Integer(0))
 
 
 def total_derivative(e: sp.Expr, by: sp.Symbol, ctx: Context) -> sp.Expr:
     """d/dx of `e`; in implicit differentiation y is a function of x (and y' too)."""
-    out = sp.diff(e, by)
+    out = diff(e, by)
     if ctx.equation is not None and by == ctx.x:
         y = proof.symbol(ctx.variables[1])
-        out += sp.diff(e, y) * YP + sp.diff(e, YP) * YPP
+        out += diff(e, y) * YP + diff(e, YP) * YPP
     return out
 
 
@@ -348,7 +357,7 @@ def _resolved(e: sp.Expr, ctx: Context) -> sp.Expr:
 def _differentiated(e: sp.Expr, by: sp.Symbol, ctx: Context) -> sp.Expr:
     """d/d(by) of a side whose integrals still to do are names: each integral's
     derivative is its integrand times the derivative of its variable."""
-    out = sp.diff(e, by)
+    out = diff(e, by)
     for name in e.free_symbols & set(ctx.integrals):
         body, var = ctx.integrals[name]
         inner = _resolved(var, ctx)
@@ -362,7 +371,7 @@ def _numeric(e: sp.Expr, symbols: list[sp.Symbol]) -> Callable[[dict], complex |
     negative number makes it so); None where it is not a finite real number."""
     try:
         f = sp.lambdify(symbols, e, modules="mpmath", cse=True)
-    except (TypeError, NameError, SyntaxError, KeyError, ValueError):
+    except (TypeError, NameError, SyntaxError, KeyError, ValueError, NotImplementedError):
         return lambda point: _substituted(e, point)
 
     def at(point: dict[sp.Symbol, float]) -> complex | None:
@@ -642,7 +651,7 @@ def latex_note_equations(note: str) -> list[list[str]]:
 def _general(equation: str) -> bool:
     """A rule stated in general (sin' = cos, (ln|u|)' = u'/u), not in the problem's
     variables."""
-    return bool(re.search(r"[A-Za-z|)]'", equation.replace("y'", "")))
+    return bool(re.search(r"[\w|)]'", equation.replace("y'", "")))
 
 
 def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tuple[
@@ -661,7 +670,7 @@ def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tup
             if _general(equation):
                 general += 1
                 continue
-            made = _definition(equation, reader, defined, taken)
+            made = _definition(equation, reader, defined, taken, rule)
             if made is None:
                 claims.append(Claim(*_sides(equation, reader.latex), defined))
             else:
@@ -707,7 +716,7 @@ def _sides(equation: str, latex: bool) -> tuple[list[str], list[str]]:
 
 
 def _definition(equation: str, reader: Reader, defined: dict[sp.Symbol, sp.Expr],
-                taken: set[sp.Symbol]) -> tuple[sp.Symbol, sp.Expr] | None:
+                taken: set[sp.Symbol], rule: str = "") -> tuple[sp.Symbol, sp.Expr] | None:
     """(name, value) when `equation` says what a new name stands for (u = x^2, A = 1/3,
     I = ∫ ..., or x = 2sin(θ) solved for a new θ); None for a claim."""
     sides = split_top(equation, " = ")
@@ -718,18 +727,41 @@ def _definition(equation: str, reader: Reader, defined: dict[sp.Symbol, sp.Expr]
     except Unread:
         return None
     variables = {proof.symbol(n) for n in reader.ctx.variables}
-    if left.is_Symbol and left not in variables and left not in taken \
-            and not right.has(left):
-        return left, right
     new = right.free_symbols - variables - set(defined) - set(reader.ctx.stands) - set(
         reader.ctx.integrals)
-    if left.is_Symbol and left in variables and len(new) == 1:
+    standing = left in reader.ctx.stands and left not in taken
+    if standing and rule == "back-substitution":
+        return None  # u = 2θ said again when it is put back: a claim
+    if left.is_Symbol and left not in variables and left not in taken \
+            and not right.has(left) and not (standing and len(new) == 1):
+        return left, right
+    if left.is_Symbol and (left in variables or standing) and len(new) == 1:
         (var,) = new
-        solved = sp.solve(sp.Eq(left, right), var)
-        if solved:
+        angle = _inverted(left, right, var)
+        if angle is not None:
             reader.ctx.angles.append((left, right, var))
-            return var, min(solved, key=lambda e: (sp.count_ops(e), sp.default_sort_key(e)))
+            return var, angle
     return None
+
+
+#: each trigonometric function's inverse on the angles books take (θ in [−π/2, π/2],
+#: [0, π/2) for sec)
+_INVERSES = {sp.sin: sp.asin, sp.tan: sp.atan, sp.cos: sp.acos,
+             sp.sec: lambda v: sp.acos(1 / v), sp.csc: lambda v: sp.asin(1 / v),
+             sp.cot: lambda v: sp.atan(1 / v)}
+
+
+def _inverted(left: sp.Expr, right: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
+    """θ from x = g(θ): x = 2sin(θ) gives asin(x/2), x = 2sec(θ) gives acos(2/x)."""
+    calls = [f for f in right.atoms(sp.Function) if f.has(var)]
+    if len(calls) == 1 and type(calls[0]) in _INVERSES and calls[0].args[0] == var:
+        ratio = proof.symbol("ratio")
+        found = sp.solve(sp.Eq(left, right.xreplace({calls[0]: ratio})), ratio)
+        if len(found) == 1:
+            return _INVERSES[type(calls[0])](found[0])
+    solved = sp.solve(sp.Eq(left, right), var)
+    return min(solved, key=lambda e: (sp.count_ops(e), sp.default_sort_key(e))) \
+        if solved else None
 
 
 def differential_claim(equation: str, reader: Reader) -> tuple[str, str] | None:
