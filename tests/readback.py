@@ -132,8 +132,8 @@ class Reader:
         self.ctx.read = self._formula
 
     def side(self, text: str) -> sp.Expr:
-        text = text.strip()
-        text = re.sub(r"\s*\+ C$", "", text)
+        text = text.strip().replace("₀", "0")
+        text = re.sub(r"\s*\+ C$", "", re.sub(r"_\{(\d)\}", r"\1", text))
         if not text:
             raise Unread("an empty side")
         label = self.label(text)
@@ -651,7 +651,8 @@ def latex_note_equations(note: str) -> list[list[str]]:
 def _general(equation: str) -> bool:
     """A rule stated in general (sin' = cos, (ln|u|)' = u'/u), not in the problem's
     variables."""
-    return bool(re.search(r"[\w|)]'", equation.replace("y'", "")))
+    values = re.sub(r"(?<!\w)[fF]'*\(", "(", equation.replace("y'", ""))  # f'(1), F'(x)
+    return bool(re.search(r"[\w|)]'", values))
 
 
 def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tuple[
@@ -670,7 +671,10 @@ def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tup
             if _general(equation):
                 general += 1
                 continue
-            made = _definition(equation, reader, defined, taken, rule)
+            sides = split_top(equation, " = ")
+            made = _definition(" = ".join(sides[:2]), reader, defined, taken, rule)
+            if made is not None and len(sides) > 2:  # y₀ = f(1) = 1
+                claims.append(Claim(*_sides(" = ".join(sides[1:]), reader.latex), defined))
             if made is None:
                 claims.append(Claim(*_sides(equation, reader.latex), defined))
             else:
@@ -808,7 +812,8 @@ class Lines:
 def _problem(text: str, reader: Reader) -> None:
     """The problem's line: `f(x, y) = ...` (the function) or `L = R` (implicit)."""
     ctx = reader.ctx
-    m = re.fullmatch(r"f\(([^()]*)\) = (.*)", text.strip())
+    m = re.fullmatch(r"(?:the tangent line to )?f\(([^()]*)\) = (.*?)(?: at \w+ = \S+|,\\ "
+                     r"\w+ = \S+)?", text.strip())
     if m:
         ctx.variables = tuple(v.strip() for v in m[1].split(","))
         ctx.function = reader.side(m[2])
@@ -838,11 +843,17 @@ def _segments(text: str, reader: Reader) -> tuple[list[Claim], dict[int, dict]]:
     claims, with the point each one is at."""
     claims, points, point = [], {}, None
     sep = ":\\ " if reader.latex else ": "
+    pending = ""
     for segment in split_top(text, sep):
         at = _at(segment, reader)
         if at is not None:
             point = at
             continue
+        m = re.fullmatch(r"(.*) (at .*)", segment)
+        if m and _at(m[2], reader) is not None:  # `x^2 at x = 1: 1`
+            point, pending = _at(m[2], reader), m[1] + " = "
+            continue
+        segment, pending = pending + segment, ""
         for equation in split_top(segment, " \\Rightarrow " if reader.latex else " ⇒ "):
             if point is not None:
                 points[len(claims)] = point
@@ -882,11 +893,19 @@ class _Part:
         return out
 
 
+def _tangent(answer: str | None, reader: Reader) -> None:
+    """A tangent line's rows are equations of the line: y is the answer's y = mx + b."""
+    m = re.fullmatch(r"(?:answer: )?y = (.*)", (answer or "").strip())
+    if m and reader.ctx.function is not None:
+        reader.ctx.stands[proof.symbol("y")] = reader.side(m[1])
+
+
 def check_plain(text: str) -> Lines:
     """Every line of `derive --plain` read back and judged."""
     reader, out = Reader(False, Context()), Lines()
     lines = text.splitlines()
     _problem(lines[0], reader)
+    _tangent(next((t for t in lines if t.startswith("answer: y = ")), None), reader)
     part: _Part | None = None
     for line in lines[1:]:
         if line.startswith("checked: "):
@@ -912,6 +931,8 @@ def _plain_head(line: str, reader: Reader, out: Lines) -> _Part:
 
 def _head(line: str, title: str, start: str, reader: Reader, out: Lines) -> _Part:
     part = _Part(reader, start)
+    if "₀" in start or "_0" in start:
+        return part  # the form a tangent line takes, y − y₀ = m(x − x₀): said in general
     labels, point = _title(title, reader)
     claim = chain(start, reader.latex) if part.running is None else Claim(
         [*labels, start], ["="] * len(labels))
@@ -932,6 +953,7 @@ def _plain_step(line: str, part: _Part | None, reader: Reader, out: Lines) -> Fi
     text = rest.removeprefix(": ")
     pieces = split_top(text, "; = ")
     claims, general = note_claims(note if rule == "tabular-parts" else
+                                  [] if rule == "evaluate" else  # the point, x = 1
                                   plain_note_equations(note), rule, reader)
     out.general += general
     step, points = _segments(pieces[0], reader)
@@ -954,6 +976,8 @@ def check_latex(document: str) -> Lines:
     if problem is None:
         return out
     _problem(problem[1], reader)
+    answer = re.search(r"Answer: \\\[ (.*) \\\]", document)
+    _tangent(answer[1] if answer else None, reader)
     for title, block in re.findall(r"\\subsection\*\{\$([^\n]*)\$\}\n\\begin\{align\*\}\n"
                                    r"(.*?)\n\\end\{align\*\}", document, re.S):
         rows = block.split(" \\\\\n")

@@ -12,7 +12,7 @@ from readback import check_latex, check_plain
 #: higher orders, at a point), partials (and at a point, a gradient, a second partial),
 #: implicit (with a point, second order on the curve, named constants), antiderivatives
 #: (u and du, parts, tabular, repeated parts, partial fractions, trig powers, a table's
-#: arctangent, trigonometric substitution in θ with sin, tan and sec)
+#: arctangent, trigonometric substitution in θ with sin, tan and sec), a tangent line
 SAMPLE = [
     ("x^2 sin(3x)",),
     ("x^x",),
@@ -37,6 +37,7 @@ SAMPLE = [
     ("sqrt(4 - x^2)", "--antiderivative"),
     ("sqrt(x^2 - 4)/x", "--antiderivative"),
     ("1/(x^2+9)^(3/2)", "--antiderivative"),
+    ("x^2", "--tangent", "x=1"),
 ]
 
 
