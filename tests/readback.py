@@ -669,7 +669,11 @@ def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tup
         taken: set[sp.Symbol] = set()
         for equation in equations:
             if _general(equation):
-                general += 1
+                rule_claim = None if reader.latex else _rule_claim(equation)
+                if rule_claim is None:
+                    general += 1
+                else:
+                    claims.append(rule_claim)
                 continue
             sides = split_top(equation, " = ")
             made = _definition(" = ".join(sides[:2]), reader, defined, taken, rule)
@@ -686,6 +690,34 @@ def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tup
         if rule in SUBSTITUTING:
             ctx.stands.update({k: v for k, v in defined.items() if k != YP})
     return claims, general
+
+
+def _rule_claim(equation: str) -> Claim | None:
+    """A rule stated in general as an equation in z: `sin' = cos` as d/dz(sin(z)) =
+    cos(z), `ln'(u) = 1/u` and `(√u)' = 1/(2√u)` as derivatives by u, and one with u' or
+    v' on its right (`(c/v)' = −c·v'/v^2`) with u and v put in as z^2 + 1."""
+    from gradcalc.engine.ops import FUNCTIONS
+
+    text = equation.replace("−", "-").replace("²", "^2")
+    sides = split_top(text, " = ")
+    if len(sides) != 2:
+        return None
+    left, right = sides
+    m = re.fullmatch(r"(\w+)'", left)
+    if m and m[1] in FUNCTIONS:
+        call = re.compile(rf"\b({'|'.join(sorted(FUNCTIONS, key=len, reverse=True))})\b")
+        return Claim([f"d/dz({m[1]}(z))", call.sub(r"\1(z)", right)], ["="])
+    m = re.fullmatch(r"(\w+)'\((\w)\)", left) or re.fullmatch(r"\((.+)\)'()", left)
+    if m is None:
+        return None
+    inner = f"{m[1]}({m[2]})" if m[2] else m[1]
+    if "'" not in right:
+        by = m[2] or "u"
+        return Claim([f"d/d{by}({inner})", right], ["="])
+    put = {"u'": "(2z)", "v'": "(2z)"}
+    right = re.sub(r"\b([uv])'", lambda q: put[q[0]], right)
+    inner, right = (re.sub(r"\b[uv]\b", "(z^2 + 1)", t) for t in (inner, right))
+    return Claim([f"d/dz({inner})", right], ["="])
 
 
 def table_claims(note: list[list[str]] | str, latex: bool) -> list[Claim]:

@@ -77,6 +77,9 @@ def test_every_latex_line_is_a_true_equation(invoke, args):
      "⇒ (x + 2y)·y' = -2x + y"),
     (("9x^2 + y^2 = 9", "--implicit", "y", "--order", "2"), "= -81/y^3", "= -80/y^3"),
     (("1/((x - 1)(x + 2))", "--antiderivative"), "A = 1/3", "A = 1/2"),
+    (("sin(x^2)",), "sin' = cos", "sin' = -cos"),
+    (("1/(1 + x)",), "(c/v)' = −c·v'/v^2", "(c/v)' = c·v'/v^2"),
+    (("x^2 e^x", "--antiderivative"), "+ | 2 | e^x", "+ | 3 | e^x"),
 ])
 def test_a_false_plain_line_is_found_false(invoke, args, right, wrong):
     run = invoke("derive", *args, "--plain")
