@@ -72,7 +72,6 @@ class Context:
     #: the claim being judged is between rows of an antiderivative (equal up to a
     #: constant: their derivatives are equal)
     antiderivatives: bool = False
-    equation_part: bool = False
     #: each trigonometric substitution: (x, its value in θ, θ)
     angles: list[tuple[sp.Expr, sp.Expr, sp.Symbol]] = field(default_factory=list)
     #: reads a number of a label (f'(π/4)) in the document's notation
@@ -913,7 +912,6 @@ class _Part:
 
     def __init__(self, reader: Reader, start: str) -> None:
         eq = len(split_top(start, " = ")) > 1
-        reader.ctx.equation_part = eq
         self.integral = "∫" in start or "\\int" in start
         self.reader, self.running = reader, None if eq else start
 
