@@ -662,7 +662,9 @@ def note_claims(groups: list[list[str]] | str, rule: str, reader: Reader) -> tup
     ctx, claims, general = reader.ctx, [], 0
     if rule == "tabular-parts":
         return table_claims(groups, reader.latex), 0
-    defined: dict[sp.Symbol, sp.Expr] = {}
+    # a table's formula (∫ 1/√(1 − u^2) du = asin(u)) is in any u, not the rows' u
+    defined: dict[sp.Symbol, sp.Expr] = {k: k for k in ctx.stands} if rule in (
+        "integral-table", "integral-reciprocal") else {}
     for equations in groups:
         defined = dict(defined)  # a group's names, and those of the groups before it
         taken: set[sp.Symbol] = set()
