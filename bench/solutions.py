@@ -4,6 +4,7 @@
     python bench/solutions.py --only anti  # the problems whose kind starts with "anti"
     python bench/solutions.py --list       # one line per problem: kind, time, outcome
     python bench/solutions.py --file opl_derivatives  # one file of bench/problems/
+    python bench/solutions.py --readback   # every printed line, plain and LaTeX, read back
 
 The set, every CSV file of bench/problems/ (kind, function, order, at, source): derivatives (rules,
 chains, logarithmic differentiation, higher orders), antiderivatives (substitution,
@@ -19,6 +20,12 @@ reasons, any other failure and any answer judged wrong (there should be none), t
 median and slowest time per problem in CPU seconds of this process and the processes it
 starts (sympy's own antiderivative runs in one: `gradcalc.verify.counted`), the figure to
 compare on a shared machine, and the slowest problem.
+
+With --readback, every line `derive --plain` and `derive --latex` print for each solved
+problem is read back and checked true (tests/readback.py: the same reading the suite's
+tests/render/test_printed_lines.py uses); reported per file and format: the lines with
+an equation, how many are true, the false ones and the unread ones (each listed with its
+problem, its line and why), and the CPU time of the reading.
 """
 
 from __future__ import annotations
@@ -116,7 +123,12 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="one line per problem")
     parser.add_argument("--file", default="*", help="one file of problems/ (its name "
                         "without .csv, e.g. opl_derivatives)")
+    parser.add_argument("--readback", action="store_true", help="read every printed "
+                        "line back (plain and LaTeX) and check it true")
     args = parser.parse_args()
+    if args.readback:
+        readback_report(args.file, args.only)
+        return
     rows = []
     for kind, function, texts, _ in problems(name=args.file):
         if not kind.startswith(args.only):
@@ -141,6 +153,75 @@ def main() -> None:
     for kind, function, outcome, said, *_ in rows:
         if outcome != "solved":
             print(f"  {outcome}: {kind} {function}: {said}")
+
+
+def readback_report(name: str = "*", only: str = "") -> None:
+    """Every printed line of every problem's solution read back, file by file."""
+    for path in sorted(PROBLEMS.glob(f"{name}.csv")):
+        tallies = {"plain": Tally(), "latex": Tally()}
+        for kind, function, texts, _ in _problems_of(path):
+            if kind.startswith(only):
+                read_back(function, texts, tallies)
+        for fmt, tally in tallies.items():
+            tally.report(f"{path.stem} {fmt}")
+
+
+class Tally:
+    """One file's read-back in one format: the counts and the lines to list."""
+
+    def __init__(self) -> None:
+        self.counts = {"true": 0, "false": 0, "unread": 0}
+        self.listed: list[str] = []
+        self.general = self.problems = 0
+        self.seconds = 0.0
+
+    def add(self, problem: str, lines: Any, seconds: float) -> None:
+        self.problems += 1
+        self.general += lines.general
+        self.seconds += seconds
+        for finding in lines.findings:
+            self.counts[finding.status] += 1
+            if finding.status != "true":
+                self.listed.append(f"  {finding.status}: {problem}\n    line: "
+                                   f"{finding.line}\n    why: {finding.why}")
+
+    def report(self, title: str) -> None:
+        lines = sum(self.counts.values())
+        print(f"{title}: {self.problems} problems, {lines} lines with equations: "
+              f"{self.counts['true']} true, {self.counts['false']} false, "
+              f"{self.counts['unread']} unread; {self.general} rules stated in general "
+              f"(sin' = cos) not checked; {self.seconds:.1f} s CPU")
+        for listed in self.listed:
+            print(listed)
+
+
+def read_back(function: str, texts: dict[str, Any], tallies: dict[str, Tally]) -> None:
+    """One problem solved as derive solves it, its plain lines and its LaTeX document
+    read back (an unsolved problem prints no steps to read)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    import readback
+
+    from gradcalc.render.latex_document import document
+    from gradcalc.render.worked_steps import plain_text
+
+    try:
+        solution = solve(function, None, Kind.read(**texts), Settings(samples=8, seed=0))
+    except GradcalcError:
+        return
+    if not solution.steps:
+        return
+    problem = f"{function} {' '.join(f'--{k} {v}' for k, v in texts.items())}"
+    for fmt, text, reading in (("plain", plain_text(solution), readback.check_plain),
+                               ("latex", document(solution), readback.check_latex)):
+        start = cpu_seconds()
+        try:
+            lines = reading(text)
+        except Exception as exc:  # noqa: BLE001 - a benchmark reports every failure
+            lines = readback.Lines([readback.Finding(text.splitlines()[0], "unread",
+                                                     f"{type(exc).__name__}: {exc}")])
+        tallies[fmt].add(problem, lines, cpu_seconds() - start)
 
 
 if __name__ == "__main__":

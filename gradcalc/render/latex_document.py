@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradcalc.render.latex_notes import escaped, note_latex
+from gradcalc.render.worked_steps import own
 
 if TYPE_CHECKING:
     from gradcalc.homework.solutions.worked import Solution
@@ -29,7 +30,7 @@ def rows(solution: Solution, k: int) -> list[str]:
         if p != k:
             continue
         why = rf"\text{{{escaped(step.name)}}}"
-        if not step.text.endswith(step.after):
+        if not own(step):
             why += rf":\ {step.latex}"
         stated = note_latex(step.rule, step.note)
         if stated == f"${step.latex}$":  # a table integral's formula as the step states it

@@ -17,7 +17,7 @@ from gradcalc.errors import GradcalcError
 
 #: the rules whose notes state the method's own equations (u and du, the triangle, the
 #: table, the coefficients, the standard form), rendered in the document
-STATED = frozenset({"substitution", "back-substitution", "trig-substitution", "parts",
+STATED = frozenset({"substitution", "back-substitution", "trig-substitution", "parts", "combined",
                     "tabular-parts", "cyclic-parts", "partial-fractions", "integral-table",
                     "integral-reciprocal", "log-differentiation", "point-slope", "put-in"})
 #: what separates a note's clauses (outside brackets), the coarsest first

@@ -49,9 +49,12 @@ def _departs(solution: Solution, n: int) -> bool:
                 and solution.departs_at.get("said"))
 
 
-def _own(step: Step) -> bool:
-    """Whether the step's own equation already ends in the whole expression after it."""
-    return step.text.endswith(step.after)
+def own(step: Step) -> bool:
+    """Whether the step's own equation already ends in the whole expression after it:
+    its last side is that expression (`= 2x`, `⇒ y' = ...`), not merely ends with its
+    text (`= -d/dx(u)/v` does not state that the whole is `d/dx(u)/v`)."""
+    return step.text == step.after or any(
+        step.text.endswith(sep + step.after) for sep in (" = ", " ⇒ ", ": "))
 
 
 def step_lines(solution: Solution) -> list[str]:
@@ -70,7 +73,7 @@ def step_lines(solution: Solution) -> list[str]:
             if step.note:
                 line += f" ({step.note})"
             line += f": {step.text}"
-            if not _own(step):
+            if not own(step):
                 line += f"; = {step.after}"
             if _departs(solution, n):
                 line += f"  <- {solution.departs_at['said']}"  # type: ignore[index]
@@ -106,7 +109,7 @@ def show(solution: Solution, console: Any, verdict: Verdict | None = None) -> No
             if step.note:
                 body.append(f" ({step.note})", style="dim")
             body.append("\n" + step.text)
-            if not _own(step):
+            if not own(step):
                 body.append("\n= " + step.after)
             if _departs(solution, n):
                 body.append("\n✗ " + solution.departs_at["said"], style="bold red")  # type: ignore[index]

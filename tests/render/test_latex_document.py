@@ -78,3 +78,10 @@ def test_the_document_compiles(tmp_path):
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "s.tex"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_a_step_of_several_rules_states_its_substitution(invoke):
+    """The rows after it are in u: the document says what u is, as the plain line does."""
+    run = invoke("derive", "(2x + 1)/(x^2 + 1)", "--antiderivative", "--latex")
+    assert ("\\intertext{$u = x^{2} + 1$, $du = 2 x\\, dx$}\n&= \\int \\frac{1}{u}\\, du"
+            in run.out)

@@ -47,3 +47,14 @@ def test_checked_says_how_and_what_merged():
     empty = replace(solution, parts=[], note="no worked steps for this function (x)")
     assert checked_text(empty) == "no worked steps for this function (x)"
     assert inline_text(empty) == "worked solution: answer f'(x) = 3cos(3x)"
+
+
+def test_the_whole_expression_is_shown_when_the_step_only_ends_with_its_text(invoke):
+    """-d/dx(1/(x + 1)^2): the quotient rule's `= -d/dx((x + 1)^2)/(x + 1)^4` ends with
+    the text of the whole after it, d/dx((x + 1)^2)/(x + 1)^4, but is not it: the whole
+    is printed (plain) and the step's equation beside the row (LaTeX)."""
+    plain = invoke("derive", "1/(1 + x)", "--order", "2", "--plain").out
+    assert ("= -d/dx((x + 1)^2)/(x + 1)^4; = d/dx((x + 1)^2)/(x + 1)^4\n") in plain
+    latex = invoke("derive", "1/(1 + x)", "--order", "2", "--latex").out
+    assert (r"\text{quotient rule}:\ \frac{d}{d x}\left(\frac{1}{\left(x + 1\right)^{2}}"
+            r"\right) = -") in latex

@@ -61,6 +61,15 @@ class Rewrite:
     also: str = ""  # the chain rule's outer function: the rule it is differentiated by
 
 
+def _parts_named(n: Node, u: Node, v: Node) -> str:
+    """`u = x^2, v = sin(3x)`: a product's or quotient's parts named u and v, or p and q
+    where the function has a variable u or v (u = e^u would be a false equation)."""
+    used = {s.name for s in getattr(n.value, "free_symbols", ())}
+    first, second = next(p for p in (("u", "v"), ("p", "q"), ("g", "h"))
+                         if not set(p) & used)
+    return f"{first} = {u.text}, {second} = {v.text}"
+
+
 class Rules:
     """The rules for d/d`x`; in implicit differentiation `dependent` is y (a function of
     x) and `slope` the symbol y' its derivative is written as; `partial`: ∂/∂x, the other
@@ -121,7 +130,7 @@ class Rules:
                            f"the constant {v.text} stays")
         return Rewrite("product", total([(1, product(self.d(u), self.known(v))),
                                          (1, product(self.known(u), self.d(v)))]),
-                       f"u = {u.text}, v = {v.text}")
+                       _parts_named(n, u, v))
 
     def _div(self, n: Node) -> Rewrite:
         u, v = n.args
@@ -135,7 +144,7 @@ class Rules:
                            f"the numerator {u.text} is a constant: (c/v)' = −c·v'/v^2")
         top = total([(1, product(self.d(u), self.known(v))),
                      (-1, product(self.known(u), self.d(v)))])
-        return Rewrite("quotient", quotient(top, square), f"u = {u.text}, v = {v.text}")
+        return Rewrite("quotient", quotient(top, square), _parts_named(n, u, v))
 
     def _pow(self, n: Node) -> Rewrite:
         base, exp = n.args

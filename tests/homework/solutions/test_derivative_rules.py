@@ -128,3 +128,11 @@ def test_ln_of_an_absolute_value_is_u_prime_over_u_with_no_sign_on_the_way(funct
 
 def test_the_absolute_value_alone_keeps_its_sign():
     assert solve("|x^2 - 4|").answer == "f'(x) = 2x·sign(x^2 - 4)"
+
+
+def test_a_products_parts_are_not_named_after_its_variable(invoke):
+    """d/du(e^u·(cos(u) − 2u)): `u = e^u` would be a false equation; the parts are p, q."""
+    run = invoke("derive", "e^u (cos(u) - 2u)", "--plain")
+    assert "product rule (p = e^u, q = cos(u) - 2u)" in run.out
+    run = invoke("derive", "(3u + 2)/(3u - 2)", "--plain")
+    assert "quotient rule (p = 3u + 2, q = 3u - 2)" in run.out
