@@ -182,8 +182,8 @@ def _versions_on_tape(program: Any, inputs: tuple[str, ...], w: str, mistake: An
                                       symbolic=True)
     student = tape.sweep(mistake.variant, mistake.step, upto=mistake.step)
     right = tape.sweep(None, -1, upto=mistake.step)
-    return (formula(simplest(proof.exact(student), 0, inputs), inputs),
-            formula(simplest(proof.exact(right), 0, inputs), inputs))
+    return (formula(simplest(proof.exact(student), inputs), inputs),
+            formula(simplest(proof.exact(right), inputs), inputs))
 
 
 # --------------------------------------------------------------------------- implicit
