@@ -28,13 +28,15 @@ anything; the counted limits stop far before it.
 
 A fresh process costs about 0.5 s of CPU time before the work starts, too much for the
 small pieces of work a solution does at every step. `decide(work, *args, calls=N)` runs
-the work here first, counted in this process (`counting`) and stopped after `N // HERE`
-calls, a tenth of its limit: what finishes within that is its answer. Counted here, the
-same work's count varies with the process (its string hashing, what sympy has cached)
-by up to 1.4x on the problem set, so work that finishes here within a tenth of its limit
-makes fewer than its limit in the fresh process too, and gives the same answer there.
-Only work that runs past a tenth of its limit here is sent to the fresh process, where
-the exact count decides. The outcome is that of the exact count either way.
+the work here first, counted in this process (`counting`: every Python call, generator
+steps and equality tests too, which is cheaper to count and never fewer) and stopped
+after `N // HERE` calls, a tenth of its limit: what finishes within that is its answer.
+Counted here, the same work's count differs from the exact one (more by the calls the
+exact count leaves out, fewer by what sympy has cached, either way with string hashing:
+between runs of the problem set, by up to 1.4x), so work that finishes here within a
+tenth of its limit stays within its limit in the fresh process too, and gives the same
+answer there. Only work that runs past a tenth of its limit here is sent to the fresh
+process, where the exact count decides. Either way the outcome is the exact count's.
 """
 
 from __future__ import annotations
@@ -94,37 +96,78 @@ class OverCount(BaseException):
 
 
 class Counter:
-    """A profile function counting the Python calls made while it is set (those inside
-    `UNCOUNTED` code and a generator's steps left out), raising `OverCount` past `calls`;
-    an enclosing counter set when it was counts them too."""
+    """The Python calls counted while `profile` is the profile function, `made` (read when
+    counting ends), with `OverCount` raised past `calls`; an enclosing counter's
+    `profile` sees every event too. Exact (the fresh process's): calls made inside
+    `UNCOUNTED` code and a generator's steps left out. Here: every call and step, which
+    is cheaper to count and never fewer."""
 
-    def __init__(self, calls: int, outer: Counter | None = None) -> None:
-        self.calls, self.outer = calls, outer
-        self.made = self._uncounted = 0
+    def __init__(self, calls: int, outer: Counter | None = None, exact: bool = False
+                 ) -> None:
+        self.calls, self.made = calls, 0
+        make = _exact_profile if exact else _plain_profile
+        self.profile, self._made = make(self, outer.profile if outer else None)
 
-    def __call__(self, frame: Any, event: str, arg: Any) -> None:
-        if self.outer is not None:
-            self.outer(frame, event, arg)
-        code = frame.f_code
-        if code.co_name in UNCOUNTED or code.co_filename.startswith("<frozen"):
-            self._uncounted += {"call": 1, "return": -1}.get(event, 0)
-        elif event == "call" and not self._uncounted and not code.co_flags & GENERATOR_FLAGS:
-            self.made += 1
-            if self.made > self.calls:
-                raise OverCount(self)
+
+def _plain_profile(counter: Counter, outer: Any) -> tuple[Any, Any]:
+    """(a profile function counting every Python call, a function giving the count): a
+    closure over a plain integer, the cheapest a profile function can be (its work
+    costs about twice as much counted)."""
+    made, calls = 0, counter.calls
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal made
+        if outer is not None:
+            outer(frame, event, arg)
+        if event == "call":
+            made += 1
+            if made > calls:
+                counter.made = made
+                raise OverCount(counter)
+
+    return profile, lambda: made
+
+
+def _exact_profile(counter: Counter, outer: Any) -> tuple[Any, Any]:
+    """(a profile function counting the calls that are the same in every run, a function
+    giving the count)."""
+    made = uncounted = 0
+    calls = counter.calls
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal made, uncounted
+        if outer is not None:
+            outer(frame, event, arg)
+        if event == "call":
+            code = frame.f_code
+            if code.co_name in UNCOUNTED or code.co_filename.startswith("<frozen"):
+                uncounted += 1
+            elif not uncounted and not code.co_flags & GENERATOR_FLAGS:
+                made += 1
+                if made > calls:
+                    counter.made = made
+                    raise OverCount(counter)
+        elif event == "return" and uncounted and (
+                frame.f_code.co_name in UNCOUNTED
+                or frame.f_code.co_filename.startswith("<frozen")):
+            uncounted -= 1
+
+    return profile, lambda: made
 
 
 @contextmanager
-def counting(calls: int) -> Iterator[Counter]:
+def counting(calls: int, exact: bool = False) -> Iterator[Counter]:
     """The body's Python calls counted in this thread, `OverCount` raised past `calls`
-    (a count here varies a little with the process: see `decide`)."""
+    (exact: as the fresh process counts them; else every call, see `decide`)."""
     earlier = sys.getprofile()
-    counter = Counter(calls, earlier if isinstance(earlier, Counter) else None)
-    sys.setprofile(counter)
+    counter = Counter(calls, getattr(earlier, "counter", None), exact)
+    counter.profile.counter = counter  # type: ignore[attr-defined]
+    sys.setprofile(counter.profile)
     try:
         yield counter
     finally:
         sys.setprofile(earlier)
+        counter.made = counter._made()
 
 
 def decide(work: Callable[..., Any], *args: Any, calls: int,
@@ -205,7 +248,7 @@ def count_calls(work: Callable[[], Any], calls: int) -> tuple[str, Any, int]:
     clear_cache()
     sympy.core.random.seed(0)
     try:
-        with counting(calls) as counter:
+        with counting(calls, exact=True) as counter:
             result = work()
     except OverCount:  # the outermost count: its own
         return "over", None, counter.made
