@@ -49,6 +49,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 #: the environment the counted work runs in, whatever the caller's
@@ -159,15 +160,27 @@ def _exact_profile(counter: Counter, outer: Any) -> tuple[Any, Any]:
 def counting(calls: int, exact: bool = False) -> Iterator[Counter]:
     """The body's Python calls counted in this thread, `OverCount` raised past `calls`
     (exact: as the fresh process counts them; else every call, see `decide`)."""
-    earlier = sys.getprofile()
+    earlier, hook = sys.getprofile(), sys.unraisablehook
     counter = Counter(calls, getattr(earlier, "counter", None), exact)
     counter.profile.counter = counter  # type: ignore[attr-defined]
+    sys.unraisablehook = partial(_drop_over_counts, hook)
     sys.setprofile(counter.profile)
     try:
         yield counter
     finally:
         sys.setprofile(earlier)
+        sys.unraisablehook = hook
         counter.made = counter._made()
+    if counter.made > calls:  # the stop landed where it could not propagate (a finalizer)
+        raise OverCount(counter)
+
+
+def _drop_over_counts(hook: Any, unraisable: Any) -> None:
+    """sys.unraisablehook while counting: a stop that landed in a finalizer (a generator
+    closed, a `__del__`) is not printed (`counting` raises it again when the body ends);
+    anything else goes to `hook`."""
+    if not isinstance(unraisable.exc_value, OverCount):
+        hook(unraisable)
 
 
 def decide(work: Callable[..., Any], *args: Any, calls: int,
