@@ -42,8 +42,8 @@ from gradcalc.verify import counted
 SPELLED = {"log": "ln"}
 #: the Python calls one rewriting of `simplest` may make (counted work,
 #: `gradcalc.verify.counted.decide`), never time, so that the form chosen is the same on a
-#: busy machine, in every process of --jobs, and when a verdict is replayed (all of a
-#: simplification on the problem set of bench/problems made at most 220,000)
+#: busy machine, in every process of --jobs, and when a verdict is replayed (one made at
+#: most about 280,000 on the problem set of bench/problems, counted in its process)
 SIMPLIFY_CALLS = 4_000_000
 #: the largest expression (sympy's count_ops) that factor, together, cancel and logcombine
 #: are tried on, and the largest trigsimp is tried on (it is the slowest route)

@@ -56,8 +56,8 @@ SYMBOLIC_OPS = 60
 #: operations were), and taking their parts cost more than all the proofs
 STEP_OPS = 90
 #: the Python calls (counted work) sympy's proof of one step may make (the most one made
-#: on the problem set of bench/problems is about 50,000)
-PROOF_CALLS = 2_000_000
+#: on the problem set of bench/problems is about 200,000, counted in its process)
+PROOF_CALLS = 4_000_000
 #: steps a part may have before it is shown as one (a formula too long to take apart)
 MAX_STEPS = 60
 
