@@ -60,14 +60,38 @@ def test_the_fixed_environment_replaces_the_callers(monkeypatch):
 def test_counting_here_stops_past_the_count_and_cannot_be_swallowed():
     def swallowing():
         try:
-            sp.integrate(SI, x)
+            return [abs(k) for k in range(2000) for _ in [_call()]]
         except Exception:  # noqa: BLE001 - what sympy does in places: not a stop
             return "swallowed"
-        return "done"
 
     with pytest.raises(counted.OverCount), counted.counting(1000) as counter:
         swallowing()
     assert counter.made == 1001
+
+
+def _call() -> None:
+    """One Python call."""
+
+
+class _Finalized:
+    """Calls made while it is finalized, where an exception cannot propagate."""
+
+    def __del__(self) -> None:
+        for _ in range(10):
+            _call()
+
+
+def test_a_stop_in_a_finalizer_is_raised_again_when_the_work_returns():
+    """Python drops an exception raised in a finalizer (and unsets a profile function
+    that raises): the work ran on uncounted, so the stop is raised when it returns."""
+    def work():
+        for _ in range(200):
+            _Finalized()
+        return "done"
+
+    with pytest.raises(counted.OverCount), counted.counting(500) as counter:
+        work()
+    assert counter.made == 501
 
 
 def test_an_enclosing_count_counts_the_work_counted_inside_it():
