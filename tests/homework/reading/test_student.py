@@ -102,7 +102,10 @@ def test_the_shortest_form_does_not_depend_on_the_machines_speed(slow_machine):
 def test_a_rewriting_past_its_count_gives_nothing_alike_in_every_run(monkeypatch):
     """Past `SIMPLIFY_CALLS` counted calls a rewriting is dropped; its count is decided
     in a fresh process (`counted.decide`), so exactly at the same call in every run."""
+    from sympy.core.cache import clear_cache
+
     from gradcalc.homework.reading import student
 
+    clear_cache()  # not cached by an earlier test: counted here, it would cost far less
     monkeypatch.setattr(student, "SIMPLIFY_CALLS", 20_000)
     assert [simplest(TRIG_ONLY) for _ in range(2)] == [TRIG_ONLY, TRIG_ONLY]
