@@ -165,8 +165,7 @@ def _function_side(problem: Problem, point: dict[str, float], limits: Limits
             if _nowhere(f):  # x/sin(π): exactly x/0, though the tape's sin(π) is 1.2e-16
                 return [], [], ("(no formula: the function divides by zero everywhere in "
                                 "exact arithmetic)"), None
-            text, tex = student.grid(d, problem.shape, problem.inputs,
-                                     min(student.SIMPLIFY_SECONDS, limits.check_seconds / 4))
+            text, tex = student.grid(d, problem.shape, problem.inputs)
         result = (f, d, text, tex)
     except Timeout:
         result = ([], [], f"(no formula: sympy exceeded {limits.check_seconds:g} s of CPU "

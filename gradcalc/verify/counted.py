@@ -25,6 +25,18 @@ integral in several processes, and what removes each:
 So a count depends only on the work and on the versions of Python, sympy and mpmath.
 A wall-clock backstop (`BACKSTOP_SECONDS`) ends a child that hangs without calling
 anything; the counted limits stop far before it.
+
+A fresh process costs about 0.5 s of CPU time before the work starts, too much for the
+small pieces of work a solution does at every step. `decide(work, *args, calls=N)` runs
+the work here first, counted in this process (`counting`: every Python call, generator
+steps and equality tests too, which is cheaper to count and never fewer) and stopped
+after `N // HERE` calls, a tenth of its limit: what finishes within that is its answer.
+Counted here, the same work's count differs from the exact one (more by the calls the
+exact count leaves out, fewer by what sympy has cached, either way with string hashing:
+between runs of the problem set, by up to 1.4x), so work that finishes here within a
+tenth of its limit stays within its limit in the fresh process too, and gives the same
+answer there. Only work that runs past a tenth of its limit here is sent to the fresh
+process, where the exact count decides. Either way the outcome is the exact count's.
 """
 
 from __future__ import annotations
@@ -34,8 +46,10 @@ import os
 import pickle
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 #: the environment the counted work runs in, whatever the caller's
@@ -52,6 +66,10 @@ UNCOUNTED = frozenset({"<module>", "__eq__", "__ne__"})
 GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 #: the wall-clock backstop against a child that hangs, never reached by counted work
 BACKSTOP_SECONDS = 600.0
+#: `decide` counts work here up to this fraction of its limit (1/HERE) before sending it
+#: to the fresh process: ten times the most a count here was seen to differ from the
+#: exact one (1.4x)
+HERE = 10
 
 
 @dataclass(frozen=True)
@@ -66,6 +84,121 @@ class Counted:
 
 class ChildFailed(RuntimeError):
     """The counted work's process ended without an answer (a crash or the backstop)."""
+
+
+class OverCount(BaseException):
+    """Counted work made more calls than its `counter` allows (a BaseException, so that
+    `except Exception` in the work cannot eat it; Python unsets a profile function that
+    raises, so the work would go on uncounted)."""
+
+    def __init__(self, counter: Counter) -> None:
+        super().__init__(counter.calls)
+        self.counter = counter
+
+
+class Counter:
+    """The Python calls counted while `profile` is the profile function, `made` (read when
+    counting ends), with `OverCount` raised past `calls`; an enclosing counter's
+    `profile` sees every event too. Exact (the fresh process's): calls made inside
+    `UNCOUNTED` code and a generator's steps left out. Here: every call and step, which
+    is cheaper to count and never fewer."""
+
+    def __init__(self, calls: int, outer: Counter | None = None, exact: bool = False
+                 ) -> None:
+        self.calls, self.made = calls, 0
+        make = _exact_profile if exact else _plain_profile
+        self.profile, self._made = make(self, outer.profile if outer else None)
+
+
+def _plain_profile(counter: Counter, outer: Any) -> tuple[Any, Any]:
+    """(a profile function counting every Python call, a function giving the count): a
+    closure over a plain integer, the cheapest a profile function can be (its work
+    costs about twice as much counted)."""
+    made, calls = 0, counter.calls
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal made
+        if outer is not None:
+            outer(frame, event, arg)
+        if event == "call":
+            made += 1
+            if made > calls:
+                counter.made = made
+                raise OverCount(counter)
+
+    return profile, lambda: made
+
+
+def _exact_profile(counter: Counter, outer: Any) -> tuple[Any, Any]:
+    """(a profile function counting the calls that are the same in every run, a function
+    giving the count)."""
+    made = uncounted = 0
+    calls = counter.calls
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal made, uncounted
+        if outer is not None:
+            outer(frame, event, arg)
+        if event == "call":
+            code = frame.f_code
+            if code.co_name in UNCOUNTED or code.co_filename.startswith("<frozen"):
+                uncounted += 1
+            elif not uncounted and not code.co_flags & GENERATOR_FLAGS:
+                made += 1
+                if made > calls:
+                    counter.made = made
+                    raise OverCount(counter)
+        elif event == "return" and uncounted and (
+                frame.f_code.co_name in UNCOUNTED
+                or frame.f_code.co_filename.startswith("<frozen")):
+            uncounted -= 1
+
+    return profile, lambda: made
+
+
+@contextmanager
+def counting(calls: int, exact: bool = False) -> Iterator[Counter]:
+    """The body's Python calls counted in this thread, `OverCount` raised past `calls`
+    (exact: as the fresh process counts them; else every call, see `decide`)."""
+    earlier, hook = sys.getprofile(), sys.unraisablehook
+    counter = Counter(calls, getattr(earlier, "counter", None), exact)
+    counter.profile.counter = counter  # type: ignore[attr-defined]
+    sys.unraisablehook = partial(_drop_over_counts, hook)
+    sys.setprofile(counter.profile)
+    try:
+        yield counter
+    finally:
+        sys.setprofile(earlier)
+        sys.unraisablehook = hook
+        counter.made = counter._made()
+    if counter.made > calls:  # the stop landed where it could not propagate (a finalizer)
+        raise OverCount(counter)
+
+
+def _drop_over_counts(hook: Any, unraisable: Any) -> None:
+    """sys.unraisablehook while counting: a stop that landed in a finalizer (a generator
+    closed, a `__del__`) is not printed (`counting` raises it again when the body ends);
+    anything else goes to `hook`."""
+    if not isinstance(unraisable.exc_value, OverCount):
+        hook(unraisable)
+
+
+def decide(work: Callable[..., Any], *args: Any, calls: int,
+           warm: Callable[[], Any] | None = None) -> Counted:
+    """`work(*args)` stopped past `calls` counted calls, as `run` would count them in a
+    fresh process: run here when it finishes within `calls // HERE` calls counted here,
+    else in the fresh process (`made`: the calls counted where it ran)."""
+    from sympy.core.cache import clear_cache
+
+    try:
+        with counting(calls // HERE) as counter:
+            result = work(*args)
+        return Counted(result, counter.made, False)
+    except OverCount as over:
+        if over.counter is not counter:  # an enclosing count's: not this work's
+            raise
+        clear_cache()  # what it cached would make the same work cheaper here next time
+    return run(work, *args, calls=calls, warm=warm)
 
 
 def run(work: Callable[..., Any], *args: Any, calls: int,
@@ -102,10 +235,6 @@ def _environment() -> dict[str, str]:
 # --------------------------------------------------------------------------- the child
 
 
-class _OverCount(Exception):
-    """The work made more calls than it may."""
-
-
 def _import_sympy_seeded() -> None:
     """sympy imported with every random generator it makes seeded with 0."""
     import random
@@ -129,28 +258,14 @@ def count_calls(work: Callable[[], Any], calls: int) -> tuple[str, Any, int]:
     import sympy.core.random
     from sympy.core.cache import clear_cache
 
-    made, uncounted = 0, 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal made, uncounted
-        code = frame.f_code
-        if code.co_name in UNCOUNTED or code.co_filename.startswith("<frozen"):
-            uncounted += {"call": 1, "return": -1}.get(event, 0)
-        elif event == "call" and not uncounted and not code.co_flags & GENERATOR_FLAGS:
-            made += 1
-            if made > calls:
-                raise _OverCount
-
     clear_cache()
     sympy.core.random.seed(0)
-    earlier = sys.getprofile()
-    sys.setprofile(count)
     try:
-        return "done", work(), made
-    except _OverCount:
-        return "over", None, made
-    finally:
-        sys.setprofile(earlier)
+        with counting(calls, exact=True) as counter:
+            result = work()
+    except OverCount:  # the outermost count: its own
+        return "over", None, counter.made
+    return "done", result, counter.made
 
 
 def _serve(request: bytes) -> bytes:

@@ -231,3 +231,27 @@ def test_a_swallowed_timeout_is_raised_again_after_the_stack_has_unwound():
                 caught.append(budget.cpu_clock())
             spin()
     assert len(caught) == 1 and budget.cpu_clock() - caught[0] >= budget.REPEAT * 0.9
+
+
+def test_a_budget_in_another_thread_leaves_counted_work_free_to_run():
+    """A thread's budget ends without leaving the interpreter's pending flag set: with it
+    set, work counted by a profile function (gradcalc.verify.counted) looped forever at
+    its first call (Python 3.11). Run in a fresh process, which a hang would not end."""
+    import subprocess
+
+    code = ("import threading, time\n"
+            "from gradcalc.verify import counted\n"
+            "from gradcalc.verify.budget import time_budget\n"
+            "def waits():\n"
+            "    with time_budget(0.05):\n"
+            "        time.sleep(0.2)\n"
+            "t = threading.Thread(target=waits); t.start(); t.join()\n"
+            "def one(): pass\n"
+            "try:\n"
+            "    with counted.counting(100):\n"
+            "        [one() for _ in range(1000)]\n"
+            "except counted.OverCount:\n"
+            "    print('stopped')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=BACKSTOP_SECONDS, check=False)
+    assert done.stdout == "stopped\n"

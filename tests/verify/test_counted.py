@@ -55,3 +55,67 @@ def test_the_fixed_environment_replaces_the_callers(monkeypatch):
     env = counted._environment()
     assert {k: env[k] for k in counted.FIXED_ENVIRONMENT} == counted.FIXED_ENVIRONMENT
     assert not any(k.startswith("SYMPY_") and k not in counted.FIXED_ENVIRONMENT for k in env)
+
+
+def test_counting_here_stops_past_the_count_and_cannot_be_swallowed():
+    def swallowing():
+        try:
+            return [abs(k) for k in range(2000) for _ in [_call()]]
+        except Exception:  # noqa: BLE001 - what sympy does in places: not a stop
+            return "swallowed"
+
+    with pytest.raises(counted.OverCount), counted.counting(1000) as counter:
+        swallowing()
+    assert counter.made == 1001
+
+
+def _call() -> None:
+    """One Python call."""
+
+
+class _Finalized:
+    """Calls made while it is finalized, where an exception cannot propagate."""
+
+    def __del__(self) -> None:
+        for _ in range(10):
+            _call()
+
+
+def test_a_stop_in_a_finalizer_is_raised_again_when_the_work_returns():
+    """Python drops an exception raised in a finalizer (and unsets a profile function
+    that raises): the work ran on uncounted, so the stop is raised when it returns."""
+    def work():
+        for _ in range(200):
+            _Finalized()
+        return "done"
+
+    with pytest.raises(counted.OverCount), counted.counting(500) as counter:
+        work()
+    assert counter.made == 501
+
+
+def test_an_enclosing_count_counts_the_work_counted_inside_it():
+    with counted.counting(10**7) as outer:
+        with counted.counting(10**7) as inner:
+            sp.factor(x**6 - 1)
+        sp.expand((x + 1) ** 3)
+    assert outer.made > inner.made > 100
+
+
+def test_decide_runs_work_here_within_a_tenth_of_its_limit(monkeypatch):
+    def no_child(*args, **kwargs):
+        raise AssertionError("sent to a fresh process")
+
+    monkeypatch.setattr(counted, "run", no_child)
+    done = counted.decide(sp.factor, x**6 - 1, calls=10**6)
+    assert done.result == sp.factor(x**6 - 1) and not done.over and done.made < 10**5
+
+
+def test_decide_leaves_work_past_a_tenth_to_the_exact_count():
+    """Past a tenth of its limit here, the fresh process decides: done at exactly its
+    count, stopped one call below it, in every run."""
+    exact = counted.run(sp.integrate, SI, x, calls=10**7).made
+    done = [counted.decide(sp.integrate, SI, x, calls=exact) for _ in range(2)]
+    stopped = counted.decide(sp.integrate, SI, x, calls=exact - 1)
+    assert [(d.result, d.made, d.over) for d in done] == [(sp.Si(x), exact, False)] * 2
+    assert (stopped.result, stopped.made, stopped.over) == (None, exact, True)

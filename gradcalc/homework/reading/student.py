@@ -1,7 +1,7 @@
 """Formulas in the notation students type: `^`, `ln`, `e^x`, `√`, `|x|`, `π`, `3x`.
 
 Two printers share one set of habits. `formula` prints a sympy expression (the true
-derivative a wrong answer is shown), after `simplest` has looked, within a time bound, for
+derivative a wrong answer is shown), after `simplest` has looked, within counted work, for
 its shortest form; `latex` is the same expression for a page. `expression` prints a side
 as gradcalc read it (the IR, before sympy touches it), so that "read as" shows the
 grouping the parser chose: a quotient that is a factor keeps its parentheses,
@@ -15,6 +15,7 @@ is juxtaposed (`3x`, `2√x`, `4(x + 1)`), every other factor is joined by `·`
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -35,14 +36,15 @@ from gradcalc.language.program import (
     Unary,
 )
 from gradcalc.language.unparse import unparse
-from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify import counted
 
 #: function names printed another way than the table's
 SPELLED = {"log": "ln"}
-#: the longest a simplification of `expected` may take (seconds; within the check's budget):
-#: a safety net only, since what is tried is decided by size (below), so that the text is
-#: the same on a busy machine, in every process of --jobs, and when a verdict is replayed
-SIMPLIFY_SECONDS = 1.0
+#: the Python calls one rewriting of `simplest` may make (counted work,
+#: `gradcalc.verify.counted.decide`), never time, so that the form chosen is the same on a
+#: busy machine, in every process of --jobs, and when a verdict is replayed (one made at
+#: most about 280,000 on the problem set of bench/problems, counted in its process)
+SIMPLIFY_CALLS = 4_000_000
 #: the largest expression (sympy's count_ops) that factor, together, cancel and logcombine
 #: are tried on, and the largest trigsimp is tried on (it is the slowest route)
 MAX_REWRITE_OPS = 40
@@ -216,12 +218,11 @@ def formula(expr: Any, inputs: tuple[str, ...] = ()) -> str:
     return text if text.count("|") <= 2 else StudentPrinter(euler, bars=False).doprint(expr)
 
 
-def grid(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...],
-         seconds: float = SIMPLIFY_SECONDS) -> tuple[str, str]:
+def grid(exprs: list[Any], shape: tuple[int, ...], inputs: tuple[str, ...]
+         ) -> tuple[str, str]:
     """Derivative entries (row-major) as (text, LaTeX), each entry in its shortest form
-    found within `seconds` altogether."""
-    each = seconds / max(len(exprs), 1)
-    best = [simplest(e, each, inputs) for e in exprs]
+    found (`simplest`)."""
+    best = [simplest(e, inputs) for e in exprs]
     items = [formula(e, inputs) for e in best]
     tex = [latex(e) for e in best]
     if not shape:
@@ -246,49 +247,60 @@ def latex(expr: Any) -> str:
     return sp.latex(expr, ln_notation=True, symbol_names=greek)
 
 
-def simplest(expr: Any, seconds: float = SIMPLIFY_SECONDS,
-             inputs: tuple[str, ...] = ()) -> Any:
+def simplest(expr: Any, inputs: tuple[str, ...] = ()) -> Any:
     """The shortest printed form among the expression and its rewritings (together and
     cancel where there are fractions, factor, trigsimp where a trig identity may apply,
     logcombine where there are several logs), tried in that order on expressions up to a
-    size, so the result does not depend on the machine's speed; `seconds` is only a
-    safety net. The expression itself when nothing shorter is found. (sympy's
-    `simplify` is left out: it alone often takes longer.)"""
+    size, each within `SIMPLIFY_CALLS` counted calls: the result depends on the
+    expression alone, never on the machine's speed or load. The expression itself when
+    nothing shorter is found. (sympy's `simplify` is left out: it alone often takes
+    longer.)"""
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
     expr = real_roots.as_written(expr)
+    best, best_len = expr, len(formula(expr, inputs))
+    seen = {expr}  # a rewriting already printed cannot be shorter: not printed again
+    for candidate in _rewritings(expr):
+        if candidate in seen:
+            continue
+        seen.add(candidate)
+        if candidate.has(sp.nan, sp.zoo, sp.oo) and not expr.has(sp.nan, sp.zoo):
+            continue
+        size = len(formula(candidate, inputs))
+        if size < best_len:
+            best, best_len = candidate, size
+    return best
+
+
+def _routes(expr: Any) -> list[Any]:
+    """The rewritings worth trying on `expr`, by its size and what it holds."""
     ops = sp.count_ops(expr)
     if ops > MAX_REWRITE_OPS:
-        return expr
-    best, best_len = expr, len(formula(expr, inputs))
+        return []
     routes: list[Any] = [sp.factor]
     if any(p.exp.is_negative for p in expr.atoms(sp.Pow)):  # fractions to combine
         routes[:0] = [sp.together, sp.cancel]
     if ops <= MAX_TRIGSIMP_OPS and _trig_identity_possible(expr):
         routes.append(sp.trigsimp)
     if len(expr.atoms(sp.log)) > 1:
-        routes.append(lambda e: sp.logcombine(e, force=True))
-    seen = {expr}  # a rewriting already printed cannot be shorter: not printed again
-    try:
-        with time_budget(seconds):
-            for route in routes:
-                try:
-                    candidate = real_roots.as_written(route(expr))
-                except Timeout:
-                    raise
-                except Exception:  # noqa: BLE001 - a route sympy cannot take is skipped
-                    continue
-                if candidate in seen:
-                    continue
-                seen.add(candidate)
-                if candidate.has(sp.nan, sp.zoo, sp.oo) and not expr.has(sp.nan, sp.zoo):
-                    continue
-                size = len(formula(candidate, inputs))
-                if size < best_len:
-                    best, best_len = candidate, size
-    except Timeout:
-        pass
-    return best
+        routes.append(_logs_combined)
+    return routes
+
+
+def _rewritings(expr: Any) -> Iterator[Any]:
+    """What each route makes of `expr` within its counted calls (a route sympy cannot
+    take, or that runs past its count, gives nothing)."""
+    for route in _routes(expr):
+        try:
+            done = counted.decide(route, expr, calls=SIMPLIFY_CALLS)
+            if not done.over:
+                yield real_roots.as_written(done.result)
+        except Exception:  # noqa: BLE001 - a route sympy cannot take is skipped
+            continue
+
+
+def _logs_combined(expr: Any) -> Any:
+    return sp.logcombine(expr, force=True)
 
 
 _TRIG = (sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc)

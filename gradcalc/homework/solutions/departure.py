@@ -11,9 +11,10 @@ rule does it: "you wrote cos(3x) here; the chain rule gives 3cos(3x)".
 
 Bounded by counted work, never by time: each piece of sympy work (the steps compared by
 value, the student's version of a step and the rule's, an implicit departure's search)
-runs in a fresh process (`gradcalc.verify.counted`) and is given up past
-`MAX_DEPARTURE_CALLS` counted Python calls, so the same wrong answer is placed at the same
-step, or at none, on any machine and under any load.
+is given up past `MAX_DEPARTURE_CALLS` counted Python calls (`gradcalc.verify.counted.
+decide`: run here when it takes a tenth of that, else counted exactly in a fresh
+process), so the same wrong answer is placed at the same step, or at none, on any
+machine and under any load.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def _counted(work: Callable[..., Any], *args: Any, default: Any) -> Any:
     """`work(*args)` as counted work (`MAX_DEPARTURE_CALLS`); `default` when it is stopped
     or fails."""
     try:
-        done = counted.run(work, *args, calls=MAX_DEPARTURE_CALLS)
+        done = counted.decide(work, *args, calls=MAX_DEPARTURE_CALLS)
     except Exception:  # noqa: BLE001 - sympy fails in many ways: no departure found
         return default
     return default if done.over else done.result
@@ -182,8 +183,8 @@ def _versions_on_tape(program: Any, inputs: tuple[str, ...], w: str, mistake: An
                                       symbolic=True)
     student = tape.sweep(mistake.variant, mistake.step, upto=mistake.step)
     right = tape.sweep(None, -1, upto=mistake.step)
-    return (formula(simplest(proof.exact(student), 0, inputs), inputs),
-            formula(simplest(proof.exact(right), 0, inputs), inputs))
+    return (formula(simplest(proof.exact(student), inputs), inputs),
+            formula(simplest(proof.exact(right), inputs), inputs))
 
 
 # --------------------------------------------------------------------------- implicit

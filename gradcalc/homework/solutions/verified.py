@@ -10,9 +10,12 @@ tape's derivative of what the student typed, ∫ of an integrand enters through 
 derivative (an antiderivative's steps are compared by their derivatives, which is what
 "equal up to a constant" means). The sides must agree at most of the points (where both
 are defined) to within `RTOL`/`ATOL`. A step whose two sides have at most
-`SYMBOLIC_OPS` operations is also proved by sympy (`expand`, then `cancel`): the choice is
-by size, so the output does not depend on the machine's speed; the time budget
-(`BACKSTOP_SECONDS`) is only a backstop against a hang.
+`SYMBOLIC_OPS` operations once sympy has taken the parts still to do is also proved by
+sympy (`expand`, then `cancel`) within `PROOF_CALLS` counted calls
+(`gradcalc.verify.counted.decide`): whether a step is proved depends on the step alone,
+never on the machine's speed or load. sympy takes the parts of a step of at most
+`STEP_OPS` operations only, work bounded by that size (at most about 150,000 calls on
+the problem set of bench/problems).
 
 A step that fails is never shown: `chain` merges it with the next ones into one larger
 step until the larger one holds (a merged step says which rules it stands for).
@@ -39,20 +42,24 @@ from gradcalc.homework.true_derivative import torch_convention
 from gradcalc.language.parse import parse
 from gradcalc.language.program import ExprStmt, Program
 from gradcalc.limits import DEFAULT_LIMITS, Limits
-from gradcalc.verify.budget import Timeout, time_budget
+from gradcalc.verify import counted
 
 #: how closely the two sides of a step must agree at each point
 RTOL, ATOL = 1e-7, 1e-9
 #: a point where a value is beyond this is not used (ill-conditioned for comparing)
 CONDITIONED = 1e6
-#: the largest step (sympy's count_ops of both sides) that is also proved symbolically
+#: the largest step (sympy's count_ops of both sides, the parts still to do taken) that
+#: is also proved symbolically
 SYMBOLIC_OPS = 60
+#: the largest step (both sides with the parts still to do written out) whose parts sympy
+#: takes to prove it: larger ones were never proved on the problem set (at most 63
+#: operations were), and taking their parts cost more than all the proofs
+STEP_OPS = 90
+#: the Python calls (counted work) sympy's proof of one step may make (the most one made
+#: on the problem set of bench/problems is about 200,000, counted in its process)
+PROOF_CALLS = 4_000_000
 #: steps a part may have before it is shown as one (a formula too long to take apart)
 MAX_STEPS = 60
-#: the wall-clock backstop of every symbolic call of a solution, against a hang only:
-#: what is tried is decided by counted sizes, and this is far beyond what they allow on
-#: a busy machine (an interrupted sympy call can also leave its caches half-filled)
-BACKSTOP_SECONDS = 30.0
 
 
 @dataclass
@@ -316,21 +323,33 @@ class Checker:
         if raw.mode not in ("value", "derivative", "residual"):
             return False
         try:
-            with time_budget(BACKSTOP_SECONDS):
-                mode = "value" if raw.mode == "residual" else raw.mode
-                before = [self.symbolic(t, mode) for t in raw.before]
-                after = [self.symbolic(t, mode) for t in raw.after]
-                if raw.mode == "residual":
-                    before, after = [before[0] - before[1]], [after[0] - after[1]]
-                if sum(sp.count_ops(e) for e in before + after) > SYMBOLIC_OPS:
-                    return False
-                if raw.mode == "residual":
-                    return _zero(before[0] - after[0]) or _zero(before[0] + after[0])
-                return all(_zero(a - b) for a, b in zip(before, after, strict=True))
-        except Timeout:
-            return False
+            if _size(raw.before + raw.after) > STEP_OPS:
+                return False
+            mode = "value" if raw.mode == "residual" else raw.mode
+            before = [self.symbolic(t, mode) for t in raw.before]
+            after = [self.symbolic(t, mode) for t in raw.after]
+            if raw.mode == "residual":
+                before, after = [before[0] - before[1]], [after[0] - after[1]]
+            if sum(sp.count_ops(e) for e in before + after) > SYMBOLIC_OPS:
+                return False
+            done = counted.decide(_identity, before, after, raw.mode == "residual",
+                                  calls=PROOF_CALLS)
         except Exception:  # noqa: BLE001 - sympy fails in many ways; the numeric check stands
             return False
+        return not done.over and bool(done.result)
+
+
+def _size(state: tuple[Term, ...]) -> int:
+    """sympy's count_ops of a state's terms, each part still to do written out."""
+    return sum(int(sp.count_ops(states.to_sympy(t, lambda td: td.value))) for t in state)
+
+
+def _identity(before: list[Any], after: list[Any], residual: bool) -> bool:
+    """Whether sympy shows each side before equal to the one after (an equation's
+    residual: equal or opposite)."""
+    if residual:
+        return _zero(before[0] - after[0]) or _zero(before[0] + after[0])
+    return all(_zero(a - b) for a, b in zip(before, after, strict=True))
 
 
 def _unexpected(todo: Todo) -> Any:

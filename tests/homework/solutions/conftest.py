@@ -9,7 +9,9 @@ from gradcalc.homework.solutions import departure
 
 @pytest.fixture
 def departure_counts(monkeypatch) -> list[int]:
-    """The calls each piece of a departure's counted work made, in order, as it runs."""
+    """The calls each piece of a departure's counted work made, in order, as it runs,
+    each counted exactly in a fresh process (none run here first)."""
+    monkeypatch.setattr(departure.counted, "HERE", 10**12)
     made: list[int] = []
     real = departure.counted.run
 
