@@ -66,3 +66,15 @@ def test_the_count_is_the_same_in_every_run(monkeypatch, f):
     third = sympy_antiderivative.search(f, x)
     assert first.made == second.made == third.made > 10_000
     assert first.result == second.result == third.result is not None
+
+
+def test_a_search_whose_process_failed_says_so(monkeypatch):
+    """A crashed or stopped child is the machine's doing: the refusal names it, and is
+    never the verdict "sympy finds none" that sympy's own search would give."""
+    def failed(*args, **kwargs):
+        raise sympy_antiderivative.counted.ChildFailed("counted work ended with code -9: []")
+
+    monkeypatch.setattr(sympy_antiderivative.counted, "run", failed)
+    F, why = sympy_antiderivative.antiderivative(sp.sin(x) / x, x)
+    assert F is None
+    assert why == "sympy's search did not finish (counted work ended with code -9: [])"
