@@ -82,7 +82,7 @@ def test_every_latex_line_is_a_true_equation(invoke, args):
 
 
 @pytest.mark.parametrize("function,least", [
-    ("sqrt(4 - x^2)", 4),
+    ("sqrt(4 - x^2)", 3),
     ("sqrt(x^2 - 4)/x", 3),
     ("1/(x^2+9)^(3/2)", 3),
     ("2x cos(x^2)", 1),

@@ -70,8 +70,8 @@ def test_every_latex_line_is_a_true_equation(invoke, args):
 @pytest.mark.parametrize("args,right,wrong", [
     (("x^2 sin(3x)",), "answer: f'(x) = 3x^2·cos(3x)", "answer: f'(x) = x^2·cos(3x)"),
     (("x^2 sin(x)", "--at", "x=2"), "≈ 1.9726", "≈ 1.9736"),
-    (("sqrt(4 - x^2)", "--antiderivative"), "= 4·(sin(2θ)/4 + θ/2)",
-     "= 4·(sin(2θ)/4 + θ/3)"),
+    (("sqrt(4 - x^2)", "--antiderivative"), "= 2·(θ + sin(2θ)/2)",
+     "= 2·(θ + sin(2θ)/3)"),
     (("sqrt(4 - x^2)", "--antiderivative"), "dx = 2cos(θ) dθ", "dx = 2sin(θ) dθ"),
     (("x^2 + x y + y^2 = 7", "--implicit", "y"), "⇒ (x + 2y)·y' = -2x - y",
      "⇒ (x + 2y)·y' = -2x + y"),
