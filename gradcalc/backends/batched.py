@@ -81,6 +81,9 @@ def _describe(x: Any) -> str:
 class BatchedBackend(NumericBackend):
     """The numeric backend on values with a leading point axis, with per-point semantics."""
 
+    #: its operations take no `spares` (see NumericBackend)
+    writes_over_temporaries = False
+
     def __init__(self, count: int, limits: Limits = DEFAULT_LIMITS) -> None:
         super().__init__(limits)
         self.count = count

@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcalc.backends import fusing
 from gradcalc.engine import ops, tape
-from gradcalc.engine.primitive import Traced, apply_two
+from gradcalc.engine.primitive import Prim, Traced, apply_into, apply_two
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import EvalError, LimitError
 from gradcalc.language.parse import quote
@@ -31,6 +31,19 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 
 
 _CONSTRUCTORS = frozenset({"ones", "zeros"})
+
+#: the operators whose forward may write over an operand (`apply_into` decides when)
+_OPERATOR_PRIMS = {op: ops.PRIMITIVES[name] for op, name in
+                   (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"))}
+
+
+def _one_operand(func: str) -> Prim | None:
+    """The elementwise primitive of one operand behind a language function, applied
+    straight (as its public function does), or None."""
+    prim = ops.primitive_of(func)
+    plain = prim is not None and prim.elementwise and prim.call is None and \
+        prim.variadic_vjp is None and len(prim.vjps) == 1
+    return prim if plain else None
 
 
 def describe_shape(value: Any) -> str:
@@ -52,6 +65,10 @@ class NumericBackend:
         self.most_operations, self.most_work = limits.max_operations, limits.max_work
         #: a scalar result is within the element limit (so `binary` may skip the check)
         self.scalars_fit = limits.max_array_elements >= 1
+
+    #: the interpreter says which operands are its own temporaries (`spares`), whose
+    #: buffers an elementwise forward may write over (`primitive.apply_into`)
+    writes_over_temporaries = True
 
     #: a number literal or a loop's counter: a float64 scalar (made without a call of ours)
     number = staticmethod(np.float64)
@@ -105,7 +122,9 @@ class NumericBackend:
             raise self._over(pos)
         return extra
 
-    def call(self, func: str, args: list[Any], pos: Pos) -> Any:
+    def call(self, func: str, args: list[Any], pos: Pos, spares: tuple[int, ...] = ()) -> Any:
+        """`func(*args)`, counted; `spares`: the arguments that are the interpreter's
+        temporaries (nothing else reads them), which the result may be written over."""
         fn, (low, high) = ops.FUNCTIONS[func]
         if not low <= len(args) <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
@@ -121,7 +140,8 @@ class NumericBackend:
         elif len(args) > 1 and math.prod(map(_size, args)) > self.limits.max_array_elements:
             extra = self._precheck(f"{func}()", args, pos, matmul=func == "dot")
         try:  # the hot path: no closure, no message unless it fails
-            result = fn(*args)
+            prim = _one_operand(func) if spares and len(args) == 1 else None
+            result = fn(*args) if prim is None else apply_into(prim, spares, *args)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"{func}()", pos, exc) from None
         v = result.value if isinstance(result, Traced) else result
@@ -147,14 +167,16 @@ class NumericBackend:
             return self._guard(result, pos, extra)  # which says what is over
         return result
 
-    def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+    def binary(self, op: str, left: Any, right: Any, pos: Pos,
+               spares: tuple[int, ...] = ()) -> Any:
         """`left op right`, counted. Two float64 scalars (a scalar program's every step)
-        take the short way: no size to read, no precheck, the count inline."""
+        take the short way: no size to read, no precheck, the count inline. `spares`:
+        the operands (0 left, 1 right) that are the interpreter's temporaries."""
         lv = left.value if isinstance(left, Traced) else left
         rv = right.value if isinstance(right, Traced) else right
         if type(lv) is not np.float64 or type(rv) is not np.float64 or op == "@" \
                 or not self.scalars_fit:
-            return self._binary(op, left, right, pos)
+            return self._binary(op, left, right, pos, spares)
         try:
             result = BINARY[op](left, right)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
@@ -167,20 +189,27 @@ class NumericBackend:
             return self._guard(result, pos)  # which says what is over
         return result
 
-    def _binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
-        """`binary` for any operands: arrays' sizes read and prechecked."""
+    def _binary(self, op: str, left: Any, right: Any, pos: Pos,
+                spares: tuple[int, ...] = ()) -> Any:
+        """`binary` for any operands: arrays' sizes read and prechecked; the result
+        written over a spare operand where `apply_into` finds that safe."""
         if op == "@" and (np.ndim(ops.value(left)) == 0 or np.ndim(ops.value(right)) == 0):
             raise EvalError(f"'@' needs vectors or matrices, not scalars ({pos})")
         extra = 0
         if _size(left) * _size(right) > self.limits.max_array_elements:
             extra = self._precheck(f"'{op}'", [left, right], pos, matmul=op == "@")
         try:  # no closure, no message unless it fails
-            result = BINARY[op](left, right)
+            prim = _OPERATOR_PRIMS.get(op) if spares else None
+            result = BINARY[op](left, right) if prim is None else \
+                apply_into(prim, spares, left, right)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"'{op}'", pos, exc, left, right) from None
         return self._counted(result, pos, extra)
 
-    def negate(self, value: Any, pos: Pos) -> Any:
+    def negate(self, value: Any, pos: Pos, spares: tuple[int, ...] = ()) -> Any:
+        """`-value`, counted; written over `value` when it is a spare temporary."""
+        if spares:
+            return self._guard(apply_into(ops.PRIMITIVES["neg"], spares, value), pos)
         return self._guard(ops.neg(value), pos)
 
     def stack(self, items: list[Any], pos: Pos) -> Any:

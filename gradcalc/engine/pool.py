@@ -118,13 +118,13 @@ def fresh(ufunc: Any, *operands: Any) -> Any:
     """`ufunc(*operands)` written into a pool buffer when its result is a large float64
     array that NumPy would lay out as the buffer is; None otherwise (the caller computes
     it as ever)."""
-    shape = _pooled_shape(operands)
+    shape = pooled_shape(operands)
     if shape is None:
         return None
     return ufunc(*operands, out=take(shape))
 
 
-def _pooled_shape(operands: tuple) -> tuple[int, ...] | None:
+def pooled_shape(operands: tuple) -> tuple[int, ...] | None:
     """The result's shape when it may go into a pool buffer: every operand a number or a
     float64 array of one shape (C-contiguous when it has two axes or more, so the
     result's layout is what NumPy would give it and a reduction of it adds in the same

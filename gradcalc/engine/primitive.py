@@ -351,6 +351,54 @@ def apply_two(prim: Prim, x: Any, y: Any) -> Any:
     return recorded(type(y if ty else x), out, prim, parents, saved)
 
 
+def spare_buffer(x: Any) -> np.ndarray | None:
+    """The value of `x` when an operation may write over it: a pool buffer (so made by
+    the engine, never a caller's array) that a primitive's forward made and whose node
+    keeps no reference to it (a lean node's rules do not read it); else None. Only for
+    values the caller knows nothing else reads (the interpreter's temporaries)."""
+    if not isinstance(x, Traced):
+        return None
+    v, node = x.value, x.node
+    if type(v) is not _ARRAY or node is None or node.prim is None or \
+            node.prim.ufunc is None or not pool.holds(v):
+        return None  # a leaf's, a caller's or an unpooled array
+    saved = node.saved
+    if saved is None or saved[1] is v or any(s is v for s in saved[0]):
+        return None
+    return v
+
+
+def apply_into(prim: Prim, spares: tuple[int, ...], *args: Any) -> Any:
+    """`apply_one` / `apply_two` with the result written over the first operand in
+    `spares` that is a temporary nothing else reads (the interpreter says which are its
+    own) and that `prim`'s rules do not read: the same ufunc on the same operands, so the
+    same bits, one full-size array fewer. The ordinary forward whenever unsure."""
+    values = tuple(a.value if isinstance(a, Traced) else a for a in args)
+    for spare in spares:
+        into = spare_buffer(args[spare]) if _overwritable(prim, spare, args) else None
+        if into is not None and pool.pooled_shape(values) == into.shape:
+            out = prim.ufunc(*values, out=into)
+            parents = tuple(a.node if isinstance(a, Traced) else None for a in args)
+            saved = (values, out)
+            if state.lean:
+                saved = lean_saved(saved, prim.reads, parents)
+            kind = type(args[-1] if isinstance(args[-1], Traced) else args[0])
+            return recorded(kind, out, prim, parents, saved)
+    return apply_one(prim, *args) if len(args) == 1 else apply_two(prim, *args)
+
+
+def _overwritable(prim: Prim, spare: int, args: tuple) -> bool:
+    """Whether `prim`'s forward may write over argument `spare` on this call: an
+    elementwise ufunc (not `power`, whose `**` may take another ufunc), recording
+    quietly, and no rule of an argument with a node reads that argument."""
+    reads = prim.reads
+    if prim.ufunc is None or prim.ufunc is np.power or reads is None or \
+            not (state.quiet and state.grad_enabled):
+        return False
+    return not any(spare in read for read, a in zip(reads, args)
+                   if isinstance(a, Traced) and a.node is not None)
+
+
 _new = object.__new__
 _F64, _ARRAY = np.float64, np.ndarray
 

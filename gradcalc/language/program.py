@@ -131,6 +131,11 @@ class Interpreter:
         self.spans: dict[int, Span] = {}
         #: id(number literal) -> its value in the backend (made once: loops reuse it)
         self.numbers: dict[int, Any] = {}
+        #: the backend takes `spares`: which operands are values this interpreter made
+        #: and nothing else reads (a sub-expression's value no name holds)
+        self.tells_spares = getattr(backend, "writes_over_temporaries", False)
+        #: id(expression) -> the positions of its operands that are temporaries
+        self.spares: dict[int, tuple[int, ...]] = {}
 
     # statements -----------------------------------------------------------------------
     def run(self, program: Program) -> dict[str, Any]:
@@ -222,6 +227,12 @@ class Interpreter:
             if type(right) in _EXPRESSIONS:
                 right = self.evaluate(right)
             state.span = self.spans.get(id(e)) or self.span_of(e)
+            if self.tells_spares:
+                spares = self.spares.get(id(e))
+                if spares is None:
+                    spares = self.spares_of(e, (e.left, e.right))
+                if spares:
+                    return self.backend.binary(e.op, left, right, e.pos, spares)
             return self.backend.binary(e.op, left, right, e.pos)
         if kind is Num:
             try:
@@ -232,8 +243,19 @@ class Interpreter:
         if kind is Call:
             args = [self.evaluate(a) for a in e.args]
             state.span = self.spans.get(id(e)) or self.span_of(e)
+            if self.tells_spares:
+                spares = self.spares.get(id(e))
+                if spares is None:
+                    spares = self.spares_of(e, e.args)
+                if spares:
+                    return self.backend.call(e.func, args, e.pos, spares)
             return self.backend.call(e.func, args, e.pos)
         return self.evaluate_other(e)
+
+    def spares_of(self, e: Expr, operands: tuple[Expr, ...]) -> tuple[int, ...]:
+        """The positions of `e`'s operands that are temporaries (`_spares`), found once."""
+        found = self.spares[id(e)] = _spares(operands)
+        return found
 
     def evaluate_other(self, e: Expr) -> Any:
         """The value of the less common kinds of expression."""
@@ -243,6 +265,8 @@ class Interpreter:
             if e.op != "-":
                 return value
             state.span = self.spans.get(id(e)) or self.span_of(e)
+            if self.tells_spares and _spares((e.operand,)):
+                return b.negate(value, e.pos, (0,))
             return b.negate(value, e.pos)
         if isinstance(e, ListLit):
             items = [self.evaluate(item) for item in e.items]
@@ -302,6 +326,13 @@ class Interpreter:
 
 #: the expression classes: a value of one of these types is still to be evaluated
 _EXPRESSIONS = frozenset({Num, Name, Unary, Binary, Call, ListLit, Index, Compare, BoolOp, Not})
+
+
+def _spares(operands: tuple[Expr, ...]) -> tuple[int, ...]:
+    """The positions of the operands whose values an operation made and no name holds
+    (an operator's, a call's or a negation's result): the interpreter's temporaries."""
+    return tuple(i for i, o in enumerate(operands) if type(o) is Binary or type(o) is Call
+                 or type(o) is Unary and o.op == "-")
 
 
 def _bool_word(e: Expr) -> str:

@@ -108,3 +108,56 @@ def test_a_matrix_product_of_scalars_is_refused_as_before():
     with pytest.raises(EvalError, match=r"'@' needs vectors or matrices, not scalars "
                                         r"\(line 1, column 7\)"):
         run_numeric(parse("y = x @ 2"), {"x": np.float64(0.5)}, of="y")
+
+
+# temporaries written over (the interpreter says which values are its own) -------------
+W1 = parse("y = sum(sin(x)*exp(-x**2) + log(1+x**2))")
+
+
+def _w1_point() -> np.ndarray:
+    return np.linspace(-3.0, 3.0, 10**6)
+
+
+def test_w1s_forward_fills_five_full_size_arrays_not_nine(monkeypatch):
+    """-x**2 into x**2's buffer, exp into that, 1 + x**2 into x**2's, the last sum into
+    the product's: 5 arrays filled where each operation filled a new one (9)."""
+    from gradcalc.engine import pool
+
+    taken: list[tuple[int, ...]] = []
+    take = pool.take
+    monkeypatch.setattr(pool, "take", lambda shape: taken.append(shape) or take(shape))
+    f, _ = as_function(W1, ["x"], {}, of="y")
+    leaves, _ = functional._leaves(_w1_point())
+    functional.record(f, leaves, lean=True)
+    assert taken == [(10**6,)] * 5
+
+
+def test_writing_over_temporaries_keeps_the_bits(monkeypatch):
+    from gradcalc.backends.numeric import NumericBackend
+    from gradcalc.engine.fused import fusion
+
+    program = parse("t = exp(-x*2)\ny = sum(-(t + 1)*(x - 1) - log(1 + x**2) / (2*x + t))")
+    f, _ = as_function(program, ["x"], {}, of="y")
+    with fusion(False):
+        now = functional.vjp(f, _w1_point(), 1.0)
+        monkeypatch.setattr(NumericBackend, "writes_over_temporaries", False)
+        f, _ = as_function(program, ["x"], {}, of="y")
+        before = functional.vjp(f, _w1_point(), 1.0)
+    assert [np.asarray(v).tobytes() for v in now] == [np.asarray(v).tobytes() for v in before]
+
+
+def test_named_values_inputs_and_constants_are_never_written_over():
+    from gradcalc.engine import ops
+
+    x = _w1_point()
+    u = ops.exp(Tensor(x, requires_grad=True))  # a caller's tensor on a pool buffer
+    c = np.full(10**6, 2.0)
+    held = {"x": x.copy(), "u": u.value.copy(), "c": c.copy()}
+    program = parse("t = x*2\nw = exp(-u)\ny = sum(-t + (-(c)) + exp(-w) + (-(u)))")
+    run_numeric(program, {"x": Tensor(x, requires_grad=True), "u": u}, {"c": c}, of="y")
+    assert x.tobytes() == held["x"].tobytes() and c.tobytes() == held["c"].tobytes()
+    assert u.value.tobytes() == held["u"].tobytes()
+    for name, wanted in (("t", x * 2), ("w", np.exp(-held["u"]))):
+        value = run_numeric(program, {"x": Tensor(x, requires_grad=True), "u": u}, {"c": c},
+                            of=name)
+        assert value.value.tobytes() == wanted.tobytes()

@@ -222,3 +222,41 @@ def test_before_numpy_2_a_shortcut_exponent_runs_the_forward(
         assert primitive._power(_SPECIAL, np.float64(2.0)) is None
         assert primitive._power(_SPECIAL, 2) is not None  # a Python number: `power` anyway
         assert primitive._power(_SPECIAL, np.float64(3.0)) is not None
+
+
+# writing over a temporary (apply_into) -----------------------------------------------
+def _spare(lean: bool = True) -> Tensor:
+    """exp(-x) of a large x recorded on a tape: neg's output, a pool buffer, feeds exp."""
+    x = Tensor(np.linspace(-1.0, 1.0, pool.POOLED), requires_grad=True)
+    with gc.engine.tape.recording(), gc.engine.tape.lean(lean), gc.engine.tape.hot():
+        return ops.neg(x)
+
+
+def test_a_temporary_no_node_reads_is_written_over_with_the_same_bits():
+    x = np.linspace(-1.0, 1.0, pool.POOLED)
+    t = _spare()
+    with gc.engine.tape.recording(), gc.engine.tape.lean(True), gc.engine.tape.hot():
+        out = primitive.apply_into(PRIMITIVES["exp"], (0,), t)
+    assert out.value is t.value
+    assert out.value.tobytes() == np.exp(-x).tobytes()
+
+
+def test_a_value_a_node_keeps_or_a_rule_reads_is_never_written_over():
+    full = _spare(lean=False)  # a full recording: neg's node holds its output
+    with gc.engine.tape.recording(), gc.engine.tape.hot():
+        assert primitive.apply_into(PRIMITIVES["exp"], (0,), full).value is not full.value
+    t = _spare()
+    before = t.value.copy()
+    with gc.engine.tape.recording(), gc.engine.tape.lean(True), gc.engine.tape.hot():
+        logged = primitive.apply_into(PRIMITIVES["log"], (0,), t)  # log's rule reads x
+        e = primitive.apply_into(PRIMITIVES["exp"], (0,), t.detach() * 1.0)  # no node
+    assert logged.value is not t.value and t.value.tobytes() == before.tobytes()
+    assert e.value is not t.value
+
+
+def test_a_callers_array_is_never_written_over():
+    x = Tensor(np.linspace(-1.0, 1.0, pool.POOLED), requires_grad=True)
+    before = x.value.copy()
+    with gc.engine.tape.recording(), gc.engine.tape.lean(True), gc.engine.tape.hot():
+        out = primitive.apply_into(PRIMITIVES["neg"], (0,), x)
+    assert out.value is not x.value and x.value.tobytes() == before.tobytes()
