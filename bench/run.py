@@ -136,6 +136,16 @@ def unfused(run: Callable[[], Any]) -> Any:
 
 
 
+def w1_torch(torch: Any, x: np.ndarray) -> Callable[[], Any]:
+    """W1's gradient in PyTorch eager (its value and gradient, as the others give)."""
+    def torch_grad():
+        xt = torch.from_numpy(x).requires_grad_()
+        torch.sum(torch.sin(xt) * torch.exp(-xt**2) + torch.log(1 + xt**2)).backward()
+        return xt.grad
+
+    return torch_grad
+
+
 def row_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
     row = Row(f"W1: gradient of sum(sin(x)*exp(-x**2) + log(1+x**2)), x of {n:,} float64",
               "≤ 2.3 × the NumPy forward on the tape; fused ≤ PyTorch's ratio")
@@ -159,14 +169,7 @@ def row_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
                                                      + anp.log(1 + x**2)))
         contenders["HIPS autograd"] = lambda: g(x)
     if peers["torch"]:
-        torch = peers["torch"]
-
-        def torch_grad():
-            xt = torch.from_numpy(x).requires_grad_()
-            torch.sum(torch.sin(xt) * torch.exp(-xt**2) + torch.log(1 + xt**2)).backward()
-            return xt.grad
-
-        contenders["PyTorch eager"] = torch_grad
+        contenders["PyTorch eager"] = w1_torch(peers["torch"], x)
     if peers["jax"]:
         jax, jnp = peers["jax"], peers["jax"].numpy
         jg = jax.jit(jax.grad(lambda x: jnp.sum(jnp.sin(x) * jnp.exp(-x**2)
@@ -212,14 +215,7 @@ def row_library_gradient(n: int, reps: int, peers: dict[str, Any]) -> Row:
         LIBRARY_FUSED: lambda: gradcalc.grad(w1_library, x),
     }
     if peers["torch"]:
-        torch = peers["torch"]
-
-        def torch_grad():
-            xt = torch.from_numpy(x).requires_grad_()
-            torch.sum(torch.sin(xt) * torch.exp(-xt**2) + torch.log(1 + xt**2)).backward()
-            return xt.grad
-
-        contenders["PyTorch eager"] = torch_grad
+        contenders["PyTorch eager"] = w1_torch(peers["torch"], x)
     times = interleaved(contenders, reps)
     ratio_rows(row, times, "NumPy forward (floor)")
     floor = times["NumPy forward (floor)"]

@@ -93,6 +93,18 @@ class Graph:
     def num(self, v: float) -> int:
         return self.node("num", float(v))
 
+    def needs(self, root: int) -> set[int]:
+        """The nodes `root` is computed from (itself included)."""
+        seen: set[int] = set()
+        stack = [root]
+        while stack:
+            k = stack.pop()
+            if k not in seen:
+                seen.add(k)
+                if self.ops[k] not in ("in", "num"):
+                    stack.extend(self.args[k])
+        return seen
+
     def value_of(self, k: int) -> float | None:
         return self.args[k][0] if self.ops[k] == "num" else None
 
@@ -199,7 +211,7 @@ class Kernel:
         self.passes = 0  # passes over the inputs (each one fused plan), for the tests
         self._feeds = {k: _flat(v, self.shape) for k, v in constants.items()}
         self._feeds.update((k, _flat(v, self.shape)) for k, v in zip(inputs, values))
-        if not any(np.ndim(self._feeds.get(k, 0)) for k in self._needs(out)):
+        if not any(np.ndim(self._feeds.get(k, 0)) for k in self.graph.needs(out)):
             raise Unfusable("the output does not vary with the inputs' elements")
         # an element of the output varies with the same element of each input alone, so
         # every derivative is a diagonal: the adjoints for a seed of one
@@ -263,17 +275,6 @@ class Kernel:
         self.passes += 1
         return Plan(self.graph, roots, flags, self._feeds, self.size).run()
 
-    def _needs(self, root: int) -> set[int]:
-        """The nodes `root` is computed from."""
-        seen: set[int] = set()
-        stack = [root]
-        while stack:
-            k = stack.pop()
-            if k not in seen:
-                seen.add(k)
-                if self.graph.ops[k] not in ("in", "num"):
-                    stack.extend(self.graph.args[k])
-        return seen
 
 
 def _reshaped(a: Any, shape: tuple[int, ...]) -> np.ndarray:

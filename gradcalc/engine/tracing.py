@@ -192,7 +192,7 @@ class Trace:
         """The kernel of f's result `out` at the inputs' `values`."""
         if type(out) is not Tracer or out.trace is not self:
             refuse("the result is not computed from the inputs")
-        needed = _needs(self.graph, out.key)
+        needed = self.graph.needs(out.key)
         made = Kernel(self.graph, out.key, out.summed, self.inputs, values,
                       {k: v for k, v in self.constants.items() if k in needed})
         if made.shape != out.over:
@@ -202,18 +202,6 @@ class Trace:
 
 def _shape_of(a: Any) -> Any:
     return a.over if type(a) is Tracer else np.shape(getattr(a, "value", a))
-
-
-def _needs(graph: Graph, root: int) -> set[int]:
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        k = stack.pop()
-        if k not in seen:
-            seen.add(k)
-            if graph.ops[k] not in ("in", "num"):
-                stack.extend(graph.args[k])
-    return seen
 
 
 def record(prim: Prim, args: tuple, params: dict) -> Tracer | None:
