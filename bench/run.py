@@ -325,10 +325,16 @@ def row_points(n: int, reps: int, peers: dict[str, Any]) -> Row:
                               argnums=(0, 1, 2)))
         aj, bj, cj = (jnp.asarray(v) for v in (a, b, c))
         contenders["JAX grad (jit)"] = lambda: [g.block_until_ready() for g in jg(aj, bj, cj)]
-    times = interleaved(contenders, reps)
+    times, cpu = interleaved_clocks(contenders, reps)
     ratio_rows(row, times, "NumPy forward (floor)")
-    r = times[POINTS_TAPE] / times["NumPy forward (floor)"]
-    row.verdict = f"{r:.2f} × — {'met' if r <= 2.5 else 'NOT met'}"
+    floor, hand = "NumPy forward (floor)", "hand-written NumPy values and gradients"
+    r, by_cpu = times[POINTS_TAPE] / times[floor], cpu[POINTS_TAPE] / cpu[floor]
+    # judged by CPU time, as W1: the tape and its floor run on one thread
+    row.verdict = (f"tape {by_cpu:.2f} × by CPU time (hand-written NumPy "
+                   f"{cpu[hand] / cpu[floor]:.2f} ×), {r:.2f} × by wall time — "
+                   f"{'met' if by_cpu <= 2.5 else 'NOT met'}")
+    row.notes.append("CPU time, least of the repeats: " + ", ".join(
+        f"{name.split(' (')[0]} {ms(cpu[name])}" for name in (floor, POINTS_TAPE, hand)))
     row.notes += missing(peers)
     row.notes.append("sympy: diff and lambdify are done once, outside the timing")
     return row
@@ -689,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
         row_gradient(10**4 if quick else 10**6, reps if quick else 15, peers),
         row_library_gradient(10**4 if quick else 10**6, reps, peers),
         row_jacobian(100 if quick else 1000, reps, peers),
-        row_points(10**4 if quick else 10**6, reps, peers),
+        row_points(10**4 if quick else 10**6, reps if quick else 15, peers),
         row_scalar(10**3 if quick else 10**5, 10**4 if quick else 10**6, 3 if quick else 5,
                    peers),
         row_table(10**4 if quick else 10**6, 2 if quick else 5),

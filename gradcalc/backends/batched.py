@@ -16,14 +16,24 @@ pass, so a program runs once per distinct path the points take (at most `MAX_PAT
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from gradcalc.backends import fusing
-from gradcalc.backends.numeric import BINARY, COMPARE, NumericBackend, output_of
-from gradcalc.engine import fused, ops
+from gradcalc.backends.numeric import (
+    BINARY,
+    COMPARE,
+    OPERATOR_PRIMS,
+    NumericBackend,
+    one_operand,
+    output_of,
+)
+from gradcalc.engine import fused, ops, tape
+from gradcalc.engine.primitive import apply_into
 from gradcalc.engine.tensor import Tensor
 from gradcalc.errors import EvalError, LimitError, ShapeError
 from gradcalc.language.program import Decisions, Interpreter, Pos, Program
@@ -79,10 +89,11 @@ def _describe(x: Any) -> str:
 
 
 class BatchedBackend(NumericBackend):
-    """The numeric backend on values with a leading point axis, with per-point semantics."""
+    """The numeric backend on values with a leading point axis, with per-point semantics.
 
-    #: its operations take no `spares` (see NumericBackend)
-    writes_over_temporaries = False
+    As the numeric backend's, its elementwise operations write their result over an
+    operand that is the interpreter's temporary, where `primitive.apply_into` finds that
+    safe (a lean recording of a pass swept once: see `one_pass`)."""
 
     def __init__(self, count: int, limits: Limits = DEFAULT_LIMITS) -> None:
         super().__init__(limits)
@@ -140,9 +151,9 @@ class BatchedBackend(NumericBackend):
         return self._wrap(self._attempt(run, what, pos, a, b), True, pos)
 
     # the Backend protocol ---------------------------------------------------------------
-    def call(self, func: str, args: list[Any], pos: Pos) -> Any:
+    def call(self, func: str, args: list[Any], pos: Pos, spares: tuple[int, ...] = ()) -> Any:
         if not any(isinstance(a, Batched) for a in args):
-            return super().call(func, args, pos)
+            return super().call(func, args, pos, spares)
         fn, (low, high) = ops.FUNCTIONS[func]
         if not low <= len(args) <= high:
             wanted = str(low) if low == high else f"{low} to {high}"
@@ -176,21 +187,28 @@ class BatchedBackend(NumericBackend):
             axes = (0,) + tuple(range(rank, 0, -1))
             return self._wrap(ops.transpose(x.v, axes), True, pos)
         raws, _ = self._align(args)
+        prim = one_operand(func) if spares and len(raws) == 1 else None
+        if prim is not None:
+            fn = partial(apply_into, prim, spares)
         return self._wrap(self._attempt(lambda: fn(*raws), f"{func}()", pos, *args), True, pos)
 
-    def binary(self, op: str, left: Any, right: Any, pos: Pos) -> Any:
+    def binary(self, op: str, left: Any, right: Any, pos: Pos,
+               spares: tuple[int, ...] = ()) -> Any:
         if not (isinstance(left, Batched) or isinstance(right, Batched)):
-            return super().binary(op, left, right, pos)
+            return super().binary(op, left, right, pos, spares)
         if op == "@":
             return self._matmul(left, right, pos, "'@'")
         (x, y), _ = self._align([left, right])
-        fn = BINARY[op]
+        prim = OPERATOR_PRIMS.get(op) if spares else None
+        fn = BINARY[op] if prim is None else partial(apply_into, prim, spares)
         return self._wrap(self._attempt(lambda: fn(x, y), f"'{op}'", pos, left, right), True, pos)
 
-    def negate(self, value: Any, pos: Pos) -> Any:
+    def negate(self, value: Any, pos: Pos, spares: tuple[int, ...] = ()) -> Any:
         if isinstance(value, Batched):
+            if spares:
+                return Batched(apply_into(ops.PRIMITIVES["neg"], spares, value.v))
             return Batched(ops.neg(value.v))
-        return super().negate(value, pos)
+        return super().negate(value, pos, spares)
 
     def stack(self, items: list[Any], pos: Pos) -> Any:
         if not any(isinstance(i, Batched) for i in items):
@@ -255,7 +273,8 @@ class BatchedBackend(NumericBackend):
         raise Divergence(flat)
 
 
-Pass = tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]  # rows, outputs, derivatives
+#: rows (None: every point), outputs, derivatives
+Pass = tuple[np.ndarray | None, np.ndarray, dict[str, np.ndarray]]
 
 
 def evaluate(program: Program, values: dict[str, np.ndarray], names: list[str], of: str,
@@ -269,18 +288,19 @@ def evaluate(program: Program, values: dict[str, np.ndarray], names: list[str], 
     a decision is split by it and run again.
     """
     count = next(iter(values.values())).shape[0]
-    pending = [np.arange(count)]
+    pending: list[np.ndarray | None] = [None]  # None: every point (no array of rows made)
     done: list[Pass] = []
     passes = 0
     while pending:
         rows = pending.pop()
         passes += 1
         progress("evaluating", len(done), len(done) + len(pending) + 1)
-        subset = values if len(rows) == count else {k: v[rows] for k, v in values.items()}
+        subset = values if rows is None else {k: v[rows] for k, v in values.items()}
         try:
             out, der = one_pass(program, subset, names, of, limits, seed)
         except Divergence as split:
-            pending.extend(rows[split.key == k] for k in np.unique(split.key))
+            every = np.arange(count) if rows is None else rows
+            pending.extend(every[split.key == k] for k in np.unique(split.key))
             if len(done) + len(pending) > MAX_PATHS:
                 raise LimitError(
                     f"the points take more than {MAX_PATHS} different paths through the "
@@ -326,8 +346,9 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
     env: dict[str, Any] = {k: Batched(leaves.get(k, v)) for k, v in values.items()}
     interpreter = Interpreter(BatchedBackend(count, limits), env, Decisions(),
                               limits.max_iterations)
-    with np.errstate(all="ignore"):
-        interpreter.run(program)
+    with tape.hot():
+        with _recording(seed) as on:
+            interpreter.run(program)
         result = output_of(env, program, of, set(values))
         if isinstance(result, Batched):
             out = result.v
@@ -335,8 +356,22 @@ def one_pass(program: Program, values: dict[str, np.ndarray], names: list[str], 
             out = ops.broadcast_to(result, (count,) + ops.shape(result))
         out_value = np.asarray(ops.value(out), dtype=np.float64)
         tensor_out = out if isinstance(out, Tensor) else Tensor.wrap(out, None)
-        derivative = _sweep_points(tensor_out, [leaves[n] for n in names], names, seed)
+        derivative = _sweep_points(tensor_out, [leaves[n] for n in names], names, seed, on)
     return out_value, derivative
+
+
+@contextmanager
+def _recording(seed: Seed | None) -> Iterator[tape.Tape | None]:
+    """Where a pass records: a lean recording on a tape of its own when one plain sweep
+    follows (its nodes keep only what their rules read, so the forward writes over its
+    temporaries and the sweep walks the tape, lending each cotangent to its node's rules
+    and freeing what it has passed); off a tape, every value kept, for a Hessian (whose
+    first sweep is recorded)."""
+    if seed is hessian_seed:
+        yield None
+        return
+    with tape.recording() as on, tape.lean():
+        yield on
 
 
 def _fused_pass(program: Program, values: dict[str, np.ndarray], names: list[str], of: str,
@@ -401,10 +436,10 @@ def _hessians(out: Tensor, leaves: list[Tensor], names: list[str]) -> dict[str, 
     return blocks
 
 
-def _sweep_points(out: Tensor, leaves: list[Tensor], names: list[str], seed: Seed | None
-                  ) -> dict[str, np.ndarray]:
+def _sweep_points(out: Tensor, leaves: list[Tensor], names: list[str], seed: Seed | None,
+                  on: tape.Tape | None = None) -> dict[str, np.ndarray]:
     """One reverse sweep for every point: seeded per point with `seed(shape)`, or with a
-    batch of identity rows (every point's Jacobian)."""
+    batch of identity rows (every point's Jacobian); `on`: the tape the pass recorded."""
     from gradcalc.engine.functional import identity_seed, sweep
 
     count, shape = out.shape[0], tuple(out.shape[1:])
@@ -413,10 +448,10 @@ def _sweep_points(out: Tensor, leaves: list[Tensor], names: list[str], seed: See
     if seed is None:
         k = math.prod(shape)
         rows = np.broadcast_to(identity_seed(shape)[:, None], (k, count) + shape)
-        grads = sweep(out, rows, leaves, retain_graph=False)
+        grads = sweep(out, rows, leaves, retain_graph=False, on=on)
         return {n: np.moveaxis(np.asarray(g, dtype=np.float64), 0, 1).reshape(
                     (count,) + shape + leaf.shape[1:])
                 for n, g, leaf in zip(names, grads, leaves)}
     cotangent = np.broadcast_to(seed(shape), (count,) + shape)
-    grads = sweep(out, cotangent, leaves, retain_graph=False)
+    grads = sweep(out, cotangent, leaves, retain_graph=False, on=on)
     return {n: np.asarray(g, dtype=np.float64) for n, g in zip(names, grads)}

@@ -33,11 +33,11 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 _CONSTRUCTORS = frozenset({"ones", "zeros"})
 
 #: the operators whose forward may write over an operand (`apply_into` decides when)
-_OPERATOR_PRIMS = {op: ops.PRIMITIVES[name] for op, name in
-                   (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"))}
+OPERATOR_PRIMS = {op: ops.PRIMITIVES[name] for op, name in
+                  (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"))}
 
 
-def _one_operand(func: str) -> Prim | None:
+def one_operand(func: str) -> Prim | None:
     """The elementwise primitive of one operand behind a language function, applied
     straight (as its public function does), or None."""
     prim = ops.primitive_of(func)
@@ -140,7 +140,7 @@ class NumericBackend:
         elif len(args) > 1 and math.prod(map(_size, args)) > self.limits.max_array_elements:
             extra = self._precheck(f"{func}()", args, pos, matmul=func == "dot")
         try:  # the hot path: no closure, no message unless it fails
-            prim = _one_operand(func) if spares and len(args) == 1 else None
+            prim = one_operand(func) if spares and len(args) == 1 else None
             result = fn(*args) if prim is None else apply_into(prim, spares, *args)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:
             raise self._error(f"{func}()", pos, exc) from None
@@ -199,7 +199,7 @@ class NumericBackend:
         if _size(left) * _size(right) > self.limits.max_array_elements:
             extra = self._precheck(f"'{op}'", [left, right], pos, matmul=op == "@")
         try:  # no closure, no message unless it fails
-            prim = _OPERATOR_PRIMS.get(op) if spares else None
+            prim = OPERATOR_PRIMS.get(op) if spares else None
             result = BINARY[op](left, right) if prim is None else \
                 apply_into(prim, spares, left, right)
         except (ValueError, IndexError, TypeError, NotImplementedError) as exc:

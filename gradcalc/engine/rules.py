@@ -14,7 +14,7 @@ import numpy as np
 
 from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.primitive import fn
-from gradcalc.engine.scratch import scaled, times
+from gradcalc.engine.scratch import minus_times_over_square, scaled, times
 from gradcalc.engine.shapes import (
     batch_of,
     count,
@@ -125,7 +125,7 @@ def ext_dy(tie_sign):
 
 def div_dy(g, ans, x, y):
     if value(y) is y:  # a plain sweep
-        return unb(-g * x / (y * y), ans, y)
+        return unb(minus_times_over_square(g, x, y), ans, y)
     # recorded: PyTorch's x / y / y, whose derivative at y = 0 is inf (d2(1/y)/dy2 = 2/y**3)
     return unb(-g * (x / y / y), ans, y)
 

@@ -172,3 +172,55 @@ def test_a_result_the_caller_holds_is_never_reused() -> None:
         functional.grad(_f("y = sum(x*x*x)"), BIG)
         functional.grad(_f(W1), -BIG)
     assert np.array_equal(first, kept)
+
+
+def _div_dy_cases() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(g, x, y) for div's rule for its divisor: a cotangent of its own, sum's broadcast
+    of 1, a caller's array; nan, inf and signed zeros among the values."""
+    awkward = np.resize([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-300, -2.5, 3.0], BIG.size)
+    x, y = np.cos(BIG) + awkward, np.sin(BIG) * 3.0 - awkward[::-1]
+    return {"own": (np.exp(BIG) - awkward, x, y),
+            "ones": (np.broadcast_to(np.ones(()), BIG.shape), x, y),
+            "held": (np.tan(BIG), y, x)}
+
+
+@pytest.mark.parametrize("case", ["own", "ones", "held"])
+def test_divs_rule_for_its_divisor_keeps_its_bits_and_makes_no_array(case: str) -> None:
+    """-g·x / y², computed in the pool's buffers (and into g when the sweep lends it): the
+    bits of the expression, and no array made outside the pool (two before)."""
+    from gradcalc.engine import rules
+
+    g, x, y = _div_dy_cases()[case]
+    with np.errstate(all="ignore"):
+        wanted = (-g * x / (y * y)).tobytes()
+        rules.div_dy(g.copy() if case == "own" else g, x, x, y)  # the pool's buffers made
+        lent = g.copy() if case == "own" else g
+        held = g.copy()
+        tape.state.spare = lent if case == "own" else None
+        tracemalloc.start()
+        try:
+            got = rules.div_dy(lent, x, x, y)  # ans: any array of the shape
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+            tape.state.spare = None
+    assert got.tobytes() == wanted
+    assert peak < BIG.nbytes / 4
+    assert (got is lent) == (case == "own")  # a lent cotangent is written into
+    if case != "own":
+        assert g.tobytes() == held.tobytes()
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_divs_rule_for_its_divisor_of_other_shapes_is_the_expression(which: int) -> None:
+    """A 0-d array among g, x and y: NumPy's expression itself."""
+    g, x, y = [np.array(-1.5) if i == which else v for i, v in
+               enumerate(_div_dy_cases()["own"])]
+    with np.errstate(all="ignore"):
+        wanted = (-g * x / (y * y)).tobytes()
+        tape.state.spare = g
+        try:
+            got = scratch.minus_times_over_square(g, x, y)
+        finally:
+            tape.state.spare = None
+    assert got.tobytes() == wanted
