@@ -460,6 +460,26 @@ def _calibrate() -> int:
 _ALONE = _calibrate()
 
 
+def _reclaimed(view: np.ndarray) -> np.ndarray:
+    """The array that a cotangent which is a read-only alias (`scratch.times`' 1·v)
+    views, when nothing but the alias holds either (no node, name, caller or other
+    cotangent): no one can see it written, so the sweep may lend it to a rule as a
+    cotangent of its own. Else the alias itself."""
+    base = view.base
+    if type(base) is not np.ndarray or base.base is not None or \
+            not base.flags.writeable or base.dtype != np.float64 or \
+            base.shape != view.shape or base.strides != view.strides or \
+            id(view) not in state.aliases:  # type: ignore[operator]
+        return view
+    # the view: the caller's name, this parameter, the call; its array: `view.base` too
+    if sys.getrefcount(view) != _ALONE + 1 or \
+            sys.getrefcount(base) != _ALONE + 1 + pool.holds(base) or \
+            view.ctypes.data != base.ctypes.data:
+        return view
+    state.aliases.discard(id(view))  # type: ignore[union-attr]
+    return base
+
+
 def _own(g: Any) -> bool:
     """Whether `g` owns its writable float64 memory (not a view, a broadcast or a Zero)."""
     return (type(g) is np.ndarray and g.base is None and g.dtype == np.float64
@@ -563,6 +583,8 @@ class _Sweep:
             if type(g) is Zero:  # zero in, zero out: no rule runs
                 self.pass_zero(node, g, values, ans)
                 continue
+            if lift is None and type(g) is np.ndarray and not g.flags.writeable:
+                g = _reclaimed(g)  # an alias that alone holds its array: that array
             if lift is not None:
                 args = [v if p is None else lift(v, p) for v, p in zip(values, node.parents)]
                 ans, g = lift(ans, node), lift(g, None)
