@@ -14,7 +14,7 @@ import numpy as np
 
 from gradcalc.engine.diagonal import Diagonal
 from gradcalc.engine.primitive import fn
-from gradcalc.engine.scratch import minus_times_over_square, scaled, times
+from gradcalc.engine.scratch import minus_times_over_square, scaled_once, times
 from gradcalc.engine.shapes import (
     batch_of,
     count,
@@ -60,7 +60,7 @@ def pow_dx(g, ans, x, y):
         if y == 0 and type(y) is not np.float64:  # a Python number: PyTorch's derivative
             return unb(np.zeros(shape(g)), ans, x)  # is a constant 0, never recorded
         if y == 2 and value(x) is x:  # x**2: x**1.0 is x itself, so one array pass
-            return unb(times(g, scaled(y, x)), ans, x)  # fewer, the same numbers
+            return unb(times(g, scaled_once(y, x)), ans, x)  # fewer, the same numbers
     dx = times(g, y * x ** (y - 1.0))
     zero_exponent = value(y) == 0
     if np.any(zero_exponent):  # after the product, as PyTorch: exactly 0 even for g = inf

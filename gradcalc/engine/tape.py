@@ -96,10 +96,12 @@ class State:
     `spare`: the cotangent a sweep owns, lent to the rule it is calling (gradcalc/engine/
     scratch.py), or None; `lean`: new nodes keep only what their rules read (`lean()`);
     `aliases`: inside a plain sweep, the ids of the cotangents that are read-only views of
-    another array (`scratch.times`' 1·v), which a caller gets as arrays of their own.
+    another array (`scratch.times`' 1·v), which a caller gets as arrays of their own;
+    `once`: inside a plain sweep, the rule results made once for the whole sweep
+    (`scratch.scaled_once`), else None.
     """
 
-    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean", "aliases")
+    __slots__ = ("grad_enabled", "quiet", "span", "tape", "spare", "lean", "aliases", "once")
 
     def __init__(self) -> None:
         self.grad_enabled = True
@@ -109,6 +111,7 @@ class State:
         self.spare: np.ndarray | None = None
         self.lean = False
         self.aliases: set[int] | None = None
+        self.once: dict[tuple[int, float], tuple[Any, Any]] | None = None
 
 
 state = State()
@@ -386,7 +389,8 @@ def backward(
     result: dict[Node, Any] = {}
     sweep = _Sweep(pending, result, retain_graph, lift if create_graph else None,
                    stop_at, trace, needed)
-    outer, state.aliases = state.aliases, None if create_graph else set()
+    outer = state.aliases, state.once
+    state.aliases, state.once = (None, None) if create_graph else (set(), {})
     with hot(), _aliasing(outer):
         last = _on_tape(tape, list(pending))
         if last >= 0:
@@ -407,12 +411,13 @@ def backward(
 
 
 @contextmanager
-def _aliasing(outer: set[int] | None):
-    """Inside: `state.aliases` as `backward` set it; after: the outer sweep's (if any)."""
+def _aliasing(outer: tuple[set[int] | None, dict | None]):
+    """Inside: `state.aliases` and `state.once` as `backward` set them; after: the outer
+    sweep's (if any)."""
     try:
         yield
     finally:
-        state.aliases = outer
+        state.aliases, state.once = outer
 
 
 def _handed(g: Any) -> Any:

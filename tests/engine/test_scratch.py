@@ -76,10 +76,10 @@ def test_w1s_sweep_reuses_its_buffers(counted: dict[str, int]) -> None:
     assert counted == {"into g": 5, "sums in place": 2}
 
 
-def test_w1s_sweep_makes_four_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The arrays W1's sweep makes (every one from the pool): 1/q, 2x twice and cos x
-    (s·e goes into sin x's array: 5 arrays before). The code before that made 7
-    (1·sin x and 1·exp(-x²) too)."""
+def test_w1s_sweep_makes_three_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays W1's sweep makes (every one from the pool): 1/q, 2x (once for both
+    x**2: 4 arrays before) and cos x (s·e goes into sin x's array: 5 before that). The
+    code before those made 7 (1·sin x and 1·exp(-x²) too)."""
     taken: list[tuple[int, ...]] = []
     take = pool.take
 
@@ -92,7 +92,7 @@ def test_w1s_sweep_makes_four_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
         out, t = functional.record(_f(W1), leaves, lean=True)
         monkeypatch.setattr(pool, "take", spy)
         functional.sweep(out, np.ones(()), leaves, retain_graph=False, on=t)
-    assert taken == [BIG.shape] * 4
+    assert taken == [BIG.shape] * 3
 
 
 def test_a_traced_cotangent_is_never_overwritten(counted: dict[str, int]) -> None:
@@ -255,3 +255,19 @@ def test_divs_rule_for_its_divisor_of_other_shapes_is_the_expression(which: int)
         finally:
             tape.state.spare = None
     assert got.tobytes() == wanted
+
+
+def test_2x_is_made_once_per_sweep_for_the_same_x(monkeypatch: pytest.MonkeyPatch) -> None:
+    """x**2's rule wants 2·x: made once for W1's two x**2 of one x, once for each of two
+    x's that are different arrays (even with equal values), and forgotten when the
+    sweep ends."""
+    made: list[float] = []
+    scaled = scratch.scaled
+    monkeypatch.setattr(scratch, "scaled", lambda c, x: made.append(c) or scaled(c, x))
+    with fusion(False):
+        functional.grad(_f(W1), X)
+        assert len(made) == 1
+        g = functional.grad(_f("y = sum((x*1)**2 + (x*3)**2 + (x*1)**2)"), X)
+    assert len(made) == 4
+    assert tape.state.once is None
+    assert np.allclose(g, 2.0 * X + 18.0 * X + 2.0 * X, rtol=1e-15, atol=0.0)
