@@ -153,6 +153,24 @@ def main(argv: list[str] | None = None) -> int:
 #: way (docs/performance.md, W5)
 YOUNGEST_GENERATION = 200_000
 
+#: OpenBLAS's setting of how long its idle worker threads spin, as a power of two of CPU
+#: cycles, before they sleep (its default, 28, is a quarter of a second's cycles). NumPy
+#: loads OpenBLAS with a thread per core, and each spins that long at once though no
+#: command has asked it for anything: 45 to 65 ms of CPU on every start, on the other
+#: core. At 4 (OpenBLAS's least) they sleep at once; a matrix product still gets every
+#: core, woken when it is asked for (docs/performance.md, W3 and W5).
+OPENBLAS_SPIN = ("OPENBLAS_THREAD_TIMEOUT", "4")
+
+
+def _quiet_openblas() -> None:
+    """OpenBLAS's idle threads told not to spin (`OPENBLAS_SPIN`), unless the user set
+    their own timeout; only before NumPy is imported does OpenBLAS read it."""
+    if "numpy" in sys.modules:
+        return
+    name, cycles = OPENBLAS_SPIN
+    if name not in os.environ and "GOTO_THREAD_TIMEOUT" not in os.environ:
+        os.environ[name] = cycles
+
 
 def run() -> None:
     """The `gradcalc` script and `python -m gradcalc`: `main`, with the collector's
@@ -162,10 +180,12 @@ def run() -> None:
     cycles that the process's end frees anyway; `gc.freeze()` hides them from the
     collector. The rest of the exit is Python's: atexit handlers, flushed streams,
     modules torn down. sympy's tensor module is loaded when a tensor is used, not on
-    sympy's first sum (`cli.deferred`). In-process callers (tests, CliRunner) call
-    `main` and keep their collector and imports as they were."""
+    sympy's first sum (`cli.deferred`), and OpenBLAS's idle threads do not spin
+    (`OPENBLAS_SPIN`). In-process callers (tests, CliRunner) call `main` and keep their
+    collector, imports and environment as they were."""
     from gradcalc.cli.deferred import defer_sympy_tensors
 
+    _quiet_openblas()
     defer_sympy_tensors()
     _, middle, oldest = gc.get_threshold()
     gc.set_threshold(YOUNGEST_GENERATION, middle, oldest)

@@ -123,3 +123,39 @@ def test_main_in_process_leaves_the_collector_as_it_was():
     before = gc.get_freeze_count()
     cli.main(["derive", "x^2", "--plain"])
     assert gc.get_freeze_count() == before and gc.isenabled()
+
+
+#: prints OpenBLAS's spin setting as NumPy is first imported (when OpenBLAS reads it)
+AT_NUMPY = ("import builtins, os, sys\nseen = []\nplain = builtins.__import__\n"
+            "def spy(name, *args, **kw):\n"
+            "    if name == 'numpy' and not seen and 'numpy' not in sys.modules:\n"
+            "        seen.append(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))\n"
+            "        print('AT NUMPY', seen[0])\n"
+            "    return plain(name, *args, **kw)\n"
+            "builtins.__import__ = spy\n")
+
+
+@pytest.mark.parametrize("preset,expected", [(None, "4"), ("20", "20")])
+def test_the_script_tells_openblas_not_to_spin_before_numpy_loads_it(preset, expected):
+    """OpenBLAS's idle threads spin 45-65 ms of CPU at NumPy's import unless told not to
+    (`cli.OPENBLAS_SPIN`); a user's own setting is kept."""
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")}
+    if preset is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = preset
+    script = (AT_NUMPY + "sys.argv = ['gradcalc', 'grad', 'y = 2*x**2', '--at', 'x=1', "
+              "'--no-check']\nfrom gradcalc.cli import run\nrun()")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"AT NUMPY {expected}" in proc.stdout.splitlines()
+
+
+def test_main_in_process_leaves_the_environment_as_it_was():
+    import os
+
+    before = dict(os.environ)
+    cli.main(["grad", "y = 2*x**2", "--at", "x=1", "--no-check"])
+    assert dict(os.environ) == before
