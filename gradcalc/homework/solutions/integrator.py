@@ -6,6 +6,7 @@ table integrals finish a part (∫ 1/u du is ln|u|).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -242,9 +243,12 @@ class Integrator:
         if second is None:
             with budget():
                 second = sympy_steps(v * du, by)
-        rest = self.todo(second, by, to_x)
+        sign, rest = -1, self.todo(second, by, to_x)
+        folded = sign_taken_out(second)
+        if folded is not None:  # u·v + ∫ cos(x) dx, not u·v - ∫ -cos(x) dx
+            sign, rest = 1, self.todo(folded[0], by, to_x, folded[1])
         du = min((du, sp.factor(du)), key=sp.count_ops)  # (x + 1)·e^x, not x·e^x + e^x
-        return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
+        return ("parts", total([(1, leaf(u * v)), (sign, rest)]),
                 f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
                 f"v = {formula(v)}")
 
@@ -287,6 +291,20 @@ def _unwrapped(rule: Any) -> Any:
     while type(rule).__name__ == "AlternativeRule":
         rule = chosen(rule)
     return rule
+
+
+def sign_taken_out(rule: Any) -> tuple[Any, Any] | None:
+    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0), the minus taken
+    out of the integral, as a textbook folds it into the sign before it (parts' v·du =
+    −cos(x): u·v + ∫ cos(x) dx); None when the rule does not start with a negative
+    constant."""
+    rule = _unwrapped(rule)
+    if type(rule).__name__ != "ConstantTimesRule" or not rule.constant.is_negative:
+        return None
+    if rule.constant == -1:
+        return rule.substep, rule.other
+    return (dataclasses.replace(rule, integrand=-rule.integrand, constant=-rule.constant),
+            -rule.integrand)
 
 
 def routine(rule: Any) -> bool:

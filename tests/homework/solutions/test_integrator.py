@@ -82,6 +82,38 @@ def test_x_e_x_over_a_square_is_parts_with_dv_the_square(invoke):
     assert "du = \\left(x + 1\\right) e^{x}\\, dx" in latex
 
 
+@pytest.mark.parametrize("function,parts,rest", [
+    ("x sin(x)", "∫ x·sin(x) dx = -x·cos(x) + ∫ cos(x) dx", "∫ cos(x) dx = sin(x)"),
+    ("x sin(2x)", "∫ x·sin(2x) dx = -x·cos(2x)/2 + ∫ cos(2x)/2 dx",
+     "∫ cos(2x)/2 dx = sin(2x)/4"),
+    ("x e^x/(x+1)^2", "∫ x·e^x/(x + 1)^2 dx = -x·e^x/(x + 1) + ∫ e^x dx", "∫ e^x dx = e^x"),
+])
+def test_parts_takes_the_minus_out_of_v_du_into_its_sign(invoke, function, parts, rest):
+    """u·v − ∫ v du with v·du = −g is u·v + ∫ g dx, as a textbook writes it, in every
+    format (it printed -x·cos(x) - ∫ -cos(x) dx)."""
+    plain, out, latex = derived(invoke, function)
+    first, second = out["steps"][:2]
+    assert (first["rule"], first["text"], second["text"]) == ("parts", parts, rest)
+    assert f": {parts}\n" in plain and f": {rest};" in plain
+    assert "- ∫ -" not in plain and "+ \\int" in first["latex"]
+    assert "- \\int -" not in latex and "\\int -" not in latex
+
+
+def test_a_minus_is_taken_out_of_a_constant_multiple_rule_alone():
+    from sympy.integrals.manualintegrate import integral_steps
+
+    from gradcalc.homework.solutions.integrator import sign_taken_out
+
+    half = integral_steps(-sp.cos(2 * x) / 2, x)
+    rule, integrand = sign_taken_out(half)
+    assert integrand == sp.cos(2 * x) / 2 and rule.constant == sp.Rational(1, 2)
+    assert sp.simplify(rule.eval() - sp.sin(2 * x) / 4) == 0
+    rule, integrand = sign_taken_out(integral_steps(-sp.cos(x), x))
+    assert integrand == sp.cos(x) and type(rule).__name__ == "CosRule"
+    assert sign_taken_out(integral_steps(sp.cos(x), x)) is None
+    assert sign_taken_out(integral_steps(x - 1, x)) is None
+
+
 def test_sec_squared_of_four_minus_x_names_u_and_the_sign_of_du(invoke):
     plain, out, latex = derived(invoke, "sec(4-x)^2")
     first = out["steps"][0]
