@@ -65,7 +65,7 @@ def test_a_power_of_an_absolute_value_prints_without_brackets(invoke):
 
 def test_an_arctangent_of_a_completed_square_is_over_its_denominator(invoke):
     plain, out, latex = derived(invoke, "1/(x^2+4x+29)")
-    assert out["answer"] == "∫ f(x) dx = atan((x + 2)/5)/5 + C"
+    assert out["answer"] == "∫ f(x) dx = (1/5)·atan((x + 2)/5) + C"
     assert "= atan((x + 2)/5)/5\n" in plain and "x/5" not in plain
     assert "\\frac{x + 2}{5}" in latex and "\\frac{x}{5}" not in latex
     assert [s["rule"] for s in out["steps"]] == [
