@@ -193,9 +193,7 @@ class Integrator:
                         key=lambda f: f.__name__)
         ratio = {f: formula(self.shown(rule.triangle[f(rule.theta)])) for f in ratios}
         said = "".join(f"{f.__name__}({theta}) = {text}, " for f, text in ratio.items())
-        angles = {f: sp.expand_trig(f) for f in value.atoms(sp.Function)
-                  if f.has(theta) and f.args != (theta,)}
-        said = "".join(f"{formula(f)} = {formula(g)}, " for f, g in angles.items()) + said
+        said = _multiple_angles(value, theta) + said
         if value.has(theta) and not value.xreplace({f: sp.Integer(0) for f in value.atoms(
                 sp.Function)}).has(theta):
             said = said.removesuffix(", ")
@@ -322,6 +320,19 @@ def routine(rule: Any) -> bool:
         return g.is_polynomial(rule.variable) and sp.degree(g, rule.variable) == 1 and \
             routine(rule.substep)
     return name == "AddRule" and all(routine(r) for r in rule.substeps)
+
+
+#: the trig functions whose multiple angles a trig substitution writes out
+TRIG = (sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot)
+
+
+def _multiple_angles(value: Any, theta: Any) -> str:
+    """`sin(2θ) = 2cos(θ)·sin(θ), `: each trig function of a multiple of θ in `value`
+    expanded, in the order of their texts (the same on every run; a log or a bar around
+    θ's functions is no angle of its own)."""
+    angles = {formula(f): formula(sp.expand_trig(f)) for f in value.atoms(*TRIG)
+              if f.has(theta) and f.args != (theta,)}
+    return "".join(f"{f} = {g}, " for f, g in sorted(angles.items()) if f != g)
 
 
 def _squares(c: Any, squares: Any) -> str:

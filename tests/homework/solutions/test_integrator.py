@@ -168,3 +168,29 @@ def test_a_root_of_a_shifted_quadratic_is_a_trig_substitution_in_x(invoke):
     assert out["answer"] == ("∫ f(x) dx = 3√(9 - (x - 2)^2)·(x - 2)/2 + 27asin((x - 2)/3)/2"
                              " + C")
     assert "$x = 3 \\sin{\\left(\\theta \\right)} + 2$" in latex
+
+
+def test_writing_theta_back_names_multiple_angles_only_in_one_order(invoke):
+    """The right triangle's note says sin(2θ) = 2cos(θ)·sin(θ) for a multiple angle; a log
+    or a bar around θ's functions is none (it said ln(|tan(θ) + sec(θ)|) = ln(|tan(θ) +
+    1/cos(θ)|), |tan(θ) + sec(θ)| = ..., in an order that changed from run to run)."""
+    _, out, _ = derived(invoke, "sqrt(x^2 + 9)")
+    back = [s["note"] for s in out["steps"] if s["rule"] == "back-substitution"]
+    assert back[-1] == ("x = 3tan(θ): the right triangle with opposite side x, adjacent "
+                        "side 3 and hypotenuse √(x^2 + 9) gives cos(θ) = 3/√(x^2 + 9), "
+                        "tan(θ) = x/3")
+    _, out, _ = derived(invoke, "sqrt(4 - x^2)")
+    back = [s["note"] for s in out["steps"] if s["rule"] == "back-substitution"]
+    assert "gives sin(2θ) = 2cos(θ)·sin(θ), cos(θ) = √(4 - x^2)/2" in back[-1]
+
+
+def test_writing_theta_back_is_the_same_under_every_hash_seed():
+    import os
+    import shutil
+    import subprocess
+
+    outs = {subprocess.run([shutil.which("gradcalc"), "derive", "sqrt(x^2 + 9)",
+                            "--antiderivative", "--plain"], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout
+            for seed in ("1", "2")}
+    assert len(outs) == 1
