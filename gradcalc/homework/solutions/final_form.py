@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
-from gradcalc.homework.reading.student import StudentPrinter, formula, simplest
+from gradcalc.homework.reading.student import GREEK, StudentPrinter, formula, simplest
 
 #: the measure's extra weight of a log of a product, quotient or root
 NESTED_LOG = 3
@@ -158,11 +159,102 @@ def in_secants(e: Any) -> Any:
 def shown(e: Any) -> str:
     """The student's notation, with |…| for every absolute value when each is the whole
     argument of a function (`ln(|x - 1|)/2 - ln(|x + 1|)/2`: bars that cannot pair up
-    two ways), as the steps print them; else as `formula` prints it."""
+    two ways), as the steps print them; else as `formula` prints it; a rational factor
+    of a term before a named function written first (`coefficient_first`)."""
     if not isinstance(e, sp.Basic):
         return formula(e)
     inside = [n for n in sp.preorder_traversal(e) if isinstance(n, sp.Function)
               and len(n.args) == 1 and isinstance(n.args[0], sp.Abs)]
-    if len(inside) != len(e.atoms(sp.Abs)) or not inside:
-        return formula(e)
-    return StudentPrinter("e").doprint(e)
+    text = AnswerPrinter().doprint(e)
+    if (len(inside) == len(e.atoms(sp.Abs)) and inside) or text.count("|") <= 2:
+        return text
+    return AnswerPrinter(bars=False).doprint(e)
+
+
+def shown_latex(e: Any) -> str:
+    """The LaTeX of `shown`: `\\frac{1}{5} \\operatorname{atan}{…}`, not atan(…) over 5."""
+    greek = {s: GREEK[s.name] for s in getattr(e, "free_symbols", ()) if s.name in GREEK}
+    return AnswerLatexPrinter({"ln_notation": True, "symbol_names": greek}).doprint(e)
+
+
+def coefficient_first(term: Any) -> tuple[Any, Any] | None:
+    """(c, rest) for a term c·rest that books write with the factor first, as the table
+    writes (1/a)·atan(u/a): c a rational with a denominator, rest a function written by
+    its name, or a product of such functions and powers of a variable ((1/5)·atan((x +
+    2)/5), -(1/2)·x·cos(2x), (3/2)·ln(|x - 1|)). None for any other term: a power keeps
+    the power rule's form (x^4/4, sin(x)^2/2, e^(3x)/3), and so does a product with one
+    (sec(x)^3·tan(x)/4) or with a constant such as √3 or 1/π."""
+    if not term.is_Mul:
+        return None
+    c, rest = term.as_coeff_Mul()
+    factors = sp.Mul.make_args(rest)
+    if not c.is_Rational or c.q == 1 or not any(map(_named, factors)):
+        return None
+    return (c, rest) if all(_named(f) or _variable_power(f) for f in factors) else None
+
+
+def _named(f: Any) -> bool:
+    """Whether f is a function printed by its name: sin(…), ln(…), atan(…)."""
+    return isinstance(f, sp.Function) and not isinstance(f, (sp.exp, sp.Abs))
+
+
+def _variable_power(f: Any) -> bool:
+    """Whether f is x or x^n, n a positive integer."""
+    base, n = f.as_base_exp()
+    return base.is_Symbol and n.is_Integer and n > 0
+
+
+def factors_first(e: Any) -> set[Any]:
+    """The terms of e (and their negatives) written with their factor first: all of its
+    terms with a fractional factor, when each is one `coefficient_first` takes (so that
+    a line keeps one style: -cos(2x)^5/10 + cos(2x)^3/3 - cos(2x)/2 stays as it is);
+    else none."""
+    terms = sp.Add.make_args(e) if isinstance(e, sp.Basic) else ()
+    fractions = [t for t in terms if _fraction_of(t)]
+    if not all(map(coefficient_first, fractions)):
+        return set()
+    return {*fractions, *(-t for t in fractions)}
+
+
+def _fraction_of(term: Any) -> bool:
+    c = term.as_coeff_Mul()[0]
+    return bool(c.is_Rational and c.q != 1)
+
+
+class _TermsFirst:
+    """A printer that writes the terms `factors_first` names with their factor first, at
+    the top of the expression and nowhere deeper."""
+
+    _print_level: int
+
+    def doprint(self, expr: Any) -> str:
+        self._terms = factors_first(expr)
+        return super().doprint(expr)  # type: ignore[misc]
+
+    def coefficient_first(self, e: Any) -> tuple[Any, Any] | None:
+        return coefficient_first(e) if self._print_level <= 2 and e in self._terms else None
+
+
+class AnswerPrinter(_TermsFirst, StudentPrinter):
+    """The student's notation, a term's rational factor before a named function first."""
+
+    def __init__(self, bars: bool = True) -> None:
+        super().__init__("e", bars)
+
+    def _print_Mul(self, e: Any) -> str:
+        split = self.coefficient_first(e)
+        if split is None:
+            return super()._print_Mul(e)
+        c, rest = split
+        return f"{'-' if c < 0 else ''}({abs(c.p)}/{c.q})·{self._print(rest)}"
+
+
+class AnswerLatexPrinter(_TermsFirst, LatexPrinter):
+    """LaTeX, a term's rational factor before a named function first."""
+
+    def _print_Mul(self, e: Any) -> str:
+        split = self.coefficient_first(e)
+        if split is None:
+            return super()._print_Mul(e)
+        c, rest = split
+        return rf"{'- ' if c < 0 else ''}\frac{{{abs(c.p)}}}{{{c.q}}} {self._print(rest)}"

@@ -91,17 +91,17 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any,
     raws, pieces, state = _walked(maker, start)
     value = states.to_sympy(state, no_todo_left)
     final = final_form.final(value)
-    said = final_form.shown(final)
+    said, said_latex = final_form.shown(final), final_form.shown_latex(final)
+    answer = leaf(final, said, said_latex)
     if said != states.text(state) and final != value:
         before = shown((state,))
         raws.append(Raw("simplify", before[0], f"{before[0]} = {said}",
-                        f"{before[1]} = {latex(final)}", (state,), (leaf(final, said),),
-                        "derivative"))
-    with_c = total([(1, leaf(final, said)), (1, leaf(constant))])
+                        f"{before[1]} = {said_latex}", (state,), (answer,), "derivative"))
+    with_c = total([(1, answer), (1, leaf(constant))])
     first = shown((start,))
     raws.append(Raw("constant-of-integration", said,
                     f"{first[0]} = {states.text(with_c)}",
-                    f"{first[1]} = {states.latex(with_c)}", (leaf(final, said),), (with_c,),
+                    f"{first[1]} = {states.latex(with_c)}", (answer,), (with_c,),
                     "derivative", "every antiderivative of f differs by a constant"))
     steps, complete = chain(raws, checker)
     merged = sum(len(s.merged) for s in steps)
@@ -111,7 +111,7 @@ def worked(f: Any, x: Any, checker: Checker, constant: Any, limits: Any,
                   states.latex(with_c), tuple(steps))]
     if not complete:  # none shown: the note says so, and no step claims to be merged
         return [Part(title, tex, start_text[0], start_text[1], "", "", ())], None, 0
-    back = replace(from_sympy(final, (x,)), text=said)
+    back = replace(from_sympy(final, (x,)), text=said, latex=said_latex)
     todo = Todo("d", back.text, back.latex, final, x, payload=back)
     written = as_written(f)  # checked as f itself, printed with roots as books write them
     check = Raw("differentiate-back", said,
@@ -222,7 +222,8 @@ def solution(problem: str, problem_latex: str, f: Any, x: Any, checker: Checker,
     final, out.path = final
     out.parts, out.merged, out.points = parts, merged, checker.count
     out.answer = f"∫ f({x}) d{x} = {final_form.shown(final)} + {constant}"
-    out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
+    out.answer_latex = (rf"\int f({latex(x)})\, d{latex(x)} = {final_form.shown_latex(final)}"
+                        f" + {latex(constant)}")
     return out
 
 
@@ -240,7 +241,8 @@ def unworked(out: Solution, why: str, f: Any, x: Any, checker: Checker,
     out.note = (f"no worked steps found ({why}); sympy's antiderivative, verified by "
                 f"differentiating it back{_on_the_tape(final, f, x, checker)}")
     out.answer = f"∫ f({x}) d{x} = {said} + {constant}"
-    out.answer_latex = rf"\int f({latex(x)})\, d{latex(x)} = {latex(final)} + {latex(constant)}"
+    out.answer_latex = (rf"\int f({latex(x)})\, d{latex(x)} = {final_form.shown_latex(final)}"
+                        f" + {latex(constant)}")
     return out
 
 

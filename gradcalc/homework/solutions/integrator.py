@@ -6,6 +6,7 @@ table integrals finish a part (∫ 1/u du is ln|u|).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -192,9 +193,7 @@ class Integrator:
                         key=lambda f: f.__name__)
         ratio = {f: formula(self.shown(rule.triangle[f(rule.theta)])) for f in ratios}
         said = "".join(f"{f.__name__}({theta}) = {text}, " for f, text in ratio.items())
-        angles = {f: sp.expand_trig(f) for f in value.atoms(sp.Function)
-                  if f.has(theta) and f.args != (theta,)}
-        said = "".join(f"{formula(f)} = {formula(g)}, " for f, g in angles.items()) + said
+        said = _multiple_angles(value, theta) + said
         if value.has(theta) and not value.xreplace({f: sp.Integer(0) for f in value.atoms(
                 sp.Function)}).has(theta):
             said = said.removesuffix(", ")
@@ -242,9 +241,12 @@ class Integrator:
         if second is None:
             with budget():
                 second = sympy_steps(v * du, by)
-        rest = self.todo(second, by, to_x)
+        sign, rest = -1, self.todo(second, by, to_x)
+        folded = sign_taken_out(second)
+        if folded is not None:  # u·v + ∫ cos(x) dx, not u·v - ∫ -cos(x) dx
+            sign, rest = 1, self.todo(folded[0], by, to_x, folded[1])
         du = min((du, sp.factor(du)), key=sp.count_ops)  # (x + 1)·e^x, not x·e^x + e^x
-        return ("parts", total([(1, leaf(u * v)), (-1, rest)]),
+        return ("parts", total([(1, leaf(u * v)), (sign, rest)]),
                 f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
                 f"v = {formula(v)}")
 
@@ -289,6 +291,20 @@ def _unwrapped(rule: Any) -> Any:
     return rule
 
 
+def sign_taken_out(rule: Any) -> tuple[Any, Any] | None:
+    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0), the minus taken
+    out of the integral, as a textbook folds it into the sign before it (parts' v·du =
+    −cos(x): u·v + ∫ cos(x) dx); None when the rule does not start with a negative
+    constant."""
+    rule = _unwrapped(rule)
+    if type(rule).__name__ != "ConstantTimesRule" or not rule.constant.is_negative:
+        return None
+    if rule.constant == -1:
+        return rule.substep, rule.other
+    return (dataclasses.replace(rule, integrand=-rule.integrand, constant=-rule.constant),
+            -rule.integrand)
+
+
 def routine(rule: Any) -> bool:
     """Whether an integral is routine: a power, a constant, an exponential or a table
     integral, times a constant, of a linear u = a·x + b, or a sum of such (no
@@ -304,6 +320,19 @@ def routine(rule: Any) -> bool:
         return g.is_polynomial(rule.variable) and sp.degree(g, rule.variable) == 1 and \
             routine(rule.substep)
     return name == "AddRule" and all(routine(r) for r in rule.substeps)
+
+
+#: the trig functions whose multiple angles a trig substitution writes out
+TRIG = (sp.sin, sp.cos, sp.tan, sp.sec, sp.csc, sp.cot)
+
+
+def _multiple_angles(value: Any, theta: Any) -> str:
+    """`sin(2θ) = 2cos(θ)·sin(θ), `: each trig function of a multiple of θ in `value`
+    expanded, in the order of their texts (the same on every run; a log or a bar around
+    θ's functions is no angle of its own)."""
+    angles = {formula(f): formula(sp.expand_trig(f)) for f in value.atoms(*TRIG)
+              if f.has(theta) and f.args != (theta,)}
+    return "".join(f"{f} = {g}, " for f, g in sorted(angles.items()) if f != g)
 
 
 def _squares(c: Any, squares: Any) -> str:

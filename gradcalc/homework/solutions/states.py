@@ -335,13 +335,24 @@ def _signed(arg: Term) -> tuple[str, bool]:
     """A sum's term as printed after its sign, and whether it carries a minus of its own
     (a negative known part, a negation, a product led by a negative number)."""
     if arg.kind == "leaf" and value_precedence(arg.value) == NEG:
-        return _wrapped(leaf(-arg.value), PRODUCT), True
+        return _wrapped(_unsigned_leaf(arg), PRODUCT), True
     if arg.kind == "neg":
         return _wrapped(arg.args[0], PRODUCT), True
     if arg.kind == "product" and arg.args[0].kind == "leaf" and \
             value_precedence(arg.args[0].value) == NEG:
         return text(product(leaf(-arg.args[0].value), *arg.args[1:])), True
     return text(arg) if precedence(arg) == SUM else _wrapped(arg, NEG), False
+
+
+def _unsigned_leaf(t: Term) -> Term:
+    """A negative known part without its minus, printed as it was shown where it was
+    (`-(1/2)·cos(2x)`: `(1/2)·cos(2x)`, not sympy's `cos(2x)/2`)."""
+    shown, tex = t.shown.removeprefix("-"), t.shown_latex.removeprefix("-").lstrip()
+    if shown == t.shown or shown_precedence(shown) < PRODUCT:
+        shown = ""
+    if tex == t.shown_latex or shown_precedence(tex) < PRODUCT:
+        tex = ""
+    return leaf(-t.value, shown, tex)
 
 
 def _slashed(shown: str) -> bool:
@@ -391,7 +402,7 @@ def latex(t: Term) -> str:
             arg.kind == "neg"
         if negative:
             sign = -sign
-            arg = leaf(-arg.value) if arg.kind == "leaf" else arg.args[0]
+            arg = _unsigned_leaf(arg) if arg.kind == "leaf" else arg.args[0]
         shown = latex(arg) if sign > 0 and precedence(arg) == SUM else \
             _latex_wrapped(arg, PRODUCT if sign < 0 else NEG)
         if k > 0 and sign > 0 and shown.startswith("- "):  # a sum led by a minus: x - a + b

@@ -23,6 +23,11 @@ def departs(invoke, function: str, answer: str) -> dict:
      "x^2·e^x - 2x·e^x + 2e^x"),
     ("2x cos(x^2)", "2sin(x^2)", "substitution", "2sin(x^2)", "sin(x^2)"),
     ("x sin(x)", "x cos(x) - sin(x)", "parts", "x·cos(x) - sin(x)", "-x·cos(x) + sin(x)"),
+    # parts takes v·du's minus out (u·v + ∫ cos(x) dx): the integral's step is marked
+    # with the student's version of that integral as it is printed
+    ("x sin(x)", "-x cos(x) - sin(x)", "integral-table", "-sin(x)", "sin(x)"),
+    ("x sin(2x)", "-x cos(2x)/2 + sin(2x)/2", "integral-table", "sin(2x)/2", "sin(2x)/4"),
+    ("x e^x/(x+1)^2", "-x e^x/(x+1) - e^x", "integral-exponential", "-e^x", "e^x"),
 ])
 def test_the_step_a_wrong_antiderivative_leaves_the_path_at(invoke, function, answer, rule,
                                                             student, right):
@@ -40,3 +45,14 @@ def test_the_plain_view_marks_the_step_with_the_students_version(invoke):
 
 def test_an_answer_with_a_function_no_step_gives_is_not_placed(invoke):
     assert departs(invoke, "x^3", "x^4/4 + sin(x)") is None
+
+
+def test_a_parts_problem_marks_the_integral_parts_left_as_it_is_printed(invoke):
+    run = invoke("check", "x sin(x)", "--antiderivative", "--answer", "-x cos(x) - sin(x)",
+                 "--steps", "--plain")
+    lines = run.out.splitlines()
+    assert lines[3].startswith("1. integration by parts") and "<-" not in lines[3]
+    assert lines[3].endswith("∫ x·sin(x) dx = -x·cos(x) + ∫ cos(x) dx")
+    assert lines[4] == ("2. a table integral (∫ cos(u) du = sin(u)): ∫ cos(x) dx = sin(x); "
+                        "= -x·cos(x) + sin(x)  <- you wrote -sin(x) here; a table integral "
+                        "gives sin(x)")

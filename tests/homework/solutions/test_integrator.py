@@ -65,7 +65,7 @@ def test_a_power_of_an_absolute_value_prints_without_brackets(invoke):
 
 def test_an_arctangent_of_a_completed_square_is_over_its_denominator(invoke):
     plain, out, latex = derived(invoke, "1/(x^2+4x+29)")
-    assert out["answer"] == "∫ f(x) dx = atan((x + 2)/5)/5 + C"
+    assert out["answer"] == "∫ f(x) dx = (1/5)·atan((x + 2)/5) + C"
     assert "= atan((x + 2)/5)/5\n" in plain and "x/5" not in plain
     assert "\\frac{x + 2}{5}" in latex and "\\frac{x}{5}" not in latex
     assert [s["rule"] for s in out["steps"]] == [
@@ -80,6 +80,38 @@ def test_x_e_x_over_a_square_is_parts_with_dv_the_square(invoke):
     assert out["answer"] == "∫ f(x) dx = e^x/(x + 1) + C" and out["note"] is None
     assert f"1. integration by parts ({first['note']})" in plain
     assert "du = \\left(x + 1\\right) e^{x}\\, dx" in latex
+
+
+@pytest.mark.parametrize("function,parts,rest", [
+    ("x sin(x)", "∫ x·sin(x) dx = -x·cos(x) + ∫ cos(x) dx", "∫ cos(x) dx = sin(x)"),
+    ("x sin(2x)", "∫ x·sin(2x) dx = -x·cos(2x)/2 + ∫ cos(2x)/2 dx",
+     "∫ cos(2x)/2 dx = sin(2x)/4"),
+    ("x e^x/(x+1)^2", "∫ x·e^x/(x + 1)^2 dx = -x·e^x/(x + 1) + ∫ e^x dx", "∫ e^x dx = e^x"),
+])
+def test_parts_takes_the_minus_out_of_v_du_into_its_sign(invoke, function, parts, rest):
+    """u·v − ∫ v du with v·du = −g is u·v + ∫ g dx, as a textbook writes it, in every
+    format (it printed -x·cos(x) - ∫ -cos(x) dx)."""
+    plain, out, latex = derived(invoke, function)
+    first, second = out["steps"][:2]
+    assert (first["rule"], first["text"], second["text"]) == ("parts", parts, rest)
+    assert f": {parts}\n" in plain and f": {rest};" in plain
+    assert "- ∫ -" not in plain and "+ \\int" in first["latex"]
+    assert "- \\int -" not in latex and "\\int -" not in latex
+
+
+def test_a_minus_is_taken_out_of_a_constant_multiple_rule_alone():
+    from sympy.integrals.manualintegrate import integral_steps
+
+    from gradcalc.homework.solutions.integrator import sign_taken_out
+
+    half = integral_steps(-sp.cos(2 * x) / 2, x)
+    rule, integrand = sign_taken_out(half)
+    assert integrand == sp.cos(2 * x) / 2 and rule.constant == sp.Rational(1, 2)
+    assert sp.simplify(rule.eval() - sp.sin(2 * x) / 4) == 0
+    rule, integrand = sign_taken_out(integral_steps(-sp.cos(x), x))
+    assert integrand == sp.cos(x) and type(rule).__name__ == "CosRule"
+    assert sign_taken_out(integral_steps(sp.cos(x), x)) is None
+    assert sign_taken_out(integral_steps(x - 1, x)) is None
 
 
 def test_sec_squared_of_four_minus_x_names_u_and_the_sign_of_du(invoke):
@@ -136,3 +168,29 @@ def test_a_root_of_a_shifted_quadratic_is_a_trig_substitution_in_x(invoke):
     assert out["answer"] == ("∫ f(x) dx = 3√(9 - (x - 2)^2)·(x - 2)/2 + 27asin((x - 2)/3)/2"
                              " + C")
     assert "$x = 3 \\sin{\\left(\\theta \\right)} + 2$" in latex
+
+
+def test_writing_theta_back_names_multiple_angles_only_in_one_order(invoke):
+    """The right triangle's note says sin(2θ) = 2cos(θ)·sin(θ) for a multiple angle; a log
+    or a bar around θ's functions is none (it said ln(|tan(θ) + sec(θ)|) = ln(|tan(θ) +
+    1/cos(θ)|), |tan(θ) + sec(θ)| = ..., in an order that changed from run to run)."""
+    _, out, _ = derived(invoke, "sqrt(x^2 + 9)")
+    back = [s["note"] for s in out["steps"] if s["rule"] == "back-substitution"]
+    assert back[-1] == ("x = 3tan(θ): the right triangle with opposite side x, adjacent "
+                        "side 3 and hypotenuse √(x^2 + 9) gives cos(θ) = 3/√(x^2 + 9), "
+                        "tan(θ) = x/3")
+    _, out, _ = derived(invoke, "sqrt(4 - x^2)")
+    back = [s["note"] for s in out["steps"] if s["rule"] == "back-substitution"]
+    assert "gives sin(2θ) = 2cos(θ)·sin(θ), cos(θ) = √(4 - x^2)/2" in back[-1]
+
+
+def test_writing_theta_back_is_the_same_under_every_hash_seed():
+    import os
+    import shutil
+    import subprocess
+
+    outs = {subprocess.run([shutil.which("gradcalc"), "derive", "sqrt(x^2 + 9)",
+                            "--antiderivative", "--plain"], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout
+            for seed in ("1", "2")}
+    assert len(outs) == 1
