@@ -18,8 +18,10 @@ from gradcalc.errors import GradcalcError
 from gradcalc.ingest.point_table import Header, header_of
 from gradcalc.ingest.scan import Piece, not_plain, numeric_bytes, plain_block
 
-#: bytes of CSV parsed at a time (whole lines)
-BLOCK_BYTES = 1 << 23
+#: bytes of CSV parsed at a time (whole lines): 4 MiB parses a 10^6-row table in about a
+#: sixth less CPU than 8 MiB (polars' parse and the byte check's pass stay in cache) and
+#: about as much as 2 MiB (below which polars' start per call shows); docs/performance.md
+BLOCK_BYTES = 1 << 22
 
 
 def _rechunk(batches: Iterator[Any], chunk_rows: int, offset: int,
