@@ -50,19 +50,20 @@ def column_of(values: np.ndarray, wholes: bool = True) -> Column:
     """Where Arrow's text differs from `number`'s (magnitudes outside [1e-4, 1e10), nan)
     and (`wholes`: if not yet known) whether a whole number, written "2.0" by polars, is
     there. |v|, its least and its greatest say which bounds some cell passes (nan makes
-    both nan, which no bound passes); only those bounds are looked for, cell by cell."""
+    both nan, which no bound passes); only those bounds are looked for, cell by cell, and
+    the whole numbers last, in |v|'s array."""
     if not values.size:
         return Column(values, _NONE, _NONE_NUMBERS, False)
     size = np.abs(values)
     least, most = size.min(), size.max()
-    whole = wholes and (bool(least == 0) or (
-        not most < 1 and bool((values == np.trunc(values)).any())))
     odd = _NONE
     if not least >= 1e-4:  # nan: every bound is looked for
         odd = np.flatnonzero(size < 1e-4)
         odd = odd[values[odd] != 0]
     if not most < 1e10:
         odd = np.union1d(odd, np.flatnonzero(~(size < 1e10)))
+    whole = wholes and (bool(least == 0) or (
+        not most < 1 and bool((values == np.trunc(values, out=size)).any())))
     if not odd.size:
         return Column(values, _NONE, _NONE_NUMBERS, whole)
     numbers = values[odd]
