@@ -16,7 +16,7 @@ import numpy as np
 
 from gradcalc.errors import GradcalcError
 from gradcalc.ingest.point_table import Header, header_of
-from gradcalc.ingest.scan import Piece, not_plain, numeric_bytes, plain_block
+from gradcalc.ingest.scan import Piece, not_plain, odd_bytes, plain_block
 
 #: bytes of CSV parsed at a time (whole lines): 4 MiB parses a 10^6-row table in about a
 #: sixth less CPU than 8 MiB (polars' parse and the byte check's pass stay in cache) and
@@ -131,14 +131,15 @@ def parse_frame(lines: bytes, width: int, verify: bool = False) -> Any:
     plain numbers as the byte scan tells them, raise `not_plain`.
 
     `verify` checks the bytes in one pass (only number bytes, separators and line
-    breaks); what else the byte scan refuses (an empty cell, a blank line, a row of
-    too few or too many cells) polars' parser tells by itself, as a null or an error,
-    so the block is not scanned again. Carriage returns (rare) are checked as the scan
-    checks them."""
+    breaks; the same pass finds carriage returns); what else the byte scan refuses (an
+    empty cell, a blank line, a row of too few or too many cells) polars' parser tells by
+    itself, as a null or an error, so the block is not scanned again. Carriage returns
+    (rare) are checked as the scan checks them."""
     pl = polars()
-    if verify and not (numeric_bytes(lines) and (b"\r" not in lines
-                                                or plain_block(lines, width))):
-        raise not_plain()
+    if verify:
+        odd = odd_bytes(lines)
+        if odd and (odd.count(b"\r") < len(odd) or not plain_block(lines, width)):
+            raise not_plain()
     schema = {f"c{k}": pl.Float64 for k in range(width)}
     try:
         frame = pl.read_csv(io.BytesIO(lines), has_header=False, schema=schema,

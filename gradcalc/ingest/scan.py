@@ -166,6 +166,12 @@ def numeric_bytes(block: bytes) -> bool:
     return not block.translate(None, _NUMERIC)
 
 
+def odd_bytes(block: bytes) -> bytes:
+    """The bytes of the block that are not those of plain numbers, separators or line
+    feeds, in order: carriage returns among them, so one pass tells both."""
+    return block.translate(None, _NUMERIC.replace(b"\r", b""))
+
+
 def _gaps(block: bytes, b: np.ndarray, sep: np.ndarray, last: int) -> bool:
     """Whether the block has an empty cell or a blank line: two separators (',' or a line
     break) in a row; a carriage return is allowed only before a line break."""

@@ -98,3 +98,23 @@ def test_inputs_reach_the_engine_as_views_of_the_chunk(tmp_path, monkeypatch):
         chunks.compute(plan, piece)
         assert all(np.shares_memory(given[-1][name], piece.data) for name in "abc")
     assert len(given) == 3
+
+
+class Watched(bytes):
+    """A block that counts the searches made in it (`in`)."""
+
+    searches = 0
+
+    def __contains__(self, part):
+        Watched.searches += 1
+        return super().__contains__(part)
+
+
+def test_a_checked_block_is_passed_over_once_for_bytes_and_carriage_returns():
+    """The byte check's one pass (`bytes.translate`) also finds carriage returns: no
+    search of the block of its own."""
+    Watched.searches = 0
+    numbers = columnar.parse_lines(Watched(b"1,2\n3,4\n"), 2, verify=True)
+    assert numbers.tolist() == [[1, 2], [3, 4]] and Watched.searches == 0
+    with pytest.raises(GradcalcError):
+        columnar.parse_lines(Watched(b"1,2\r3,4\n"), 2, verify=True)
