@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine.ops import FUNCTIONS
+from gradcalc.engine.primitive import PRIMITIVES
 from gradcalc.errors import GradcalcError, ShapeError
 from gradcalc.language import outputs
 from gradcalc.language.program import Program
@@ -95,12 +97,13 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
 def program_of(job: Job, values: Collection[str]) -> Program:
     """The job's program, read with the names given values as its variables: the notation
     pass never reads one of them another way (`xe^x` with a value for xe is xe^x). Read
-    once for the same text, limits and names (a table's chunks share it)."""
-    return _parsed(job.program, job.limits, tuple(values))
+    once for the same text, limits, names and registry of primitives (a table's chunks
+    share it; a primitive registered since is read anew)."""
+    return _parsed(job.program, job.limits, tuple(values), (tuple(PRIMITIVES), tuple(FUNCTIONS)))
 
 
 @functools.lru_cache(maxsize=16)
-def _parsed(text: str, limits: Limits, given: tuple[str, ...]) -> Program:
+def _parsed(text: str, limits: Limits, given: tuple[str, ...], registry: tuple) -> Program:
     """A program read (a Program is frozen: one object serves every reader)."""
     from gradcalc.language.parse import parse
 

@@ -140,3 +140,21 @@ def test_nonfinite_rows_are_none_for_a_finite_array_by_one_sum():
     assert rows.tolist() == [False, True, True]
     with np.errstate(all="raise"):  # a sum that overflows: looked at point by point
         assert jobs.nonfinite_rows(np.array([1e308, 1e308, -1e308])).tolist() == [False] * 3
+
+
+def test_a_program_is_read_anew_once_a_primitive_is_registered():
+    """Registering (or removing) a primitive changes what a text may mean: a program read
+    while it was there is not served once it is gone."""
+    from gradcalc.engine import table, twins
+    from gradcalc.errors import ParseError
+
+    job = jobs.Job("grad", "y = quad(q)")
+    table.register(table.unary("quad", lambda x: np.asarray(x) ** 4,
+                               lambda g, ans, x: g * 4.0 * x**3,
+                               twins.piecewise(lambda s, x: x**4), rule="g·4x³"))
+    try:
+        assert jobs.program_of(job, ["q"]) is jobs.program_of(job, ["q"])
+    finally:
+        table.unregister("quad")
+    with pytest.raises(ParseError):
+        jobs.program_of(job, ["q"])
