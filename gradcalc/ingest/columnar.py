@@ -63,6 +63,7 @@ def _frame_numbers(frames: list[Any]) -> np.ndarray:
 
 
 def _array_numbers(arrays: list[np.ndarray]) -> np.ndarray:
+    """A piece's arrays (Parquet's row-major batches) as one row-major array."""
     return np.ascontiguousarray(np.concatenate(arrays) if len(arrays) > 1 else arrays[0])
 
 
