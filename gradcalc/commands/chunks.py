@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gradcalc.commands import points
-from gradcalc.commands.jobs import Job
+from gradcalc.commands.jobs import Job, nonfinite_rows
 from gradcalc.errors import GradcalcError
 from gradcalc.ingest.cells import SHOW_BAD_ROWS, Rows, read_rows
 from gradcalc.ingest.point_table import Header, PointTable
@@ -114,7 +114,10 @@ def stats(result: points.PointsResult) -> Stats:
     read[list(result.table.bad)] = False
     arrays = {"": result.output, **result.derivative}
     for name, a in arrays.items():
-        hit = read & ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
+        rows = nonfinite_rows(a)
+        if rows is None:
+            continue
+        hit = read & rows
         if hit.any():
             out.nonfinite[name] = (int(hit.sum()), result.offset + int(np.argmax(hit)))
     rows = result.table.rows

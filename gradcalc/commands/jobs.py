@@ -7,6 +7,7 @@ Nothing here prints; the messages name the command-line options, since batch fie
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from gradcalc.engine.ops import FUNCTIONS
+from gradcalc.engine.primitive import PRIMITIVES
 from gradcalc.errors import GradcalcError, ShapeError
 from gradcalc.language import outputs
 from gradcalc.language.program import Program
@@ -93,10 +96,18 @@ def choose_inputs(program: Program, values: dict[str, np.ndarray],
 
 def program_of(job: Job, values: Collection[str]) -> Program:
     """The job's program, read with the names given values as its variables: the notation
-    pass never reads one of them another way (`xe^x` with a value for xe is xe^x)."""
+    pass never reads one of them another way (`xe^x` with a value for xe is xe^x). Read
+    once for the same text, limits, names and registry of primitives (a table's chunks
+    share it; a primitive registered since is read anew)."""
+    return _parsed(job.program, job.limits, tuple(values), (tuple(PRIMITIVES), tuple(FUNCTIONS)))
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str, limits: Limits, given: tuple[str, ...], registry: tuple) -> Program:
+    """A program read (a Program is frozen: one object serves every reader)."""
     from gradcalc.language.parse import parse
 
-    return parse(job.program, limits=job.limits, given=tuple(values))
+    return parse(text, limits=limits, given=given)
 
 
 def reads(job: Job) -> set[str]:
@@ -152,10 +163,24 @@ def check_kind(command: str, weights: np.ndarray | None) -> str:
     return command
 
 
+#: no point holds nan or inf
+_NONE_BAD = np.zeros(1, dtype=bool)
+
+
 def _first_bad(bad: np.ndarray) -> str:
     count = int(bad.sum())
     return (f" at {count:,} point{'' if count == 1 else 's'} "
             f"(first: row {int(np.argmax(bad)) + 1})")
+
+
+def nonfinite_rows(a: np.ndarray) -> np.ndarray | None:
+    """Which points (the leading axis) hold nan or inf, or None when none does: the sum of
+    the array first (one reduction, no mask), which is finite only where every element is
+    (a sum that overflows is looked at point by point)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(a)):
+            return None
+    return ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
 
 
 def nonfinite_warnings(of: str, output: np.ndarray, derivative: dict[str, np.ndarray],
@@ -164,7 +189,8 @@ def nonfinite_warnings(of: str, output: np.ndarray, derivative: dict[str, np.nda
     leading point axis and each warning counts the points and names the first row."""
     def bad(a: np.ndarray) -> np.ndarray:
         if points:
-            return ~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
+            rows = nonfinite_rows(a)
+            return _NONE_BAD if rows is None else rows
         return np.array([not np.all(np.isfinite(a))])
 
     out = []

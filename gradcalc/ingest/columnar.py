@@ -9,35 +9,62 @@ itself.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from gradcalc.errors import GradcalcError
 from gradcalc.ingest.point_table import Header, header_of
-from gradcalc.ingest.scan import Piece, not_plain, numeric_bytes, plain_block
+from gradcalc.ingest.scan import Piece, not_plain, odd_bytes, plain_block
 
-#: bytes of CSV parsed at a time (whole lines)
-BLOCK_BYTES = 1 << 23
+#: bytes of CSV parsed at a time (whole lines): 4 MiB parses a 10^6-row table in about a
+#: sixth less CPU than 8 MiB (polars' parse and the byte check's pass stay in cache) and
+#: about as much as 2 MiB (below which polars' start per call shows); docs/performance.md
+BLOCK_BYTES = 1 << 22
 
 
-def _rechunk(batches: Iterator[np.ndarray], chunk_rows: int, offset: int
-             ) -> Iterator[Piece]:
-    """Arrays of any number of rows as pieces of exactly `chunk_rows` (the last fewer)."""
-    held: list[np.ndarray] = []
+def _rechunk(batches: Iterator[Any], chunk_rows: int, offset: int,
+             join: Callable[[list[Any]], np.ndarray]) -> Iterator[Piece]:
+    """Batches (polars frames or arrays) of any number of rows as pieces of exactly
+    `chunk_rows` (the last fewer): a piece's parts are views of its batches until `join`
+    makes them one array."""
+    held: list[Any] = []
     count = 0
     for batch in batches:
         held.append(batch)
-        count += batch.shape[0]
+        count += len(batch)
         while count >= chunk_rows:
-            joined = np.concatenate(held) if len(held) > 1 else held[0]
-            yield Piece(offset, chunk_rows, data=np.ascontiguousarray(joined[:chunk_rows]))
+            taken, held = _split(held, chunk_rows)
+            count -= chunk_rows
+            yield Piece(offset, chunk_rows, data=join(taken))
             offset += chunk_rows
-            rest = joined[chunk_rows:]
-            held, count = ([rest], rest.shape[0]) if rest.shape[0] else ([], 0)
     if count:
-        yield Piece(offset, count, data=np.ascontiguousarray(np.concatenate(held)))
+        yield Piece(offset, count, data=join(held))
+
+
+def _split(held: list[Any], rows: int) -> tuple[list[Any], list[Any]]:
+    """The first `rows` rows of the batches `held` and the rest, as views of them."""
+    taken: list[Any] = []
+    for k, batch in enumerate(held):
+        if len(batch) >= rows:
+            rest = [batch[rows:]] if len(batch) > rows else []
+            return taken + [batch[:rows]], rest + held[k + 1:]
+        taken.append(batch)
+        rows -= len(batch)
+    return taken, []
+
+
+def _frame_numbers(frames: list[Any]) -> np.ndarray:
+    """A piece's frames as one column-major float64 array: the piece's only copy, and each
+    input column a contiguous view of it."""
+    frame = frames[0] if len(frames) == 1 else polars().concat(frames, rechunk=False)
+    return frame.to_numpy(order="fortran").astype(np.float64, copy=False)
+
+
+def _array_numbers(arrays: list[np.ndarray]) -> np.ndarray:
+    """A piece's arrays (Parquet's row-major batches) as one row-major array."""
+    return np.ascontiguousarray(np.concatenate(arrays) if len(arrays) > 1 else arrays[0])
 
 
 def _columns(batch: Any, columns: list[int]) -> np.ndarray:
@@ -47,34 +74,29 @@ def _columns(batch: Any, columns: list[int]) -> np.ndarray:
 
 def csv_pieces(files: list[str], header: Header, chunk_rows: int, verify: bool = False
                ) -> Iterator[Piece]:
-    """A plain-number CSV table in chunks (polars' reader); a cell it cannot take as a
-    number (one that only looks like one, such as 1e) raises `not_plain`: the command
-    reads the table again as text, which answers that row with its error in its place.
-    With `verify`, each block's bytes are checked as the byte scan checks a table (for a
-    table not scanned first), and one that is not plain numbers raises `not_plain`."""
+    """A plain-number CSV table in chunks (polars' reader), each chunk's numbers in column
+    order; a cell it cannot take as a number (one that only looks like one, such as 1e)
+    raises `not_plain`: the command reads the table again as text, which answers that row
+    with its error in its place. With `verify`, each block's bytes are checked as the byte
+    scan checks a table (for a table not scanned first), and one that is not plain numbers
+    raises `not_plain`."""
 
-    def batches(path: str) -> Iterator[np.ndarray]:
+    def batches(path: str) -> Iterator[Any]:
         """Blocks of whole lines parsed one at a time: memory is one block's, whatever
         the file's length (polars' own streaming reader reads ahead without bound)."""
         with open(path, "rb") as fh:
             for _ in range(header.lines):
                 fh.readline()
-            rest = b""
-            while True:
-                block = fh.read(BLOCK_BYTES)
-                data = rest + block
-                cut = data.rfind(b"\n") + 1 if block else len(data)
-                rest = data[cut:]
-                if cut:
-                    numbers = parse_lines(data[:cut], len(header.columns), verify)
-                    if numbers.shape[0]:
-                        yield numbers
-                if not block:
-                    return
+            while block := fh.read(BLOCK_BYTES):
+                if block[-1:] != b"\n":
+                    block += fh.readline()  # the block's last line, whole
+                frame = parse_frame(block, len(header.columns), verify)
+                if frame.height:
+                    yield frame
 
     offset = 0
     for path in files:
-        for piece in _rechunk(batches(path), chunk_rows, offset):
+        for piece in _rechunk(batches(path), chunk_rows, offset, _frame_numbers):
             yield piece
             offset += piece.rows
 
@@ -99,19 +121,26 @@ def polars() -> Any:
 
 
 def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
-    """Whole lines of plain numbers, `width` to a line, as a float64 array (polars'
-    parser); a cell it cannot take as a number, or (with `verify`) bytes that are not
+    """Whole lines of plain numbers, `width` to a line, as a column-major float64 array
+    (polars' parser; see `parse_frame`)."""
+    return _frame_numbers([parse_frame(lines, width, verify)])
+
+
+def parse_frame(lines: bytes, width: int, verify: bool = False) -> Any:
+    """Whole lines of plain numbers, `width` to a line, as a polars frame of float64
+    columns; a cell it cannot take as a number, or (with `verify`) bytes that are not
     plain numbers as the byte scan tells them, raise `not_plain`.
 
     `verify` checks the bytes in one pass (only number bytes, separators and line
-    breaks); what else the byte scan refuses (an empty cell, a blank line, a row of
-    too few or too many cells) polars' parser tells by itself, as a null or an error,
-    so the block is not scanned again. Carriage returns (rare) are checked as the scan
-    checks them."""
+    breaks; the same pass finds carriage returns); what else the byte scan refuses (an
+    empty cell, a blank line, a row of too few or too many cells) polars' parser tells by
+    itself, as a null or an error, so the block is not scanned again. Carriage returns
+    (rare) are checked as the scan checks them."""
     pl = polars()
-    if verify and not (numeric_bytes(lines) and (b"\r" not in lines
-                                                or plain_block(lines, width))):
-        raise not_plain()
+    if verify:
+        odd = odd_bytes(lines)
+        if odd and (odd.count(b"\r") < len(odd) or not plain_block(lines, width)):
+            raise not_plain()
     schema = {f"c{k}": pl.Float64 for k in range(width)}
     try:
         frame = pl.read_csv(io.BytesIO(lines), has_header=False, schema=schema,
@@ -120,7 +149,7 @@ def parse_lines(lines: bytes, width: int, verify: bool = False) -> np.ndarray:
         raise not_plain() from None
     if verify and any(column.null_count() for column in frame.iter_columns()):
         raise not_plain()  # an empty cell, a short row or a blank line
-    return frame.to_numpy(order="c").astype(np.float64, copy=False)
+    return frame
 
 
 def parquet_header(files: list[str], reads: set[str]) -> tuple[Header, int]:
@@ -167,4 +196,4 @@ def parquet_pieces(files: list[str], header: Header, chunk_rows: int) -> Iterato
                     raise GradcalcError(f"--points: {path}: the input columns must be "
                                         f"numbers: {kinds}", kind="usage") from None
 
-    yield from _rechunk(batches(), chunk_rows, 0)
+    yield from _rechunk(batches(), chunk_rows, 0, _array_numbers)

@@ -74,9 +74,20 @@ class Header:
     def table(self, rows: Rows) -> PointTable:
         """The rows read against this header, as a PointTable."""
         data = rows.data
-        values = {name: data[:, cols].reshape((data.shape[0],) + shape)
-                  for name, (cols, shape) in self.layout.items()}
+        values = {name: _gather(data, cols, shape) for name, (cols, shape) in self.layout.items()}
         return PointTable(self.columns, data, values, self.inputs, rows)
+
+
+def _gather(data: np.ndarray, cols: list[int], shape: tuple[int, ...]) -> np.ndarray:
+    """An input's columns of `data`, shaped (points,) + shape and C-contiguous: a view where
+    they are already (one column of column-major data), else a copy."""
+    first = cols[0]
+    if cols == list(range(first, first + len(cols))):
+        view = data[:, first:first + len(cols)].reshape((data.shape[0],) + shape)
+        if view.flags.c_contiguous:
+            return view
+    gathered = np.empty((data.shape[0], len(cols)), dtype=data.dtype)  # row-major
+    return np.take(data, cols, axis=1, out=gathered).reshape((data.shape[0],) + shape)
 
 
 def read_header(source: TextIO, where: str = "--points",

@@ -24,8 +24,9 @@ from gradcalc.ingest.point_table import Header, read_header
 
 #: the bytes of a plain-number table (with ',' between cells and a line break after rows)
 _NUMERIC = b"0123456789.eE+-,\r\n"
-#: bytes of a file scanned at a time
-SCAN_BYTES = 1 << 22
+#: bytes of a file scanned at a time: a block and its masks stay in the core's cache (at
+#: 4 MiB, counting a 10^6-row table's lines took half as long again, its scan 1.7 times)
+SCAN_BYTES = 1 << 18
 #: the kind of error a columnar reader raises for a cell that passed the byte scan but
 #: is not a number (such as 1e): the table is then read again as text
 NOT_PLAIN = "not-plain"
@@ -163,6 +164,12 @@ def plain_block(block: bytes, width: int, last: int = 10) -> bool:
 def numeric_bytes(block: bytes) -> bool:
     """Whether the bytes are only those of plain numbers, separators and line breaks."""
     return not block.translate(None, _NUMERIC)
+
+
+def odd_bytes(block: bytes) -> bytes:
+    """The bytes of the block that are not those of plain numbers, separators or line
+    feeds, in order: carriage returns among them, so one pass tells both."""
+    return block.translate(None, _NUMERIC.replace(b"\r", b""))
 
 
 def _gaps(block: bytes, b: np.ndarray, sep: np.ndarray, last: int) -> bool:

@@ -26,46 +26,110 @@ from gradcalc.render.point_rows import header
 _MARK = b"NaN"
 
 
-def matrix(result: PointsResult) -> np.ndarray:
-    """Each row's numbers: the table's inputs, the output, then the derivatives; in
-    column-major order, so polars takes its columns without a copy."""
+def columns(result: PointsResult) -> list[np.ndarray]:
+    """Each row's numbers by column: the table's inputs, the output, then the derivatives;
+    views of the chunk's arrays (polars takes a contiguous one without a copy)."""
     n = result.count
     parts = [result.table.data, result.output.reshape(n, -1)]
     parts += [v.reshape(n, -1) for v in result.derivative.values()]
-    out = np.empty((n, sum(p.shape[1] for p in parts)), order="F")
-    at = 0
-    for p in parts:
-        out[:, at:at + p.shape[1]] = p
-        at += p.shape[1]
-    return out
+    return [p[:, k] for p in parts for k in range(p.shape[1])]
 
 
-def _odd(values: np.ndarray) -> np.ndarray:
-    """Where Arrow's text differs from `number`'s: magnitudes outside [1e-4, 1e10), nan."""
+@dataclass
+class Column:
+    """A column as polars is to format it: its odd cells (`odd`, rows) set to nan in a
+    copy, the column itself where it has none; and whether it holds a whole number."""
+
+    values: np.ndarray
+    odd: np.ndarray  # the odd cells' rows
+    numbers: np.ndarray  # their numbers
+    whole: bool
+
+
+def column_of(values: np.ndarray, wholes: bool = True) -> Column:
+    """Where Arrow's text differs from `number`'s (magnitudes outside [1e-4, 1e10), nan)
+    and (`wholes`: if not yet known) whether a whole number, written "2.0" by polars, is
+    there. |v|, its least and its greatest say which bounds some cell passes (nan makes
+    both nan, which no bound passes); only those bounds are looked for, cell by cell, and
+    the whole numbers last, in |v|'s array."""
+    if not values.size:
+        return Column(values, _NONE, _NONE_NUMBERS, False)
     size = np.abs(values)
-    return ~((size >= 1e-4) & (size < 1e10)) & (values != 0)
+    least, most = size.min(), size.max()
+    odd = _NONE
+    if not least >= 1e-4:  # nan: every bound is looked for
+        odd = np.flatnonzero(size < 1e-4)
+        odd = odd[values[odd] != 0]
+    if not most < 1e10:
+        odd = np.union1d(odd, np.flatnonzero(~(size < 1e10)))
+    whole = wholes and (bool(least == 0) or (
+        not most < 1 and bool((values == np.trunc(values, out=size)).any())))
+    if not odd.size:
+        return Column(values, _NONE, _NONE_NUMBERS, whole)
+    numbers = values[odd]
+    values = values.copy()
+    values[odd] = np.nan
+    return Column(values, odd, numbers, whole)
+
+
+#: no odd cells
+_NONE, _NONE_NUMBERS = np.empty(0, dtype=np.intp), np.empty(0)
+
+
+class Lines:
+    """What polars writes, kept as the pieces it writes (never copied into one buffer),
+    each of whole lines: a piece's unfinished last line waits for the next."""
+
+    def __init__(self) -> None:
+        self.texts: list[bytes] = []
+        self.tail = b""
+
+    def write(self, data: bytes) -> int:
+        size = len(data)
+        if self.tail:
+            data, self.tail = self.tail + data, b""
+        cut = data.rfind(b"\n") + 1
+        if cut < len(data):
+            data, self.tail = data[:cut], data[cut:]
+        if data:
+            self.texts.append(data)
+        return size
+
+    def flush(self) -> None:
+        """Nothing to flush: the pieces are kept."""
+
+    def close(self) -> list[bytes]:
+        """The pieces, the last line's (if it was not finished) last."""
+        if self.tail:
+            self.texts.append(self.tail)
+        return self.texts
 
 
 @dataclass
 class Patched:
-    """CSV text with a few cells to fill in: the marks (NaN) at `at` are `subs`. Written
-    in pieces (views of the text), so the chunk's text is never copied to be patched;
-    it pickles (a --jobs worker's answer) as bytes and lists."""
+    """CSV text with a few cells to fill in: the marks (NaN) at `at` (piece, byte) are
+    `subs`. Written in pieces (views of polars' pieces of text), so the chunk's text is
+    never copied to be patched; it pickles (a --jobs worker's answer) as bytes and lists."""
 
-    text: bytes
-    at: list[int] = field(default_factory=list)
+    texts: list[bytes]
+    at: list[tuple[int, int]] = field(default_factory=list)
     subs: list[bytes] = field(default_factory=list)
     head: bytes = b""  # the header row, before the first chunk's rows
 
     def pieces(self) -> Iterator[bytes | memoryview]:
         if self.head:
             yield self.head
-        view, start = memoryview(self.text), 0
-        for at, sub in zip(self.at, self.subs, strict=True):
-            yield view[start:at]
-            yield sub
-            start = at + len(_MARK)
-        yield view[start:]
+        marks = iter(zip(self.at, self.subs, strict=True))
+        mark = next(marks, None)
+        for k, text in enumerate(self.texts):
+            view, start = memoryview(text), 0
+            while mark is not None and mark[0][0] == k:
+                (_, at), sub = mark
+                yield view[start:at]
+                yield sub
+                start = at + len(_MARK)
+                mark = next(marks, None)
+            yield view[start:]
 
     def __bytes__(self) -> bytes:
         return b"".join(self.pieces())
@@ -73,34 +137,45 @@ class Patched:
 
 def csv_text(result: PointsResult, sep: str = ",") -> Patched:
     """The chunk's CSV rows (no header row), byte for byte as the default writer writes
-    them: polars formats every cell, the odd ones set to nan first (in the chunk's own
-    matrix: no copy), whose NaN marks are found (one byte search each) and filled by
-    `number` in row order; a whole number loses polars' ".0"."""
-    import io
-
+    them: polars formats every cell of the chunk's columns (views where they have no odd
+    cell), the odd ones set to nan first, whose NaN marks are found (one byte search each)
+    and filled by `number` in row order; a whole number loses polars' ".0"."""
     import polars as pl
 
-    m = matrix(result)
-    odd = _odd(m)
-    subs = [number(v).encode() for v in m[odd].tolist()] if odd.any() else []  # row order
-    if subs:
-        m[odd] = np.nan
-    buffer = io.BytesIO()
-    pl.from_numpy(m).write_csv(buffer, include_header=False, separator=sep)
-    text = buffer.getvalue()
-    del buffer
-    if (m == np.trunc(m)).any():  # 2.0 -> 2, as `number` writes it (nan is never whole)
-        text = text.replace(b".0" + sep.encode(), sep.encode()).replace(b".0\n", b"\n")
-    return Patched(text, _marks(text, len(subs)), subs)
+    found: list[Column] = []
+    whole = False
+    for values in columns(result):
+        found.append(column_of(values, wholes=not whole))
+        whole = whole or found[-1].whole
+    subs = [number(v).encode() for v in _odd_values(found)]  # in row order
+    lines = Lines()
+    pl.DataFrame({f"c{k}": c.values for k, c in enumerate(found)}).write_csv(
+        lines, include_header=False, separator=sep)
+    texts = lines.close()
+    if whole:  # 2.0 -> 2, as `number` writes it (nan is never whole)
+        cut, end = b".0" + sep.encode(), b".0\n"
+        texts = [t.replace(cut, sep.encode()).replace(end, b"\n") for t in texts]
+    return Patched(texts, _marks(texts, len(subs)), subs)
 
 
-def _marks(text: bytes, count: int) -> list[int]:
-    """Where the first `count` marks are in `text`: a search for its first byte each
-    (memchr), never a pass of its own over the text."""
-    at, found = [], -len(_MARK)
-    for _ in range(count):
-        found = text.index(_MARK[:1], found + len(_MARK))
-        at.append(found)
+def _odd_values(found: list[Column]) -> list[float]:
+    """The odd cells' numbers, in the order their rows are written (row, then column)."""
+    if not any(c.odd.size for c in found):
+        return []
+    rows = np.concatenate([c.odd for c in found])
+    where = np.concatenate([np.full(c.odd.size, k) for k, c in enumerate(found)])
+    return np.concatenate([c.numbers for c in found])[np.lexsort((where, rows))].tolist()
+
+
+def _marks(texts: list[bytes], count: int) -> list[tuple[int, int]]:
+    """Where the first `count` marks are in the pieces `texts` (piece, byte): a search for
+    the mark's first byte each (memchr), never a pass of its own over the text."""
+    at: list[tuple[int, int]] = []
+    for k, text in enumerate(texts):
+        found = text.find(_MARK[:1]) if len(at) < count else -1
+        while found >= 0:
+            at.append((k, found))
+            found = text.find(_MARK[:1], found + len(_MARK)) if len(at) < count else -1
     return at
 
 

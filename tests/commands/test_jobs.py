@@ -117,3 +117,44 @@ def test_batch_and_the_command_line_map_failures_alike(invoke, monkeypatch):
     assert run.code == 2
     assert run.err == ("error: internal error (ZeroDivisionError): boom; set GRADCALC_DEBUG=1 "
                        "for a traceback and please report it\n")
+
+
+def test_a_program_is_read_once_for_the_same_text_and_names(monkeypatch):
+    """A table's chunks (each a `points.run`) share one reading of the program."""
+    from gradcalc.language import parse as parsing
+
+    read = []
+    real = parsing.parse
+    monkeypatch.setattr(parsing, "parse", lambda *a, **k: read.append(k["given"])
+                        or real(*a, **k))
+    job = jobs.Job("grad", "y = q*1.2345 + r")
+    first = jobs.program_of(job, ["q", "r"])
+    assert jobs.program_of(job, ["q", "r"]) is first and len(read) == 1
+    assert jobs.program_of(job, ["q", "r", "s"]) is not first and len(read) == 2
+
+
+def test_nonfinite_rows_are_none_for_a_finite_array_by_one_sum():
+    assert jobs.nonfinite_rows(np.ones((4, 2))) is None
+    assert jobs.nonfinite_rows(np.ones((0, 3))) is None
+    rows = jobs.nonfinite_rows(np.array([[1.0, 2.0], [np.inf, 0.0], [3.0, np.nan]]))
+    assert rows.tolist() == [False, True, True]
+    with np.errstate(all="raise"):  # a sum that overflows: looked at point by point
+        assert jobs.nonfinite_rows(np.array([1e308, 1e308, -1e308])).tolist() == [False] * 3
+
+
+def test_a_program_is_read_anew_once_a_primitive_is_registered():
+    """Registering (or removing) a primitive changes what a text may mean: a program read
+    while it was there is not served once it is gone."""
+    from gradcalc.engine import table, twins
+    from gradcalc.errors import ParseError
+
+    job = jobs.Job("grad", "y = quad(q)")
+    table.register(table.unary("quad", lambda x: np.asarray(x) ** 4,
+                               lambda g, ans, x: g * 4.0 * x**3,
+                               twins.piecewise(lambda s, x: x**4), rule="g·4x³"))
+    try:
+        assert jobs.program_of(job, ["q"]) is jobs.program_of(job, ["q"])
+    finally:
+        table.unregister("quad")
+    with pytest.raises(ParseError):
+        jobs.program_of(job, ["q"])
