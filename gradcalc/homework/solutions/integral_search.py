@@ -76,10 +76,29 @@ def calls_used() -> int:
 
 
 def sympy_steps(f: Any, x: Any) -> Any:
+    """sympy's rule tree for ∫ f dx, found as in a fresh process: `_forgotten` before
+    and after."""
     import sympy.integrals.manualintegrate as mi
 
     _install()
-    return mi.integral_steps(f, x)
+    _forgotten()
+    try:
+        return mi.integral_steps(f, x)
+    finally:
+        _forgotten()
+
+
+def _forgotten() -> None:
+    """sympy's manual integration keeps two tables in its module between searches: how
+    often each u = sin, cos, exp, sinh or cosh was taken by parts (after 3 times in a
+    process it is refused: `manualintegrate` empties it, `integral_steps` never does),
+    and the integrands being searched (left in it, as 'leads around in a loop', when a
+    search is stopped: `OverBudget`). Both emptied, so that a search finds what it finds
+    in a fresh process, whatever ran before it."""
+    import sympy.integrals.manualintegrate as mi
+
+    mi._parts_u_cache.clear()
+    mi._integral_cache.clear()
 
 
 # --------------------------------------------------------------------------- rule trees
