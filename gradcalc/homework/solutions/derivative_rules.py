@@ -21,6 +21,7 @@ import sympy as sp
 
 from gradcalc.engine import ops
 from gradcalc.engine.primitive import PRIMITIVES, derived
+from gradcalc.homework.solutions.rule_names import pair_free_of
 from gradcalc.homework.solutions.states import (
     Term,
     Todo,
@@ -64,9 +65,7 @@ class Rewrite:
 def _parts_named(n: Node, u: Node, v: Node) -> str:
     """`u = x^2, v = sin(3x)`: a product's or quotient's parts named u and v, or p and q
     where the function has a variable u or v (u = e^u would be a false equation)."""
-    used = {s.name for s in getattr(n.value, "free_symbols", ())}
-    first, second = next(p for p in (("u", "v"), ("p", "q"), ("g", "h"))
-                         if not set(p) & used)
+    first, second = pair_free_of({s.name for s in getattr(n.value, "free_symbols", ())})
     return f"{first} = {u.text}, {second} = {v.text}"
 
 

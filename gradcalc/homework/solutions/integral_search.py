@@ -76,10 +76,29 @@ def calls_used() -> int:
 
 
 def sympy_steps(f: Any, x: Any) -> Any:
+    """sympy's rule tree for ∫ f dx, found as in a fresh process: `_forgotten` before
+    and after."""
     import sympy.integrals.manualintegrate as mi
 
     _install()
-    return mi.integral_steps(f, x)
+    _forgotten()
+    try:
+        return mi.integral_steps(f, x)
+    finally:
+        _forgotten()
+
+
+def _forgotten() -> None:
+    """sympy's manual integration keeps two tables in its module between searches: how
+    often each u = sin, cos, exp, sinh or cosh was taken by parts (after 3 times in a
+    process it is refused: `manualintegrate` empties it, `integral_steps` never does),
+    and the integrands being searched (left in it, as 'leads around in a loop', when a
+    search is stopped: `OverBudget`). Both emptied, so that a search finds what it finds
+    in a fresh process, whatever ran before it."""
+    import sympy.integrals.manualintegrate as mi
+
+    mi._parts_u_cache.clear()
+    mi._integral_cache.clear()
 
 
 # --------------------------------------------------------------------------- rule trees
@@ -115,9 +134,26 @@ def _size(rule: Any) -> tuple[int, int]:
 
 
 def chosen(rule: Any) -> Any:
-    """An AlternativeRule's shortest alternative (the first of the shortest)."""
+    """An AlternativeRule's shortest alternative (the first of the shortest); parts
+    itself rather than a linear substitution that only leads to parts, as a textbook
+    does ∫ x·e^(-x) dx (u = x, dv = e^(-x) dx, not u = -x first)."""
     options = [r for r in rule.alternatives if not _unknown_deep(r)] or rule.alternatives
+    direct = [r for r in options if type(r).__name__ == "PartsRule"]
+    if direct and any(_linear_before_parts(r) for r in options):
+        options = direct
     return min(options, key=_size)
+
+
+def _linear_before_parts(rule: Any) -> bool:
+    """Whether the rule is a substitution u = a·x + b whose integral in u is by parts."""
+    if type(rule).__name__ != "URule":
+        return False
+    g, x = rule.u_func, rule.variable
+    inner = rule.substep
+    while type(inner).__name__ == "ConstantTimesRule":
+        inner = inner.substep
+    return (g.is_polynomial(x) and sp.degree(g, x) == 1
+            and type(inner).__name__ in ("PartsRule", "CyclicPartsRule"))
 
 
 def _unknown_deep(rule: Any) -> bool:

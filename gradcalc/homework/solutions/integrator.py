@@ -22,6 +22,7 @@ from gradcalc.homework.solutions.rational_integrands import (
     cover_up,
     perfect_power,
 )
+from gradcalc.homework.solutions.rule_names import pair_free_of
 from gradcalc.homework.solutions.states import Term, Todo, leaf, pending, product, total
 from gradcalc.homework.solutions.trig_powers import (
     cos_double_angle,
@@ -221,9 +222,10 @@ class Integrator:
         """Parts, again and again, until ∫ f comes back as c·I: the equation for I and
         its solution, I = ∫ f d(by)."""
         said, terms, sign = [], [], 1
+        first, second = self.pair(rule.integrand, by)
         for p in rule.parts_rules:
             u, dv = self.shown(p.u), self.shown(p.dv)
-            said.append(f"u = {formula(u)}, dv = {_times_d(dv, by)}")
+            said.append(f"{first} = {formula(u)}, d{second} = {_times_d(dv, by)}")
             terms.append(sign * u * self.shown(p.v_step.eval()))
             sign = -sign
         c = self.shown(rule.coefficient)
@@ -246,9 +248,15 @@ class Integrator:
         if folded is not None:  # u·v + ∫ cos(x) dx, not u·v - ∫ -cos(x) dx
             sign, rest = 1, self.todo(folded[0], by, to_x, folded[1])
         du = min((du, sp.factor(du)), key=sp.count_ops)  # (x + 1)·e^x, not x·e^x + e^x
+        first, second = self.pair(rule.integrand, by)
         return ("parts", total([(1, leaf(u * v)), (sign, rest)]),
-                f"u = {formula(u)}, dv = {_times_d(dv, by)}: du = {_times_d(du, by)}, "
-                f"v = {formula(v)}")
+                f"{first} = {formula(u)}, d{second} = {_times_d(dv, by)}: "
+                f"d{first} = {_times_d(du, by)}, {second} = {formula(v)}")
+
+    def pair(self, integrand: Any, by: Any) -> tuple[str, str]:
+        """The names parts gives its u and v: p and q where the integral is in u or v
+        (after a substitution), as the product rule names its parts."""
+        return pair_free_of({by.name} | {s.name for s in self.shown(integrand).free_symbols})
 
     def _rewritten(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         f, g = self.shown(rule.integrand), self.shown(rule.rewritten)

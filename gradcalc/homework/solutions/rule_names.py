@@ -13,6 +13,17 @@ class Rule:
     statement: str = ""
 
 
+#: the names a rule gives the two parts it takes a function apart into, in turn (the
+#: product rule's u and v, parts' u and dv)
+PAIRS = (("u", "v"), ("p", "q"), ("g", "h"))
+
+
+def pair_free_of(used: set[str]) -> tuple[str, str]:
+    """The first pair of `PAIRS` whose names the function does not use (where it has a
+    variable u or v, u = e^u would be a false equation)."""
+    return next(p for p in PAIRS if not set(p) & used)
+
+
 RULES: dict[str, Rule] = {r.id: r for r in (
     # derivatives
     Rule("constant", "constant rule", "c' = 0"),

@@ -34,3 +34,33 @@ def test_a_refusal_past_the_budget_names_the_count(invoke, monkeypatch):
     run = invoke("derive", "x^2 e^x sin(x)", "--antiderivative", "--plain")
     assert run.code == 0
     assert "more than 1 searches" in run.out
+
+
+def test_sympy_takes_parts_by_the_same_u_in_every_search():
+    """sympy counts each u = sin(x) taken by parts in its module, refusing a fourth in a
+    process; every search starts afresh."""
+    found = [type(integral_search.sympy_steps(sp.exp(x) * sp.sin(x), x)).__name__
+             for _ in range(5)]
+    assert found == ["CyclicPartsRule"] * 5
+
+
+def test_a_search_stopped_past_the_budget_leaves_nothing_behind():
+    """A stopped search left its integrands in sympy's table of searches under way,
+    where a later search of them read 'leads around in a loop'."""
+    f = x**2 * sp.exp(x) * sp.sin(x)
+    with pytest.raises(integral_search.OverBudget), integral_search.budget(3):
+        integral_search.sympy_steps(f, x)
+    assert not integral_search.unknown(integral_search.sympy_steps(f, x))
+    assert not integral_search.unknown(integral_search.sympy_steps(sp.exp(x) * sp.sin(x), x))
+
+
+def test_a_solution_is_the_same_whatever_was_solved_before(invoke, monkeypatch):
+    from gradcalc.homework import dispatch
+
+    monkeypatch.setattr(dispatch, "_SOLVED", {})  # solved afresh, and forgotten after
+    alone = invoke("derive", "e^x sin(x) + 1", "--antiderivative", "--plain").out
+    for earlier in ("sin(x) e^x", "2 e^x sin(x)", "3 e^x sin(x)", "x^2 e^x sin(x)"):
+        invoke("derive", earlier, "--antiderivative", "--plain")
+    dispatch._SOLVED.clear()
+    assert invoke("derive", "e^x sin(x) + 1", "--antiderivative", "--plain").out == alone
+    assert "by parts" in alone

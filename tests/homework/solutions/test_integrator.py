@@ -194,3 +194,36 @@ def test_writing_theta_back_is_the_same_under_every_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout
             for seed in ("1", "2")}
     assert len(outs) == 1
+
+
+@pytest.mark.parametrize("function,note", [
+    ("x^3 exp(x^2)", "p = u, dq = e^u du: dp = du, q = e^u"),
+    ("x^3 sin(x^2)", "p = u, dq = sin(u) du: dp = du, q = -cos(u)"),
+])
+def test_parts_in_a_substitutions_u_names_its_pieces_p_and_q(invoke, function, note):
+    """After u = x^2, parts named u = u, dv = e^u du: du = du (u is the variable); its
+    pieces are p and dq, as the product rule's are, in every format."""
+    plain, out, latex = derived(invoke, function)
+    parts = next(s for s in out["steps"] if s["rule"] == "parts")
+    assert parts["note"] == note
+    assert f"integration by parts ({note})" in plain
+    assert "$p = u$, $dq = " in latex and "$u = u$" not in latex
+    rich = invoke("derive", function, "--antiderivative").out
+    assert f"integration by parts ({note})" in rich
+
+
+def test_repeated_parts_in_u_names_its_pieces_p_and_q(invoke):
+    plain, out, _ = derived(invoke, "sin(ln(x))")
+    cyclic = next(s for s in out["steps"] if s["rule"] == "cyclic-parts")
+    assert "by parts with p = sin(u), dq = e^u du, then p = cos(u), dq = e^u du" in (
+        cyclic["note"])
+    assert "u = sin(u)" not in plain
+
+
+def test_x_e_minus_x_is_parts_at_once_as_a_textbook_does_it(invoke):
+    """Not u = -x first, then parts in u: u = x, dv = e^(-x) dx, v = -e^(-x)."""
+    plain, out, _ = derived(invoke, "x exp(-x)")
+    assert [s["rule"] for s in out["steps"]][:2] == ["parts", "integral-exponential"]
+    assert out["steps"][0]["note"] == "u = x, dv = e^(-x) dx: du = dx, v = -e^(-x)"
+    assert out["answer"] == "∫ f(x) dx = (-x - 1)·e^(-x) + C"
+    assert "substitution" not in plain
