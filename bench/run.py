@@ -564,20 +564,29 @@ def row_startup(reps: int, peers: dict[str, Any]) -> list[Row]:
 TABLE_PROGRAM = "y = a*b*sin(c) + exp(a*c)/(1+b**2)"
 
 
-def row_table(rows: int, reps: int) -> Row:
-    """W3: a CSV of `rows` points in, the gradient CSV out, against a polars + NumPy script
-    doing the same (bench/scale.py's, which also measures memory and --jobs)."""
+def _points_table(row: Row, rows: int) -> tuple[Any, str | None, str]:
+    """bench/scale.py, and a new folder holding its CSV of `rows` points (W3's table); no
+    folder, and `row`'s verdict said, when polars (the fast extra) is not installed."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import scale
 
-    row = Row(f"W3: {rows:,}-row CSV → gradient CSV of {TABLE_PROGRAM}, whole process",
-              "≤ 1.5 × a polars + NumPy script, with and without the check")
     if importlib.util.find_spec("polars") is None:
         row.verdict = "not measured: polars (the fast extra) is not installed"
-        return row
+        return scale, None, ""
     folder = tempfile.mkdtemp(prefix="gradcalc-table-")
     data = os.path.join(folder, "points.csv")
     scale.points_file(Path(data), rows)
+    return scale, folder, data
+
+
+def row_table(rows: int, reps: int) -> Row:
+    """W3: a CSV of `rows` points in, the gradient CSV out, against a polars + NumPy script
+    doing the same (bench/scale.py's, which also measures memory and --jobs)."""
+    row = Row(f"W3: {rows:,}-row CSV → gradient CSV of {TABLE_PROGRAM}, whole process",
+              "≤ 1.5 × a polars + NumPy script, with and without the check")
+    scale, folder, data = _points_table(row, rows)
+    if folder is None:
+        return row
     script = os.path.join(folder, "by_hand.py")  # not polars.py: it would shadow polars
     with open(script, "w") as fh:
         fh.write(scale.POLARS)
@@ -609,22 +618,15 @@ def row_table_in_process(rows: int, reps: int) -> Row:
     """W3's pipeline in one process, imports done: gradcalc's --points run without the
     check against the script's body (polars' read, the NumPy formula, polars' write), so
     the pipeline's own cost shows apart from either's start-up."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import scale
-
     row = Row(f"W3 in one process: {rows:,} rows, imports done, no check",
               "the pipeline's CPU beyond the script's (start-up apart)")
-    if importlib.util.find_spec("polars") is None:
-        row.verdict = "not measured: polars (the fast extra) is not installed"
+    _, folder, data = _points_table(row, rows)
+    if folder is None:
         return row
     import polars as pl
 
     from gradcalc.commands.jobs import Job
     from gradcalc.run import stream
-
-    folder = tempfile.mkdtemp(prefix="gradcalc-table-")
-    data = os.path.join(folder, "points.csv")
-    scale.points_file(Path(data), rows)
 
     def by_hand() -> None:
         df = pl.read_csv(data)
