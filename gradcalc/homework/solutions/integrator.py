@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from typing import Any
 
 import sympy as sp
@@ -132,15 +133,16 @@ class Integrator:
         name = type(rule).__name__
         if name == "AddRule":
             return "integral-sum", value, "term by term"
-        said = []
+        said, own = [], _table_letter({by.name} | {
+            s.name for s in self.shown(rule.integrand).free_symbols})
         while name in ROUTINE_WRAPPERS:
-            if name == "URule":  # the table's own u
+            if name == "URule":  # the table's own u (w where the step is in u)
                 g = self.shown(rule.u_func)
-                said.append(f"u = {formula(g)}, du = {_times_d(sp.diff(g, by), by)}")
+                said.append(f"{own} = {formula(g)}, d{own} = {_times_d(sp.diff(g, by), by)}")
             rule = _unwrapped(rule.substep)
             name = type(rule).__name__
         kind, _, note = self.rewrite(Todo("int", "", "", rule.integrand, by, payload=rule))
-        return kind, value, ", ".join(([note] if note else []) + said)
+        return kind, value, ", ".join(([_in_letter(note, own)] if note else []) + said)
 
     def _substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         u = self.name(rule.u_var)
@@ -152,9 +154,21 @@ class Integrator:
             assert inner.todo is not None
             kind, result, note = self.rewrite(inner.todo)
             if result.kind == "leaf":
+                if kind == "cyclic-parts":  # the note in x too, as the step is
+                    note = self._shift_written_in_x(rule, inner.todo.payload, by)
                 return kind, leaf(grouped_arguments(result.value.xreplace({u: g}))), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _shift_written_in_x(self, shift: Any, cyclic: Any, by: Any) -> str:
+        """Repeated parts' note under a shift u = x + c (du = dx) written in x, as its
+        step is: I = ∫ e^(x + 1)·sin(x + 1) dx; by parts with u = sin(x + 1), …"""
+        named = self.names[shift.u_var]
+        self.names[shift.u_var] = self.shown(shift.u_func)
+        try:
+            return self._cyclic(cyclic, by)
+        finally:
+            self.names[shift.u_var] = named
 
     def _tabular(self, rule: Any, by: Any) -> tuple[str, Term, str]:
         """The table of u's derivatives and dv's antiderivatives, its diagonals summed."""
@@ -341,6 +355,17 @@ def _multiple_angles(value: Any, theta: Any) -> str:
     angles = {formula(f): formula(sp.expand_trig(f)) for f in value.atoms(*TRIG)
               if f.has(theta) and f.args != (theta,)}
     return "".join(f"{f} = {g}, " for f, g in sorted(angles.items()) if f != g)
+
+
+def _table_letter(used: set[str]) -> str:
+    """The letter a table integral is stated in: u, or the first of `NAMES` the step
+    does not use (∫ cos(w) dw = sin(w), w = 2u where the step is in u, never u = 2u)."""
+    return next(n for n in NAMES if n not in used)
+
+
+def _in_letter(note: str, letter: str) -> str:
+    """A table's note (∫ cos(u) du = sin(u)) stated in `letter` instead of u."""
+    return re.sub(r"(?<![A-Za-z])(d?)u(?![A-Za-z])", rf"\g<1>{letter}", note)
 
 
 def _squares(c: Any, squares: Any) -> str:

@@ -227,3 +227,33 @@ def test_x_e_minus_x_is_parts_at_once_as_a_textbook_does_it(invoke):
     assert out["steps"][0]["note"] == "u = x, dv = e^(-x) dx: du = dx, v = -e^(-x)"
     assert out["answer"] == "∫ f(x) dx = (-x - 1)·e^(-x) + C"
     assert "substitution" not in plain
+
+
+def test_repeated_parts_under_a_shift_is_written_in_x_as_its_step_is(invoke):
+    """u = x + 1 is written straight back, so the note speaks of x too (it said I = ∫
+    e^u·sin(u) du, in a u the step never defines), in every format."""
+    plain, out, latex = derived(invoke, "e^(x+1)*sin(x+1)")
+    cyclic = next(s for s in out["steps"] if s["rule"] == "cyclic-parts")
+    note = ("I = ∫ e^(x + 1)·sin(x + 1) dx; by parts with u = sin(x + 1), "
+            "dv = e^(x + 1) dx, then u = cos(x + 1), dv = e^(x + 1) dx: "
+            "I = e^(x + 1)·sin(x + 1) - cos(x + 1)·e^(x + 1) - I, "
+            "so 2·I = e^(x + 1)·sin(x + 1) - cos(x + 1)·e^(x + 1)")
+    assert cyclic["note"] == note and f"({note}): ∫ e^(x + 1)" in plain
+    assert "e^u" not in plain and "e^{u}" not in latex and "\\, du" not in latex
+    assert "I = \\int e^{x + 1} \\sin{\\left(x + 1 \\right)}\\, dx" in latex
+
+
+@pytest.mark.parametrize("function", ["x sin(x^2)^2", "cos(x) sin(sin(x))^2"])
+def test_a_table_beside_others_in_u_is_stated_in_another_letter(invoke, function):
+    """∫ cos(2u) du beside ∫ 1 du: the table's own letter is w (it said u = 2u,
+    du = 2 du)."""
+    plain, out, _ = derived(invoke, function)
+    table = next(s for s in out["steps"] if s["rule"] == "integral-table")
+    assert table["note"] == "∫ cos(w) dw = sin(w), w = 2u, dw = 2 du"
+    assert f"({table['note']}): ∫ -cos(2u) du = -sin(2u)/2" in plain
+    assert "u = 2u" not in plain
+
+
+def test_a_table_beside_others_in_x_keeps_its_u(invoke):
+    plain, _, _ = derived(invoke, "cos(x)^4")
+    assert "(∫ cos(u) du = sin(u), u = 2x, du = 2 dx)" in plain
