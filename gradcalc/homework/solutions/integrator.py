@@ -97,7 +97,7 @@ class Integrator:
                 leaf(self.shown(rule.constant)),
                 self.todo(rule.substep, by, to_x, rule.other)), "")
         if name == "AddRule":
-            return "integral-sum", total([(1, self.todo(r, by, to_x))
+            return "integral-sum", total([self._signed(r, by, to_x)
                                           for r in rule.substeps]), ""
         if name == "URule":
             return self._substitution(rule, by, to_x)
@@ -123,6 +123,14 @@ class Integrator:
         if name in TABLE:
             return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
         return "integral", leaf(barred_logs(self.shown(rule.eval()))), ""
+
+    def _signed(self, rule: Any, by: Any, to_x: Any) -> tuple[int, Term]:
+        """A sum's term as a textbook writes it: ∫ -u^4/2 du as − ∫ u^4/2 du, the
+        constant's minus taken out of the integral into the sum's sign."""
+        folded = sign_taken_out(rule)
+        if folded is None:
+            return 1, self.todo(rule, by, to_x)
+        return -1, self.todo(folded[0], by, to_x, folded[1])
 
     def at_once(self, rule: Any, by: Any) -> tuple[str, Term, str]:
         """A routine integral (`routine`) in one step, as a textbook does it beside
@@ -314,11 +322,13 @@ def _unwrapped(rule: Any) -> Any:
 
 
 def sign_taken_out(rule: Any) -> tuple[Any, Any] | None:
-    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0), the minus taken
-    out of the integral, as a textbook folds it into the sign before it (parts' v·du =
-    −cos(x): u·v + ∫ cos(x) dx); None when the rule does not start with a negative
-    constant."""
+    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0) or the constant
+    ∫ −c, the minus taken out of the integral, as a textbook folds it into the sign
+    before it (parts' v·du = −cos(x): u·v + ∫ cos(x) dx; a sum's − ∫ 1/2 du); None when
+    the rule does not start with a negative constant."""
     rule = _unwrapped(rule)
+    if type(rule).__name__ == "ConstantRule" and rule.integrand.is_negative:
+        return dataclasses.replace(rule, integrand=-rule.integrand), -rule.integrand
     if type(rule).__name__ != "ConstantTimesRule" or not rule.constant.is_negative:
         return None
     if rule.constant == -1:

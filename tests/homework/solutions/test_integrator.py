@@ -111,6 +111,8 @@ def test_a_minus_is_taken_out_of_a_constant_multiple_rule_alone():
     rule, integrand = sign_taken_out(integral_steps(-sp.cos(x), x))
     assert integrand == sp.cos(x) and type(rule).__name__ == "CosRule"
     assert sign_taken_out(integral_steps(sp.cos(x), x)) is None
+    rule, integrand = sign_taken_out(integral_steps(-sp.Rational(1, 2), x))
+    assert integrand == sp.Rational(1, 2) and rule.eval() == x / 2  # - ∫ 1/2 dx
     assert sign_taken_out(integral_steps(x - 1, x)) is None
 
 
@@ -250,10 +252,33 @@ def test_a_table_beside_others_in_u_is_stated_in_another_letter(invoke, function
     plain, out, _ = derived(invoke, function)
     table = next(s for s in out["steps"] if s["rule"] == "integral-table")
     assert table["note"] == "∫ cos(w) dw = sin(w), w = 2u, dw = 2 du"
-    assert f"({table['note']}): ∫ -cos(2u) du = -sin(2u)/2" in plain
+    assert f"({table['note']}): ∫ cos(2u) du = sin(2u)/2" in plain
     assert "u = 2u" not in plain
 
 
 def test_a_table_beside_others_in_x_keeps_its_u(invoke):
     plain, _, _ = derived(invoke, "cos(x)^4")
     assert "(∫ cos(u) du = sin(u), u = 2x, du = 2 dx)" in plain
+
+
+@pytest.mark.parametrize("function,sum_step", [
+    ("sin(2x)^5", "∫ (-u^4/2 + u^2 - 1/2) du = -∫ u^4/2 du + ∫ u^2 du - ∫ 1/2 du"),
+    ("x sin(x^2)^2", "∫ (1 - cos(2u)) du = ∫ 1 du - ∫ cos(2u) du"),
+    ("x^3 (x^2+1)^(-3)", "∫ (x/(x^2 + 1)^2 - x/(x^2 + 1)^3) dx = "
+     "∫ x/(x^2 + 1)^2 dx - ∫ x/(x^2 + 1)^3 dx"),
+])
+def test_the_sum_rule_takes_a_constants_minus_out_of_the_integral(invoke, function,
+                                                                   sum_step):
+    """∫ -u^4/2 du in a sum is − ∫ u^4/2 du, as a textbook writes it (it printed
+    + ∫ -u^4/2 du and + ∫ -1/2 du), in every format."""
+    plain, out, latex = derived(invoke, function)
+    step = next(s for s in out["steps"] if s["rule"] == "integral-sum")
+    assert step["text"] == sum_step and f": {sum_step}" in plain
+    assert "+ ∫ -" not in plain and "+ \\int -" not in latex and "- -" not in plain
+
+
+def test_a_substitutions_negative_result_joins_the_sums_sign(invoke):
+    """- ∫ 1/(2w^3) dw done is + 1/(4w^2), not - -1/(4w^2)."""
+    plain, _, latex = derived(invoke, "x^3 (x^2+1)^(-3)")
+    assert "∫ 1/(2w^3) dw = -1/(4w^2); = -1/(2(x^2 + 1)) + 1/(4w^2)\n" in plain
+    assert "&= -\\frac{1}{2 \\left(x^{2} + 1\\right)} + \\frac{1}{4 w^{2}} &&" in latex
