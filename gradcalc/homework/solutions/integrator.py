@@ -322,13 +322,16 @@ def _unwrapped(rule: Any) -> Any:
 
 
 def sign_taken_out(rule: Any) -> tuple[Any, Any] | None:
-    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0) or the constant
-    ∫ −c, the minus taken out of the integral, as a textbook folds it into the sign
-    before it (parts' v·du = −cos(x): u·v + ∫ cos(x) dx; a sum's − ∫ 1/2 du); None when
-    the rule does not start with a negative constant."""
+    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0), the constant
+    ∫ −c or a power reduction of ∫ −c·cos(2x)^2: the minus taken out of the integral, as
+    a textbook folds it into the sign before it (parts' v·du = −cos(x): u·v + ∫ cos(x)
+    dx; a sum's − ∫ 1/2 du); None when the rule does not start with a negative constant."""
     rule = _unwrapped(rule)
     if type(rule).__name__ == "ConstantRule" and rule.integrand.is_negative:
         return dataclasses.replace(rule, integrand=-rule.integrand), -rule.integrand
+    if type(rule).__name__ == "PowerReductionRule" and rule.coefficient.is_negative:
+        return (dataclasses.replace(rule, integrand=-rule.integrand,
+                                    coefficient=-rule.coefficient), -rule.integrand)
     if type(rule).__name__ != "ConstantTimesRule" or not rule.constant.is_negative:
         return None
     if rule.constant == -1:

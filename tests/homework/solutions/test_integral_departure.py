@@ -32,6 +32,8 @@ def departs(invoke, function: str, answer: str) -> dict:
     ("x sin(x^2)^2", "x^2/4 + sin(2x^2)/8", "integral-table", "-sin(2u)/2", "sin(2u)/2"),
     ("sin(2x)^5", "cos(2x)^5/10 + cos(2x)^3/3 - cos(2x)/2", "integral-power", "-u^5/10",
      "u^5/10"),
+    ("3sin(x)^2 cos(x)^2", "3x/8 + 3sin(4x)/32", "integral-sum", "x - sin(4x)/4",
+     "x + sin(4x)/4"),
 ])
 def test_the_step_a_wrong_antiderivative_leaves_the_path_at(invoke, function, answer, rule,
                                                             student, right):

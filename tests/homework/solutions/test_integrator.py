@@ -266,6 +266,7 @@ def test_a_table_beside_others_in_x_keeps_its_u(invoke):
     ("x sin(x^2)^2", "∫ (1 - cos(2u)) du = ∫ 1 du - ∫ cos(2u) du"),
     ("x^3 (x^2+1)^(-3)", "∫ (x/(x^2 + 1)^2 - x/(x^2 + 1)^3) dx = "
      "∫ x/(x^2 + 1)^2 dx - ∫ x/(x^2 + 1)^3 dx"),
+    ("3sin(x)^2 cos(x)^2", "∫ (1 - cos(2x)^2) dx = ∫ 1 dx - ∫ cos(2x)^2 dx"),
 ])
 def test_the_sum_rule_takes_a_constants_minus_out_of_the_integral(invoke, function,
                                                                    sum_step):
@@ -282,3 +283,10 @@ def test_a_substitutions_negative_result_joins_the_sums_sign(invoke):
     plain, _, latex = derived(invoke, "x^3 (x^2+1)^(-3)")
     assert "∫ 1/(2w^3) dw = -1/(4w^2); = -1/(2(x^2 + 1)) + 1/(4w^2)\n" in plain
     assert "&= -\\frac{1}{2 \\left(x^{2} + 1\\right)} + \\frac{1}{4 w^{2}} &&" in latex
+
+
+def test_a_power_reduction_whose_minus_the_sum_took_out_is_of_the_positive_power(invoke):
+    plain, _, _ = derived(invoke, "3sin(x)^2 cos(x)^2")
+    assert ("4. a trig identity (cos(2x)^2 = (1 + cos(4x))/2 = (1/2)·(cos(4x) + 1)): "
+            "∫ cos(2x)^2 dx = (1/2)·∫ (cos(4x) + 1) dx; = (3/4)·(x - (1/2)·∫ (cos(4x) + 1)"
+            " dx)\n") in plain
