@@ -327,12 +327,13 @@ def sign_taken_out(rule: Any) -> tuple[Any, Any] | None:
     a textbook folds it into the sign before it (parts' v·du = −cos(x): u·v + ∫ cos(x)
     dx; a sum's − ∫ 1/2 du); None when the rule does not start with a negative constant."""
     rule = _unwrapped(rule)
-    if type(rule).__name__ == "ConstantRule" and rule.integrand.is_negative:
+    name = type(rule).__name__
+    if name == "ConstantRule" and as_expr(rule.integrand).is_negative:
         return dataclasses.replace(rule, integrand=-rule.integrand), -rule.integrand
-    if type(rule).__name__ == "PowerReductionRule" and rule.coefficient.is_negative:
+    if name == "PowerReductionRule" and as_expr(rule.coefficient).is_negative:
         return (dataclasses.replace(rule, integrand=-rule.integrand,
                                     coefficient=-rule.coefficient), -rule.integrand)
-    if type(rule).__name__ != "ConstantTimesRule" or not rule.constant.is_negative:
+    if name != "ConstantTimesRule" or not as_expr(rule.constant).is_negative:
         return None
     if rule.constant == -1:
         return rule.substep, rule.other

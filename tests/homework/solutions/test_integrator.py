@@ -290,3 +290,19 @@ def test_a_power_reduction_whose_minus_the_sum_took_out_is_of_the_positive_power
     assert ("4. a trig identity (cos(2x)^2 = (1 + cos(4x))/2 = (1/2)·(cos(4x) + 1)): "
             "∫ cos(2x)^2 dx = (1/2)·∫ (cos(4x) + 1) dx; = (3/4)·(x - (1/2)·∫ (cos(4x) + 1)"
             " dx)\n") in plain
+
+
+def test_a_minus_held_as_a_python_int_is_taken_out_too(invoke):
+    """A rule our own code builds may hold its constant as an int (-1): the sum still
+    has worked steps (it fell back to sympy's antiderivative, with no steps)."""
+    from sympy.integrals.manualintegrate import ConstantTimesRule, ReciprocalRule
+
+    from gradcalc.homework.solutions.integrator import sign_taken_out
+
+    inner = ReciprocalRule(1 / (x + 1), x, x + 1)
+    rule, integrand = sign_taken_out(ConstantTimesRule(-1 / (x + 1), x, -1, 1 / (x + 1),
+                                                       inner))
+    assert (rule, integrand) == (inner, 1 / (x + 1))
+    _, out, _ = derived(invoke, "e^x/((e^x - 1)(e^x + 2))")
+    step = next(s for s in out["steps"] if s["rule"] == "integral-sum")
+    assert step["text"].endswith("= ∫ 1/(w - 3/2) dw - ∫ 1/(w + 3/2) dw")
