@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from typing import Any
 
 import sympy as sp
@@ -96,7 +97,7 @@ class Integrator:
                 leaf(self.shown(rule.constant)),
                 self.todo(rule.substep, by, to_x, rule.other)), "")
         if name == "AddRule":
-            return "integral-sum", total([(1, self.todo(r, by, to_x))
+            return "integral-sum", total([self._signed(r, by, to_x)
                                           for r in rule.substeps]), ""
         if name == "URule":
             return self._substitution(rule, by, to_x)
@@ -123,6 +124,14 @@ class Integrator:
             return "integral-table", leaf(self.shown(rule.eval())), TABLE[name]
         return "integral", leaf(barred_logs(self.shown(rule.eval()))), ""
 
+    def _signed(self, rule: Any, by: Any, to_x: Any) -> tuple[int, Term]:
+        """A sum's term as a textbook writes it: ∫ -u^4/2 du as − ∫ u^4/2 du, the
+        constant's minus taken out of the integral into the sum's sign."""
+        folded = sign_taken_out(rule)
+        if folded is None:
+            return 1, self.todo(rule, by, to_x)
+        return -1, self.todo(folded[0], by, to_x, folded[1])
+
     def at_once(self, rule: Any, by: Any) -> tuple[str, Term, str]:
         """A routine integral (`routine`) in one step, as a textbook does it beside
         others: ∫ (cos(4x) + 1) dx = sin(4x)/4 + x, term by term; ∫ cos(4x) dx =
@@ -132,15 +141,16 @@ class Integrator:
         name = type(rule).__name__
         if name == "AddRule":
             return "integral-sum", value, "term by term"
-        said = []
+        said, own = [], _table_letter({by.name} | {
+            s.name for s in self.shown(rule.integrand).free_symbols})
         while name in ROUTINE_WRAPPERS:
-            if name == "URule":  # the table's own u
+            if name == "URule":  # the table's own u (w where the step is in u)
                 g = self.shown(rule.u_func)
-                said.append(f"u = {formula(g)}, du = {_times_d(sp.diff(g, by), by)}")
+                said.append(f"{own} = {formula(g)}, d{own} = {_times_d(sp.diff(g, by), by)}")
             rule = _unwrapped(rule.substep)
             name = type(rule).__name__
         kind, _, note = self.rewrite(Todo("int", "", "", rule.integrand, by, payload=rule))
-        return kind, value, ", ".join(([note] if note else []) + said)
+        return kind, value, ", ".join(([_in_letter(note, own)] if note else []) + said)
 
     def _substitution(self, rule: Any, by: Any, to_x: Any) -> tuple[str, Term, str]:
         u = self.name(rule.u_var)
@@ -152,9 +162,21 @@ class Integrator:
             assert inner.todo is not None
             kind, result, note = self.rewrite(inner.todo)
             if result.kind == "leaf":
+                if kind == "cyclic-parts":  # the note in x too, as the step is
+                    note = self._shift_written_in_x(rule, inner.todo.payload, by)
                 return kind, leaf(grouped_arguments(result.value.xreplace({u: g}))), note
         said = f"d{u} = {_times_d(du, by)}"
         return "substitution", states.substituted(u, g, inner), f"{u} = {formula(g)}, {said}"
+
+    def _shift_written_in_x(self, shift: Any, cyclic: Any, by: Any) -> str:
+        """Repeated parts' note under a shift u = x + c (du = dx) written in x, as its
+        step is: I = ∫ e^(x + 1)·sin(x + 1) dx; by parts with u = sin(x + 1), …"""
+        named = self.names[shift.u_var]
+        self.names[shift.u_var] = self.shown(shift.u_func)
+        try:
+            return self._cyclic(cyclic, by)
+        finally:
+            self.names[shift.u_var] = named
 
     def _tabular(self, rule: Any, by: Any) -> tuple[str, Term, str]:
         """The table of u's derivatives and dv's antiderivatives, its diagonals summed."""
@@ -300,12 +322,18 @@ def _unwrapped(rule: Any) -> Any:
 
 
 def sign_taken_out(rule: Any) -> tuple[Any, Any] | None:
-    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0), the minus taken
-    out of the integral, as a textbook folds it into the sign before it (parts' v·du =
-    −cos(x): u·v + ∫ cos(x) dx); None when the rule does not start with a negative
-    constant."""
+    """(the rule, its integrand) for ∫ c·g when `rule` is ∫ −c·g (c > 0), the constant
+    ∫ −c or a power reduction of ∫ −c·cos(2x)^2: the minus taken out of the integral, as
+    a textbook folds it into the sign before it (parts' v·du = −cos(x): u·v + ∫ cos(x)
+    dx; a sum's − ∫ 1/2 du); None when the rule does not start with a negative constant."""
     rule = _unwrapped(rule)
-    if type(rule).__name__ != "ConstantTimesRule" or not rule.constant.is_negative:
+    name = type(rule).__name__
+    if name == "ConstantRule" and as_expr(rule.integrand).is_negative:
+        return dataclasses.replace(rule, integrand=-rule.integrand), -rule.integrand
+    if name == "PowerReductionRule" and as_expr(rule.coefficient).is_negative:
+        return (dataclasses.replace(rule, integrand=-rule.integrand,
+                                    coefficient=-rule.coefficient), -rule.integrand)
+    if name != "ConstantTimesRule" or not as_expr(rule.constant).is_negative:
         return None
     if rule.constant == -1:
         return rule.substep, rule.other
@@ -341,6 +369,17 @@ def _multiple_angles(value: Any, theta: Any) -> str:
     angles = {formula(f): formula(sp.expand_trig(f)) for f in value.atoms(*TRIG)
               if f.has(theta) and f.args != (theta,)}
     return "".join(f"{f} = {g}, " for f, g in sorted(angles.items()) if f != g)
+
+
+def _table_letter(used: set[str]) -> str:
+    """The letter a table integral is stated in: u, or the first of `NAMES` the step
+    does not use (∫ cos(w) dw = sin(w), w = 2u where the step is in u, never u = 2u)."""
+    return next(n for n in NAMES if n not in used)
+
+
+def _in_letter(note: str, letter: str) -> str:
+    """A table's note (∫ cos(u) du = sin(u)) stated in `letter` instead of u."""
+    return re.sub(r"(?<![A-Za-z])(d?)u(?![A-Za-z])", rf"\g<1>{letter}", note)
 
 
 def _squares(c: Any, squares: Any) -> str:

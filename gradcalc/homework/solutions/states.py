@@ -317,7 +317,7 @@ def text(t: Term) -> str:
         return out
     out = ""
     for k, (sign, arg) in enumerate(zip(t.signs, t.args, strict=True)):
-        shown, negative = _signed(arg)
+        shown, negative = _signed(_unwrapped(arg))
         if negative:
             sign = -sign
         if sign < 0 and precedence(arg) == SUM:
@@ -329,6 +329,14 @@ def text(t: Term) -> str:
         else:
             out += (" - " if sign < 0 else " + ") + shown
     return out
+
+
+def _unwrapped(arg: Term) -> Term:
+    """A sum's term as it prints: a substitution's result is its inner term (whose own
+    minus joins the sum's sign: - 1/(4w^2), never - -1/(4w^2))."""
+    while arg.kind == "subst":
+        arg = arg.args[0]
+    return arg
 
 
 def _signed(arg: Term) -> tuple[str, bool]:
@@ -398,6 +406,7 @@ def latex(t: Term) -> str:
         return r" \cdot ".join(parts)
     out = ""
     for k, (sign, arg) in enumerate(zip(t.signs, t.args, strict=True)):
+        arg = _unwrapped(arg)
         negative = (arg.kind == "leaf" and value_precedence(arg.value) == NEG) or \
             arg.kind == "neg"
         if negative:

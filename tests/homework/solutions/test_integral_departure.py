@@ -28,6 +28,12 @@ def departs(invoke, function: str, answer: str) -> dict:
     ("x sin(x)", "-x cos(x) - sin(x)", "integral-table", "-sin(x)", "sin(x)"),
     ("x sin(2x)", "-x cos(2x)/2 + sin(2x)/2", "integral-table", "sin(2x)/2", "sin(2x)/4"),
     ("x e^x/(x+1)^2", "-x e^x/(x+1) - e^x", "integral-exponential", "-e^x", "e^x"),
+    # the sum rule takes a constant's minus out too (∫ 1 du - ∫ cos(2u) du)
+    ("x sin(x^2)^2", "x^2/4 + sin(2x^2)/8", "integral-table", "-sin(2u)/2", "sin(2u)/2"),
+    ("sin(2x)^5", "cos(2x)^5/10 + cos(2x)^3/3 - cos(2x)/2", "integral-power", "-u^5/10",
+     "u^5/10"),
+    ("3sin(x)^2 cos(x)^2", "3x/8 + 3sin(4x)/32", "integral-sum", "x - sin(4x)/4",
+     "x + sin(4x)/4"),
 ])
 def test_the_step_a_wrong_antiderivative_leaves_the_path_at(invoke, function, answer, rule,
                                                             student, right):
@@ -56,3 +62,13 @@ def test_a_parts_problem_marks_the_integral_parts_left_as_it_is_printed(invoke):
     assert lines[4] == ("2. a table integral (∫ cos(u) du = sin(u)): ∫ cos(x) dx = sin(x); "
                         "= -x·cos(x) + sin(x)  <- you wrote -sin(x) here; a table integral "
                         "gives sin(x)")
+
+
+def test_a_sum_marks_the_integral_whose_minus_it_took_out_as_it_is_printed(invoke):
+    run = invoke("check", "x sin(x^2)^2", "--antiderivative", "--answer",
+                 "x^2/4 + sin(2x^2)/8", "--steps", "--plain")
+    lines = run.out.splitlines()
+    assert lines[5].endswith("∫ (1 - cos(2u)) du = ∫ 1 du - ∫ cos(2u) du; "
+                             "= (1/4)·(∫ 1 du - ∫ cos(2u) du)") and "<-" not in lines[5]
+    assert lines[7].endswith("∫ cos(2u) du = sin(2u)/2; = (1/4)·(u - sin(2u)/2)  <- you "
+                             "wrote -sin(2u)/2 here; a table integral gives sin(2u)/2")

@@ -111,6 +111,8 @@ def test_a_minus_is_taken_out_of_a_constant_multiple_rule_alone():
     rule, integrand = sign_taken_out(integral_steps(-sp.cos(x), x))
     assert integrand == sp.cos(x) and type(rule).__name__ == "CosRule"
     assert sign_taken_out(integral_steps(sp.cos(x), x)) is None
+    rule, integrand = sign_taken_out(integral_steps(-sp.Rational(1, 2), x))
+    assert integrand == sp.Rational(1, 2) and rule.eval() == x / 2  # - ∫ 1/2 dx
     assert sign_taken_out(integral_steps(x - 1, x)) is None
 
 
@@ -227,3 +229,80 @@ def test_x_e_minus_x_is_parts_at_once_as_a_textbook_does_it(invoke):
     assert out["steps"][0]["note"] == "u = x, dv = e^(-x) dx: du = dx, v = -e^(-x)"
     assert out["answer"] == "∫ f(x) dx = (-x - 1)·e^(-x) + C"
     assert "substitution" not in plain
+
+
+def test_repeated_parts_under_a_shift_is_written_in_x_as_its_step_is(invoke):
+    """u = x + 1 is written straight back, so the note speaks of x too (it said I = ∫
+    e^u·sin(u) du, in a u the step never defines), in every format."""
+    plain, out, latex = derived(invoke, "e^(x+1)*sin(x+1)")
+    cyclic = next(s for s in out["steps"] if s["rule"] == "cyclic-parts")
+    note = ("I = ∫ e^(x + 1)·sin(x + 1) dx; by parts with u = sin(x + 1), "
+            "dv = e^(x + 1) dx, then u = cos(x + 1), dv = e^(x + 1) dx: "
+            "I = e^(x + 1)·sin(x + 1) - cos(x + 1)·e^(x + 1) - I, "
+            "so 2·I = e^(x + 1)·sin(x + 1) - cos(x + 1)·e^(x + 1)")
+    assert cyclic["note"] == note and f"({note}): ∫ e^(x + 1)" in plain
+    assert "e^u" not in plain and "e^{u}" not in latex and "\\, du" not in latex
+    assert "I = \\int e^{x + 1} \\sin{\\left(x + 1 \\right)}\\, dx" in latex
+
+
+@pytest.mark.parametrize("function", ["x sin(x^2)^2", "cos(x) sin(sin(x))^2"])
+def test_a_table_beside_others_in_u_is_stated_in_another_letter(invoke, function):
+    """∫ cos(2u) du beside ∫ 1 du: the table's own letter is w (it said u = 2u,
+    du = 2 du)."""
+    plain, out, _ = derived(invoke, function)
+    table = next(s for s in out["steps"] if s["rule"] == "integral-table")
+    assert table["note"] == "∫ cos(w) dw = sin(w), w = 2u, dw = 2 du"
+    assert f"({table['note']}): ∫ cos(2u) du = sin(2u)/2" in plain
+    assert "u = 2u" not in plain
+
+
+def test_a_table_beside_others_in_x_keeps_its_u(invoke):
+    plain, _, _ = derived(invoke, "cos(x)^4")
+    assert "(∫ cos(u) du = sin(u), u = 2x, du = 2 dx)" in plain
+
+
+@pytest.mark.parametrize("function,sum_step", [
+    ("sin(2x)^5", "∫ (-u^4/2 + u^2 - 1/2) du = -∫ u^4/2 du + ∫ u^2 du - ∫ 1/2 du"),
+    ("x sin(x^2)^2", "∫ (1 - cos(2u)) du = ∫ 1 du - ∫ cos(2u) du"),
+    ("x^3 (x^2+1)^(-3)", "∫ (x/(x^2 + 1)^2 - x/(x^2 + 1)^3) dx = "
+     "∫ x/(x^2 + 1)^2 dx - ∫ x/(x^2 + 1)^3 dx"),
+    ("3sin(x)^2 cos(x)^2", "∫ (1 - cos(2x)^2) dx = ∫ 1 dx - ∫ cos(2x)^2 dx"),
+])
+def test_the_sum_rule_takes_a_constants_minus_out_of_the_integral(invoke, function,
+                                                                   sum_step):
+    """∫ -u^4/2 du in a sum is − ∫ u^4/2 du, as a textbook writes it (it printed
+    + ∫ -u^4/2 du and + ∫ -1/2 du), in every format."""
+    plain, out, latex = derived(invoke, function)
+    step = next(s for s in out["steps"] if s["rule"] == "integral-sum")
+    assert step["text"] == sum_step and f": {sum_step}" in plain
+    assert "+ ∫ -" not in plain and "+ \\int -" not in latex and "- -" not in plain
+
+
+def test_a_substitutions_negative_result_joins_the_sums_sign(invoke):
+    """- ∫ 1/(2w^3) dw done is + 1/(4w^2), not - -1/(4w^2)."""
+    plain, _, latex = derived(invoke, "x^3 (x^2+1)^(-3)")
+    assert "∫ 1/(2w^3) dw = -1/(4w^2); = -1/(2(x^2 + 1)) + 1/(4w^2)\n" in plain
+    assert "&= -\\frac{1}{2 \\left(x^{2} + 1\\right)} + \\frac{1}{4 w^{2}} &&" in latex
+
+
+def test_a_power_reduction_whose_minus_the_sum_took_out_is_of_the_positive_power(invoke):
+    plain, _, _ = derived(invoke, "3sin(x)^2 cos(x)^2")
+    assert ("4. a trig identity (cos(2x)^2 = (1 + cos(4x))/2 = (1/2)·(cos(4x) + 1)): "
+            "∫ cos(2x)^2 dx = (1/2)·∫ (cos(4x) + 1) dx; = (3/4)·(x - (1/2)·∫ (cos(4x) + 1)"
+            " dx)\n") in plain
+
+
+def test_a_minus_held_as_a_python_int_is_taken_out_too(invoke):
+    """A rule our own code builds may hold its constant as an int (-1): the sum still
+    has worked steps (it fell back to sympy's antiderivative, with no steps)."""
+    from sympy.integrals.manualintegrate import ConstantTimesRule, ReciprocalRule
+
+    from gradcalc.homework.solutions.integrator import sign_taken_out
+
+    inner = ReciprocalRule(1 / (x + 1), x, x + 1)
+    rule, integrand = sign_taken_out(ConstantTimesRule(-1 / (x + 1), x, -1, 1 / (x + 1),
+                                                       inner))
+    assert (rule, integrand) == (inner, 1 / (x + 1))
+    _, out, _ = derived(invoke, "e^x/((e^x - 1)(e^x + 2))")
+    step = next(s for s in out["steps"] if s["rule"] == "integral-sum")
+    assert step["text"].endswith("= ∫ 1/(w - 3/2) dw - ∫ 1/(w + 3/2) dw")

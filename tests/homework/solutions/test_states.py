@@ -67,3 +67,14 @@ def test_a_known_sum_led_by_a_minus_joins_a_sum_with_its_minus():
     t = total([(1, leaf(x)), (1, leaf(-sp.sin(x) / 6 + sp.cos(x)))])
     assert text(t) == "x - sin(x)/6 + cos(x)"
     assert latex(t) == "x - \\frac{\\sin{\\left(x \\right)}}{6} + \\cos{\\left(x \\right)}"
+
+
+def test_a_substitutions_negative_result_after_a_minus_joins_its_sign():
+    """- (the substitution's -1/(4w^2)) prints + 1/(4w^2), not - -1/(4w^2)."""
+    from gradcalc.homework.solutions.states import latex, substituted
+
+    w, x = sp.symbols("w x")
+    done = substituted(w, x**2 + 1, leaf(-1 / (4 * w**2)))
+    state = total([(1, leaf(x)), (-1, done)])
+    assert text(state) == "x + 1/(4w^2)"
+    assert latex(state) == "x + \\frac{1}{4 w^{2}}"
