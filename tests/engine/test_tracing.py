@@ -84,19 +84,13 @@ def test_a_traced_hessian_is_the_tapes(f, point) -> None:
     _close(tape, fast)
 
 
-def test_one_call_of_f_and_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls, made = [], []
-    original = fused.Kernel.__init__
-
-    def kept(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        made.append(self)
+def test_one_call_of_f_and_one_pass(kernels_made: list[fused.Kernel]) -> None:
+    calls, made = [], kernels_made
 
     def f(x):
         calls.append(type(x).__name__)
         return w1(x)
 
-    monkeypatch.setattr(fused.Kernel, "__init__", kept)
     with fusion(min_size=0):
         functional.grad(f, A)
     assert calls == ["Tracer"]  # traced once, never run on the tape
@@ -235,19 +229,12 @@ def test_grad_of_a_vector_output_says_so_before_any_pass(monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize(("f", "point"), [SCALAR[0], SCALAR[3], *ELEMENTWISE])
-def test_a_traced_jvp_is_the_tapes_from_one_pass(f, point, monkeypatch: pytest.MonkeyPatch
+def test_a_traced_jvp_is_the_tapes_from_one_pass(f, point, kernels_made: list[fused.Kernel]
                                                  ) -> None:
     v = tuple(np.cos(np.arange(N) * (k + 1)) for k in range(len(point)))
     tape, fast = _both(functional.jvp, f, point, v)
     _close(tape, fast)
-    made: list[fused.Kernel] = []
-    original = fused.Kernel.__init__
-
-    def kept(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        made.append(self)
-
-    monkeypatch.setattr(fused.Kernel, "__init__", kept)
+    made = kernels_made
     with fusion(min_size=0):
         functional.jvp(f, point, v)
         with pytest.raises(ValueError, match="v has shapes"):
