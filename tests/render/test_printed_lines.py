@@ -47,21 +47,13 @@ def _judged(lines):
     return statuses, wrong
 
 
+@pytest.mark.parametrize("fmt,read", [("--plain", check_plain), ("--latex", check_latex)],
+                         ids=["plain", "latex"])
 @pytest.mark.parametrize("args", SAMPLE, ids=" ".join)
-def test_every_plain_line_is_a_true_equation(invoke, args):
-    run = invoke("derive", *args, "--plain")
+def test_every_printed_line_is_a_true_equation(invoke, args, fmt, read):
+    run = invoke("derive", *args, fmt)
     assert run.code == 0, run.err
-    lines = check_plain(run.out)
-    statuses, wrong = _judged(lines)
-    assert not wrong, wrong
-    assert len(lines.findings) >= 3
-
-
-@pytest.mark.parametrize("args", SAMPLE, ids=" ".join)
-def test_every_latex_line_is_a_true_equation(invoke, args):
-    run = invoke("derive", *args, "--latex")
-    assert run.code == 0, run.err
-    lines = check_latex(run.out)
+    lines = read(run.out)
     statuses, wrong = _judged(lines)
     assert not wrong, wrong
     assert len(lines.findings) >= 3
