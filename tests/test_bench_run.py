@@ -3,27 +3,15 @@ files the benchmark writes for it (a job that failed would time its error). No t
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from bench_scripts import load
 
 from gradcalc.cli import COMMANDS
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "run.py"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_run", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_run", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = load("run")
 
 
 def test_every_command_has_a_smallest_job():

@@ -4,24 +4,10 @@ judged right by check, independently of the steps' own checks."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from bench_scripts import load
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "solutions.py"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_solutions", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_solutions", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = load("solutions")
 PROBLEMS = bench.problems()
 
 
